@@ -1,0 +1,128 @@
+// Storage: the only code that touches bytes. A table (or any tree) is one Storage rooted at its
+// top folder; every path given to or returned by a Storage is relative to that root.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <arrow/buffer.h>
+#include <arrow/io/interfaces.h>
+
+#include "lakeshore/clock.h"
+#include "lakeshore/status.h"
+
+namespace lakeshore {
+
+/// One entry of a listing. `path` is relative to the storage root, '/'-separated, without a
+/// leading or trailing '/'.
+struct FileEntry {
+  std::string path;
+  int64_t size = 0;       ///< bytes; 0 for directories
+  int64_t mtime_ms = 0;   ///< last modification, UTC ms since the epoch
+  bool is_dir = false;
+};
+
+/// What a batched delete did. A path that was already missing is success, counted apart so a
+/// caller never reports a file it did not delete as deleted by it.
+struct DeleteOutcome {
+  int64_t deleted = 0;
+  int64_t already_gone = 0;
+  std::vector<std::string> deleted_paths;  ///< the paths this call removed
+};
+
+/// Options for Storage::Open.
+struct StorageOptions {
+  /// Clock for any time the storage itself stamps (the in-memory backend's mtimes).
+  std::shared_ptr<Clock> clock = Clock::System();
+  /// S3 only: access key and secret; empty means AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY.
+  std::string s3_access_key;
+  std::string s3_secret_key;
+  std::string s3_region;  ///< empty means AWS_REGION / AWS_DEFAULT_REGION / us-east-1
+};
+
+/// A tree of files under one root: local folder, in-memory tree or S3 prefix.
+///
+/// Contract for every backend:
+/// - Paths are relative ("a/b.parquet"); ".." segments, absolute paths and empty segments are
+///   refused with ErrorKind::kPathOutsideTable (see NormalizeRelativePath).
+/// - WriteFile replaces atomically: a reader sees the old or the new content, never a prefix.
+/// - PutIfAbsent is atomic across processes: of concurrent callers exactly one gets true.
+/// - DeleteFiles of a missing path is success (counted in already_gone).
+/// - Listing a missing folder returns no entries, not an error.
+/// "Mutating" calls (counted by FaultInjectionStorage) are WriteFile, PutIfAbsent, DeleteFiles
+/// and DeleteDirIfEmpty.
+class Storage {
+ public:
+  virtual ~Storage() = default;
+
+  /// Opens the storage rooted at `uri`: a plain path, `file:///abs/path`, `mem://name` (a
+  /// process-wide named in-memory tree) or
+  /// `s3://bucket/prefix?endpoint_override=host:port&scheme=http&region=...`.
+  static Result<std::shared_ptr<Storage>> Open(const std::string& uri,
+                                               const StorageOptions& options = {});
+
+  /// The root as a URI (for messages and for reopening).
+  virtual std::string root_uri() const = 0;
+
+  /// Reads the whole file. IOError naming the path if it is missing.
+  virtual Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view path) = 0;
+
+  /// Opens the file for random access (Parquet footers, page reads). `size_hint`, if known,
+  /// spares a metadata round trip on object stores.
+  virtual Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputFile(
+      std::string_view path, std::optional<int64_t> size_hint = std::nullopt) = 0;
+
+  /// Creates or atomically replaces `path` with `data`, creating parent folders. Mutating.
+  virtual Status WriteFile(std::string_view path, std::shared_ptr<arrow::Buffer> data) = 0;
+
+  /// Creates `path` with `data` only if no file is there. Returns true if this call created
+  /// it, false if it already existed (content untouched). Atomic across processes. Mutating.
+  virtual Result<bool> PutIfAbsent(std::string_view path, std::shared_ptr<arrow::Buffer> data) = 0;
+
+  /// The entry for `path`, or nullopt if nothing is there.
+  virtual Result<std::optional<FileEntry>> GetFileInfo(std::string_view path) = 0;
+
+  /// Lists the entries under the folder `prefix` ("" is the root). Recursive lists files only
+  /// (folders are implied by their files, except empty local folders, which are listed with
+  /// is_dir=true); non-recursive lists direct children, folders included. Order unspecified.
+  virtual Result<std::vector<FileEntry>> List(std::string_view prefix, bool recursive) = 0;
+
+  /// Deletes files; missing ones count as already_gone. Backends batch (S3 multi-object
+  /// delete of up to 1000 keys). Mutating (one call counts once).
+  virtual Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& paths) = 0;
+
+  /// Removes the folder `path` if it is empty; a non-empty or missing folder is left alone and
+  /// is not an error. Returns true if a folder was removed. No-op (false) on object stores.
+  /// Mutating.
+  virtual Result<bool> DeleteDirIfEmpty(std::string_view path) = 0;
+
+  /// Convenience: true if a file exists at `path`.
+  Result<bool> Exists(std::string_view path);
+  /// Convenience: WriteFile from a string.
+  Status WriteString(std::string_view path, std::string_view content);
+  /// Convenience: PutIfAbsent from a string.
+  Result<bool> PutIfAbsentString(std::string_view path, std::string_view content);
+  /// Convenience: ReadFile into a string.
+  Result<std::string> ReadString(std::string_view path);
+};
+
+/// Checks and normalizes a relative path: strips a leading "./" and trailing "/", refuses
+/// absolute paths, ".." and empty segments (ErrorKind::kPathOutsideTable naming the path).
+/// "" (the root) is allowed only when `allow_root`.
+Result<std::string> NormalizeRelativePath(std::string_view path, bool allow_root = false);
+
+/// Joins two relative paths with '/', either may be empty.
+std::string JoinPath(std::string_view a, std::string_view b);
+
+/// The parent folder of a relative path ("" for a top-level name).
+std::string ParentPath(std::string_view path);
+
+/// The last segment of a path.
+std::string_view BaseName(std::string_view path);
+
+}  // namespace lakeshore

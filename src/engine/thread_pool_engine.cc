@@ -1,0 +1,141 @@
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "lakeshore/engine/engine.h"
+
+namespace lakeshore {
+namespace {
+
+thread_local bool tls_inside_engine_task = false;
+
+/// A fixed set of workers pulling indices from a shared counter per ParallelFor call. The
+/// driver thread works too, so a pool of N runs N+1 tasks at a time at most briefly.
+class ThreadPoolEngine : public Engine {
+ public:
+  explicit ThreadPoolEngine(int threads) : threads_(threads) {
+    for (int i = 0; i < threads_ - 1; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  }
+  ~ThreadPoolEngine() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+
+  int parallelism() const override { return threads_; }
+
+  Status ParallelFor(int64_t n, const std::function<Status(int64_t)>& task) override {
+    if (n <= 0) return Status::OK();
+    if (n == 1 || threads_ <= 1 || tls_inside_engine_task) return RunInline(n, task);
+    auto job = std::make_shared<Job>(n, &task);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_.push_back(job);
+    }
+    cv_.notify_all();
+    RunJob(*job);  // the caller helps
+    {
+      std::unique_lock<std::mutex> lock(job->mu);
+      job->done_cv.wait(lock, [&] { return job->finished == job->n_started_or_skipped_total(); });
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_.erase(std::remove(jobs_.begin(), jobs_.end(), job), jobs_.end());
+    }
+    return job->FirstError();
+  }
+
+ private:
+  struct Job {
+    Job(int64_t n, const std::function<Status(int64_t)>* task)
+        : n(n), task(task), statuses(static_cast<size_t>(n)) {}
+    int64_t n;
+    const std::function<Status(int64_t)>* task;
+    std::atomic<int64_t> next{0};
+    std::atomic<bool> failed{false};
+    std::vector<Status> statuses;
+    std::mutex mu;
+    std::condition_variable done_cv;
+    int64_t finished = 0;  // guarded by mu
+    int64_t n_started_or_skipped_total() const { return n; }
+    Status FirstError() const {
+      for (const auto& st : statuses)
+        if (!st.ok()) return st;
+      return Status::OK();
+    }
+  };
+
+  static Status RunInline(int64_t n, const std::function<Status(int64_t)>& task) {
+    for (int64_t i = 0; i < n; ++i) ARROW_RETURN_NOT_OK(task(i));
+    return Status::OK();
+  }
+
+  static void RunJob(Job& job) {
+    bool was_inside = tls_inside_engine_task;
+    tls_inside_engine_task = true;
+    for (;;) {
+      int64_t i = job.next.fetch_add(1);
+      if (i >= job.n) break;
+      if (!job.failed.load()) {
+        Status st = (*job.task)(i);
+        if (!st.ok()) {
+          job.statuses[static_cast<size_t>(i)] = std::move(st);
+          job.failed.store(true);
+        }
+      }
+      std::lock_guard<std::mutex> lock(job.mu);
+      if (++job.finished == job.n) job.done_cv.notify_all();
+    }
+    tls_inside_engine_task = was_inside;
+  }
+
+  void WorkerLoop() {
+    for (;;) {
+      std::shared_ptr<Job> job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] {
+          if (stop_) return true;
+          for (auto& j : jobs_)
+            if (j->next.load() < j->n) return true;
+          return false;
+        });
+        if (stop_) return;
+        for (auto& j : jobs_)
+          if (j->next.load() < j->n) {
+            job = j;
+            break;
+          }
+      }
+      if (job) RunJob(*job);
+    }
+  }
+
+  int threads_;
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::shared_ptr<Job>> jobs_;
+  bool stop_ = false;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<Engine>> Engine::MakeThreadPool(int threads) {
+  if (threads < 0) return Status::Invalid("thread count must be >= 0, got ", threads);
+  if (threads == 0) threads = std::max(4, static_cast<int>(std::thread::hardware_concurrency()));
+  return std::shared_ptr<Engine>(std::make_shared<ThreadPoolEngine>(threads));
+}
+
+std::shared_ptr<Engine> Engine::Default() {
+  static std::shared_ptr<Engine> engine = *MakeThreadPool(0);
+  return engine;
+}
+
+}  // namespace lakeshore

@@ -1,0 +1,37 @@
+// Local-filesystem backend of Storage.
+#pragma once
+
+#include <string>
+
+#include "lakeshore/storage/storage.h"
+
+namespace lakeshore {
+
+/// Storage over a local folder. WriteFile writes a temp file and renames it (atomic replace);
+/// PutIfAbsent links a fully written temp file to the target with link(2), which fails if the
+/// target exists, so a reader never sees a partial file and exactly one creator wins.
+class LocalStorage : public Storage {
+ public:
+  /// `root` is an absolute or relative folder path; it is created if missing.
+  static Result<std::shared_ptr<Storage>> Make(const std::string& root);
+
+  std::string root_uri() const override { return "file://" + root_; }
+  Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view path) override;
+  Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputFile(
+      std::string_view path, std::optional<int64_t> size_hint) override;
+  Status WriteFile(std::string_view path, std::shared_ptr<arrow::Buffer> data) override;
+  Result<bool> PutIfAbsent(std::string_view path, std::shared_ptr<arrow::Buffer> data) override;
+  Result<std::optional<FileEntry>> GetFileInfo(std::string_view path) override;
+  Result<std::vector<FileEntry>> List(std::string_view prefix, bool recursive) override;
+  Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& paths) override;
+  Result<bool> DeleteDirIfEmpty(std::string_view path) override;
+
+ private:
+  explicit LocalStorage(std::string root) : root_(std::move(root)) {}
+  Result<std::string> Abs(std::string_view path, bool allow_root = false) const;
+  Result<std::string> WriteTemp(const std::string& abs, const arrow::Buffer& data) const;
+
+  std::string root_;  // absolute, no trailing '/'
+};
+
+}  // namespace lakeshore

@@ -1,0 +1,81 @@
+#include "lakeshore/storage/storage.h"
+
+#include <arrow/util/logging.h>
+
+#include "storage/local_storage.h"
+
+namespace lakeshore {
+
+Result<std::shared_ptr<Storage>> Storage::Open(const std::string& uri,
+                                               const StorageOptions& options) {
+  if (uri.rfind("file://", 0) == 0) return LocalStorage::Make(uri.substr(7));
+  if (uri.find("://") != std::string::npos) {
+    return Status::Invalid("unsupported storage URI '", uri,
+                           "': expected a path, file://, mem:// or s3://");
+  }
+  return LocalStorage::Make(uri);
+}
+
+Result<bool> Storage::Exists(std::string_view path) {
+  ARROW_ASSIGN_OR_RAISE(auto info, GetFileInfo(path));
+  return info.has_value() && !info->is_dir;
+}
+
+Status Storage::WriteString(std::string_view path, std::string_view content) {
+  return WriteFile(path, arrow::Buffer::FromString(std::string(content)));
+}
+
+Result<bool> Storage::PutIfAbsentString(std::string_view path, std::string_view content) {
+  return PutIfAbsent(path, arrow::Buffer::FromString(std::string(content)));
+}
+
+Result<std::string> Storage::ReadString(std::string_view path) {
+  ARROW_ASSIGN_OR_RAISE(auto buffer, ReadFile(path));
+  return buffer->ToString();
+}
+
+Result<std::string> NormalizeRelativePath(std::string_view path, bool allow_root) {
+  std::string_view p = path;
+  while (p.rfind("./", 0) == 0) p.remove_prefix(2);
+  while (!p.empty() && p.back() == '/') p.remove_suffix(1);
+  if (!path.empty() && path.front() == '/') {
+    return PathOutsideTable("path '" + std::string(path) + "' is absolute; expected a path relative to the table root");
+  }
+  if (p.empty()) {
+    if (allow_root) return std::string();
+    return PathOutsideTable("empty path where a file inside the table was expected");
+  }
+  size_t start = 0;
+  while (start <= p.size()) {
+    size_t end = p.find('/', start);
+    if (end == std::string_view::npos) end = p.size();
+    std::string_view seg = p.substr(start, end - start);
+    if (seg.empty() || seg == "..") {
+      return PathOutsideTable("path '" + std::string(path) +
+                              "' has an empty or '..' segment and would leave the table root");
+    }
+    start = end + 1;
+  }
+  return std::string(p);
+}
+
+std::string JoinPath(std::string_view a, std::string_view b) {
+  if (a.empty()) return std::string(b);
+  if (b.empty()) return std::string(a);
+  std::string out(a);
+  if (out.back() != '/') out.push_back('/');
+  out.append(b.front() == '/' ? b.substr(1) : b);
+  return out;
+}
+
+std::string ParentPath(std::string_view path) {
+  size_t pos = path.rfind('/');
+  return pos == std::string_view::npos ? std::string() : std::string(path.substr(0, pos));
+}
+
+std::string_view BaseName(std::string_view path) {
+  size_t pos = path.rfind('/');
+  return pos == std::string_view::npos ? path : path.substr(pos + 1);
+}
+
+}  // namespace lakeshore

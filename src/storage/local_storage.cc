@@ -192,4 +192,13 @@ Result<bool> LocalStorage::DeleteDirIfEmpty(std::string_view path) {
   return ErrnoError("cannot remove folder", abs, errno);
 }
 
+Status LocalStorage::SetModificationTimeForTesting(std::string_view path, int64_t mtime_ms) {
+  ARROW_ASSIGN_OR_RAISE(auto abs, Abs(path));
+  struct timespec times[2];
+  times[0].tv_sec = times[1].tv_sec = static_cast<time_t>(mtime_ms / 1000);
+  times[0].tv_nsec = times[1].tv_nsec = static_cast<long>(mtime_ms % 1000) * 1000000;
+  if (::utimensat(AT_FDCWD, abs.c_str(), times, 0) != 0) return ErrnoError("cannot set the mtime of", abs, errno);
+  return Status::OK();
+}
+
 }  // namespace lakeshore

@@ -170,12 +170,19 @@ Result<std::vector<FileEntry>> LocalStorage::List(std::string_view prefix, bool 
 }
 
 Result<DeleteOutcome> LocalStorage::DeleteFiles(const std::vector<std::string>& paths) {
-  DeleteOutcome outcome;
+  // Validate everything before deleting anything.
+  std::vector<std::string> abs_paths;
+  abs_paths.reserve(paths.size());
   for (const auto& path : paths) {
     ARROW_ASSIGN_OR_RAISE(auto abs, Abs(path));
+    abs_paths.push_back(std::move(abs));
+  }
+  DeleteOutcome outcome;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const std::string& abs = abs_paths[i];
     if (::unlink(abs.c_str()) == 0) {
       ++outcome.deleted;
-      outcome.deleted_paths.push_back(path);
+      outcome.deleted_paths.push_back(paths[i]);
     } else if (errno == ENOENT || errno == ENOTDIR) {
       ++outcome.already_gone;
     } else {

@@ -46,8 +46,6 @@ int64_t ToMillis(arrow::fs::TimePoint t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
 }
 
-bool Retryable(long status) { return status >= 500 || status == 429; }
-
 }  // namespace
 
 Status EnsureS3Ready() {
@@ -117,10 +115,32 @@ std::string S3Storage::Key(const std::string& rel) const { return JoinPath(prefi
 
 std::string S3Storage::ArrowPath(const std::string& rel) const { return JoinPath(bucket_, Key(rel)); }
 
+Result<s3_internal::HttpResponse> S3Storage::SendWithRetries(const std::string& method, const std::string& key,
+                                                          const std::string& query,
+                                                          const std::vector<s3_internal::HttpHeader>& headers,
+                                                          std::string_view body, long also_retry,
+                                                          bool* ambiguous) const {
+  Result<HttpResponse> response;
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    if (attempt > 0) Backoff(attempt);
+    response = requests_->Send(method, bucket_, key, query, headers, body);
+    if (!response.ok() || response->status >= 500) {
+      if (ambiguous != nullptr) *ambiguous = true;  // the request may have taken effect
+      continue;
+    }
+    if (response->status != 429 && response->status != also_retry) break;
+  }
+  return response;
+}
+
 Result<std::shared_ptr<arrow::Buffer>> S3Storage::ReadFile(std::string_view path) {
-  ARROW_ASSIGN_OR_RAISE(auto file, OpenInputFile(path, std::nullopt));
-  ARROW_ASSIGN_OR_RAISE(int64_t size, file->GetSize());
-  return file->ReadAt(0, size);
+  // One GET of the whole object: a concurrent overwrite cannot mix two versions, as a size
+  // lookup followed by a ranged read could.
+  ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(path));
+  ARROW_ASSIGN_OR_RAISE(auto response, SendWithRetries("GET", Key(rel), "", {}, "", 0, nullptr));
+  if (response.status == 200) return arrow::Buffer::FromString(std::move(response.body));
+  if (response.status == 404) return Status::IOError("cannot read '", rel, "' in ", root_uri_, ": no such file");
+  return Status::IOError("cannot read '", rel, "' in ", root_uri_, ": ", DescribeS3Error(response));
 }
 
 Result<std::shared_ptr<arrow::io::RandomAccessFile>> S3Storage::OpenInputFile(
@@ -158,31 +178,18 @@ Result<bool> S3Storage::PutIfAbsent(std::string_view path, std::shared_ptr<arrow
   ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(path));
   std::string_view body(reinterpret_cast<const char*>(data->data()), static_cast<size_t>(data->size()));
   bool ambiguous = false;  // an earlier attempt may have written the object
-  std::string last_error;
-  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    if (attempt > 0) Backoff(attempt);
-    auto response = requests_->Send("PUT", bucket_, Key(rel), "", {{"If-None-Match", "*"}}, body);
-    if (!response.ok()) {
-      ambiguous = true;
-      last_error = response.status().message();
-      continue;
-    }
-    long code = response->status;
-    if (code == 200) return true;
-    if (code == 412) {
-      if (!ambiguous) return false;
-      ARROW_ASSIGN_OR_RAISE(auto existing, ReadFile(rel));
-      return existing->Equals(*data);
-    }
-    last_error = DescribeS3Error(*response);
-    if (code == 409) continue;  // a concurrent conditional write was in flight: ask again
-    if (Retryable(code)) {
-      ambiguous = ambiguous || code >= 500;
-      continue;
-    }
-    break;
+  // 409 ConditionalRequestConflict: a concurrent conditional write was in flight; ask again.
+  auto response = SendWithRetries("PUT", Key(rel), "", {{"If-None-Match", "*"}}, body, 409, &ambiguous);
+  if (!response.ok()) {
+    return Status::IOError("conditional PUT of '", rel, "' in ", root_uri_, " failed: ", response.status().message());
   }
-  return Status::IOError("conditional PUT of '", rel, "' in ", root_uri_, " failed: ", last_error);
+  if (response->status == 200) return true;
+  if (response->status == 412) {
+    if (!ambiguous) return false;
+    ARROW_ASSIGN_OR_RAISE(auto existing, ReadFile(rel));
+    return existing->Equals(*data);
+  }
+  return Status::IOError("conditional PUT of '", rel, "' in ", root_uri_, " failed: ", DescribeS3Error(*response));
 }
 
 Result<std::optional<FileEntry>> S3Storage::GetFileInfo(std::string_view path) {
@@ -232,24 +239,18 @@ Status S3Storage::DeleteBatch(const std::vector<std::string>& keys) {
   for (const auto& key : keys) xml += "<Object><Key>" + s3_internal::XmlEscape(key) + "</Key></Object>";
   xml += "</Delete>";
   std::vector<s3_internal::HttpHeader> headers{{"Content-MD5", s3_internal::Base64Md5(xml)}};
-  std::string last_error;
-  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {  // deletes are idempotent: retry freely
-    if (attempt > 0) Backoff(attempt);
-    auto response = requests_->Send("POST", bucket_, "", "delete=", headers, xml);
-    if (!response.ok()) {
-      last_error = response.status().message();
-      continue;
-    }
-    if (response->status == 200) {
-      std::string error = XmlElement(response->body, "Error");
-      if (error.empty()) return Status::OK();
-      return Status::IOError("cannot delete '", XmlElement(error, "Key"), "' in ", root_uri_, ": ",
-                             XmlElement(error, "Code"), " ", XmlElement(error, "Message"));
-    }
-    last_error = DescribeS3Error(*response);
-    if (!Retryable(response->status)) break;
+  // Deletes are idempotent: retrying after an ambiguous failure is safe.
+  auto response = SendWithRetries("POST", "", "delete=", headers, xml, 0, nullptr);
+  if (!response.ok()) {
+    return Status::IOError("multi-object delete in ", root_uri_, " failed: ", response.status().message());
   }
-  return Status::IOError("multi-object delete in ", root_uri_, " failed: ", last_error);
+  if (response->status != 200) {
+    return Status::IOError("multi-object delete in ", root_uri_, " failed: ", DescribeS3Error(*response));
+  }
+  std::string error = XmlElement(response->body, "Error");
+  if (error.empty()) return Status::OK();
+  return Status::IOError("cannot delete '", XmlElement(error, "Key"), "' in ", root_uri_, ": ",
+                         XmlElement(error, "Code"), " ", XmlElement(error, "Message"));
 }
 
 Result<DeleteOutcome> S3Storage::DeleteFiles(const std::vector<std::string>& paths) {

@@ -27,6 +27,9 @@ namespace lakeshore {
 ///   keys as deleted, so existence comes from the listing; a file removed by someone else between
 ///   the listing and the delete is counted as deleted by this call.
 /// - DeleteDirIfEmpty: S3 folders are implied by keys; always false, no request.
+/// - ReadFile: one GET of the whole object, so an overwrite racing with it yields the old or
+///   the new content. OpenInputFile (Arrow's ranged reads) is consistent only for objects not
+///   replaced while open; Lakeshore never overwrites data files.
 /// - mtimes are S3's LastModified (second resolution).
 class S3Storage : public Storage {
  public:
@@ -51,6 +54,13 @@ class S3Storage : public Storage {
   std::string ArrowPath(const std::string& rel) const;
   std::string Key(const std::string& rel) const;
   Status DeleteBatch(const std::vector<std::string>& keys);
+  // Sends one request, retrying transport errors, 5xx, 429 and `also_retry` with backoff;
+  // returns the last response. Sets *ambiguous if an attempt may have taken effect unseen.
+  Result<s3_internal::HttpResponse> SendWithRetries(const std::string& method, const std::string& key,
+                                                    const std::string& query,
+                                                    const std::vector<s3_internal::HttpHeader>& headers,
+                                                    std::string_view body, long also_retry,
+                                                    bool* ambiguous) const;
   Result<std::vector<FileEntry>> ListNormalized(const std::string& rel_prefix, bool recursive);
 
   std::shared_ptr<arrow::fs::S3FileSystem> fs_;

@@ -137,7 +137,7 @@ Result<MotoServer*> MotoServer::Start() {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  return new MotoServer(pid, "127.0.0.1:" + port_text);
+  return new MotoServer(pid, "127.0.0.1:" + port_text, log);
 }
 
 void MotoServer::Stop() {
@@ -146,6 +146,7 @@ void MotoServer::Stop() {
   for (int i = 0; i < 50; ++i) {
     if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
       pid_ = -1;
+      std::filesystem::remove(log_);
       return;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

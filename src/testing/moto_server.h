@@ -31,12 +31,14 @@ class MotoServer {
   StorageOptions Options() const;
 
  private:
-  MotoServer(int pid, std::string endpoint) : pid_(pid), endpoint_(std::move(endpoint)) {}
+  MotoServer(int pid, std::string endpoint, std::string log)
+      : pid_(pid), endpoint_(std::move(endpoint)), log_(std::move(log)) {}
   static Result<MotoServer*> Start();
   void Stop();
 
   int pid_;
   std::string endpoint_;
+  std::string log_;  // the server's output, removed after a clean stop
 };
 
 }  // namespace lakeshore::testing

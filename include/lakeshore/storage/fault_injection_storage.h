@@ -51,7 +51,7 @@ class FaultInjectionStorage : public Storage {
   std::string root_uri() const override { return inner_->root_uri(); }
   Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view path) override;
   Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputFile(
-      std::string_view path, std::optional<int64_t> size_hint) override;
+      std::string_view path, std::optional<int64_t> size_hint = std::nullopt) override;
   Status WriteFile(std::string_view path, std::shared_ptr<arrow::Buffer> data) override;
   Result<bool> PutIfAbsent(std::string_view path, std::shared_ptr<arrow::Buffer> data) override;
   Result<std::optional<FileEntry>> GetFileInfo(std::string_view path) override;

@@ -19,6 +19,8 @@ using s3_internal::XmlElement;
 
 constexpr int kMaxAttempts = 6;
 constexpr size_t kMaxKeysPerDelete = 1000;  // S3's multi-object delete limit
+constexpr int64_t kSinglePutLimit = 16 << 20;  // smaller files are written with one PUT
+constexpr size_t kMaxHeadsPerFolder = 16;      // more paths in one folder: list it instead
 
 std::string EnvOr(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
@@ -99,9 +101,19 @@ Result<std::shared_ptr<Storage>> S3Storage::Make(const std::string& uri,
   s3.scheme = endpoint.scheme;
   s3.endpoint_override = endpoint.endpoint_override;
   ARROW_ASSIGN_OR_RAISE(storage->fs_, arrow::fs::S3FileSystem::Make(s3));
-  storage->requests_ = std::make_unique<s3_internal::S3RequestClient>(endpoint, [s3] {
-    return s3_internal::SigV4Credentials{s3.GetAccessKey(), s3.GetSecretKey(), s3.GetSessionToken()};
-  });
+  s3_internal::S3RequestClient::CredentialsFn credentials;
+  if (!options.s3_access_key.empty()) {
+    credentials = [keys = s3_internal::SigV4Credentials{options.s3_access_key, options.s3_secret_key, ""}] {
+      return keys;
+    };
+  } else {
+    // The same provider chain Arrow uses (env vars, profiles, instance roles); asked per
+    // request because temporary credentials rotate.
+    credentials = [s3] {
+      return s3_internal::SigV4Credentials{s3.GetAccessKey(), s3.GetSecretKey(), s3.GetSessionToken()};
+    };
+  }
+  storage->requests_ = std::make_unique<s3_internal::S3RequestClient>(endpoint, std::move(credentials));
 
   storage->root_uri_ = "s3://" + storage->bucket_ + (storage->prefix_.empty() ? "" : "/" + storage->prefix_) +
                        "?region=" + endpoint.region;
@@ -162,11 +174,22 @@ Result<std::shared_ptr<arrow::io::RandomAccessFile>> S3Storage::OpenInputFile(
 
 Status S3Storage::WriteFile(std::string_view path, std::shared_ptr<arrow::Buffer> data) {
   ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(path));
+  if (data->size() < kSinglePutLimit) {
+    // One PUT (Arrow's stream always takes three requests: a multipart upload). Retrying a
+    // plain PUT after an ambiguous failure is safe: it rewrites the same bytes.
+    std::string_view body(reinterpret_cast<const char*>(data->data()), static_cast<size_t>(data->size()));
+    auto response = SendWithRetries("PUT", Key(rel), "", {}, body, 0, nullptr);
+    if (!response.ok()) return Status::IOError("cannot write '", rel, "' in ", root_uri_, ": ", response.status().message());
+    if (response->status != 200) {
+      return Status::IOError("cannot write '", rel, "' in ", root_uri_, ": ", DescribeS3Error(*response));
+    }
+    return Status::OK();
+  }
   auto stream = fs_->OpenOutputStream(ArrowPath(rel), /*metadata=*/nullptr);
   Status st = stream.status();
   if (st.ok()) st = (*stream)->Write(data);
   if (st.ok()) {
-    st = (*stream)->Close();  // completes the PUT or multipart upload: the object appears whole
+    st = (*stream)->Close();  // completes the multipart upload: the object appears whole
   } else if (stream.ok()) {
     (void)(*stream)->Abort();  // never let a destructor complete a partial upload
   }
@@ -190,6 +213,13 @@ Result<bool> S3Storage::PutIfAbsent(std::string_view path, std::shared_ptr<arrow
     return existing->Equals(*data);
   }
   return Status::IOError("conditional PUT of '", rel, "' in ", root_uri_, " failed: ", DescribeS3Error(*response));
+}
+
+Result<bool> S3Storage::ObjectExists(const std::string& rel) const {
+  ARROW_ASSIGN_OR_RAISE(auto response, SendWithRetries("HEAD", Key(rel), "", {}, "", 0, nullptr));
+  if (response.status == 200) return true;
+  if (response.status == 404) return false;
+  return Status::IOError("cannot stat '", rel, "' in ", root_uri_, ": HTTP ", response.status);
 }
 
 Result<std::optional<FileEntry>> S3Storage::GetFileInfo(std::string_view path) {
@@ -261,13 +291,22 @@ Result<DeleteOutcome> S3Storage::DeleteFiles(const std::vector<std::string>& pat
     ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(p));
     rels.push_back(std::move(rel));
   }
-  // Which paths exist: one listing per distinct parent folder.
-  std::map<std::string, std::unordered_set<std::string>> existing_by_parent;
-  for (const auto& rel : rels) existing_by_parent.emplace(ParentPath(rel), std::unordered_set<std::string>{});
-  for (auto& [parent, existing] : existing_by_parent) {
-    ARROW_ASSIGN_OR_RAISE(auto entries, ListNormalized(parent, /*recursive=*/false));
-    for (auto& e : entries) {
-      if (!e.is_dir) existing.insert(std::move(e.path));
+  // Which paths exist: a HEAD per path for folders with few paths to delete, else one
+  // listing of the folder (a page per 1000 entries).
+  std::map<std::string, std::vector<std::string>> by_parent;
+  for (const auto& rel : rels) by_parent[ParentPath(rel)].push_back(rel);
+  std::unordered_set<std::string> existing;
+  for (const auto& [parent, group] : by_parent) {
+    if (group.size() <= kMaxHeadsPerFolder) {
+      for (const auto& rel : group) {
+        ARROW_ASSIGN_OR_RAISE(bool exists, ObjectExists(rel));
+        if (exists) existing.insert(rel);
+      }
+    } else {
+      ARROW_ASSIGN_OR_RAISE(auto entries, ListNormalized(parent, /*recursive=*/false));
+      for (auto& e : entries) {
+        if (!e.is_dir) existing.insert(std::move(e.path));
+      }
     }
   }
   DeleteOutcome outcome;
@@ -275,7 +314,7 @@ Result<DeleteOutcome> S3Storage::DeleteFiles(const std::vector<std::string>& pat
   std::vector<std::string> keys;
   for (size_t i = 0; i < rels.size(); ++i) {
     const auto& rel = rels[i];
-    if (!seen.insert(rel).second || existing_by_parent[ParentPath(rel)].count(rel) == 0) {
+    if (!seen.insert(rel).second || existing.count(rel) == 0) {
       ++outcome.already_gone;
       continue;
     }

@@ -16,16 +16,18 @@ namespace lakeshore {
 /// (path-style requests to an S3-compatible server), `scheme=http|https`, `region=...`.
 /// Credentials: StorageOptions, else Arrow's default AWS chain (AWS_* env vars, profiles).
 ///
-/// - WriteFile: one Arrow output stream (single PUT or multipart upload; atomic on close).
+/// - WriteFile: under 16 MiB one signed PUT (Arrow's output stream always makes a three-request
+///   multipart upload); larger files through Arrow's output stream (parallel multipart upload,
+///   aborted on error). Either way the object appears whole or not at all.
 /// - PutIfAbsent: `PUT` with `If-None-Match: *`; 200 → true, 412 → false. A 409
 ///   (ConditionalRequestConflict: a concurrent conditional write was in progress) is retried,
 ///   since it means "no decision yet". After an ambiguous failure (transport error or 5xx, where
 ///   the object may have been written), a 412 on retry is resolved by reading the object back:
 ///   identical content counts as this call's creation.
-/// - DeleteFiles: first lists each distinct parent folder (one LIST page per 1000 entries) to
-///   learn which paths exist, then multi-object deletes of up to 1000 keys. S3 reports missing
-///   keys as deleted, so existence comes from the listing; a file removed by someone else between
-///   the listing and the delete is counted as deleted by this call.
+/// - DeleteFiles: S3 reports missing keys as deleted, so existence is checked first: a HEAD per
+///   path in folders with at most 16 paths to delete, else one listing of the folder (a page per
+///   1000 entries); then multi-object deletes of up to 1000 keys. A file removed by someone else
+///   between the check and the delete is counted as deleted by this call.
 /// - DeleteDirIfEmpty: S3 folders are implied by keys; always false, no request.
 /// - ReadFile: one GET of the whole object, so an overwrite racing with it yields the old or
 ///   the new content. OpenInputFile (Arrow's ranged reads) is consistent only for objects not
@@ -54,6 +56,8 @@ class S3Storage : public Storage {
   std::string ArrowPath(const std::string& rel) const;
   std::string Key(const std::string& rel) const;
   Status DeleteBatch(const std::vector<std::string>& keys);
+  // One HEAD: whether an object is at `rel`.
+  Result<bool> ObjectExists(const std::string& rel) const;
   // Sends one request, retrying transport errors, 5xx, 429 and `also_retry` with backoff;
   // returns the last response. Sets *ambiguous if an attempt may have taken effect unseen.
   Result<s3_internal::HttpResponse> SendWithRetries(const std::string& method, const std::string& key,

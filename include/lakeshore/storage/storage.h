@@ -97,8 +97,8 @@ class Storage {
   virtual Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& paths) = 0;
 
   /// Removes the folder `path` if it is empty; a non-empty or missing folder is left alone and
-  /// is not an error. Returns true if a folder was removed. No-op (false) on object stores.
-  /// Mutating.
+  /// is not an error. Returns true if a folder was removed. No-op (false) on object stores and
+  /// in memory, where folders are implied by their files. Mutating.
   virtual Result<bool> DeleteDirIfEmpty(std::string_view path) = 0;
 
   /// Test hook: sets the modification time of the file `path` to `mtime_ms` (UTC ms), so

@@ -1,0 +1,153 @@
+// The Table: the public entry point for creating, writing and reading a Lakeshore table.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <arrow/record_batch.h>
+#include <arrow/table.h>
+
+#include "lakeshore/clock.h"
+#include "lakeshore/engine/engine.h"
+#include "lakeshore/status.h"
+#include "lakeshore/storage/storage.h"
+#include "lakeshore/table/table_config.h"
+
+namespace lakeshore {
+
+/// How a Table reaches its storage, its clock and its engine.
+struct TableOpenOptions {
+  StorageOptions storage;
+  /// The clock of heartbeats, lock leases and instant times. Default: the system clock.
+  std::shared_ptr<Clock> clock;
+  /// The engine for fan-out work. Default: Engine::Default().
+  std::shared_ptr<Engine> engine;
+  /// If set, used instead of opening the URI (tests wrap storage in fault injection).
+  std::shared_ptr<Storage> storage_override;
+};
+
+/// The kinds of write.
+enum class WriteOperation {
+  kInsert,      ///< new records, packed into small file groups; no index lookup (keys that
+                ///< already exist are stored again, as in Hudi's insert)
+  kUpsert,      ///< tag each record's location; update where it lives, insert elsewhere
+  kDelete,      ///< delete records by key (the batch needs only the key fields)
+  kBulkInsert,  ///< new records, sorted by partition and key into new file groups
+};
+
+/// "insert", "upsert", "delete", "bulk_insert".
+const char* WriteOperationName(WriteOperation op);
+Result<WriteOperation> ParseWriteOperation(const std::string& name);
+
+/// Progress of a long operation: `done` of `total` units (`unit` says which: "files", "rows").
+struct Progress {
+  std::string phase;
+  int64_t done = 0;
+  int64_t total = 0;
+  std::string unit;
+};
+using ProgressCallback = std::function<void(const Progress&)>;
+
+struct WriteOptions {
+  /// Called as the write advances, possibly from engine threads but never concurrently;
+  /// may be empty.
+  ProgressCallback progress;
+};
+
+/// What a committed write did.
+struct WriteResult {
+  std::string instant_time;
+  WriteOperation operation = WriteOperation::kUpsert;
+  int64_t records_in = 0;         ///< records in the input, before de-duplication
+  int64_t records_inserted = 0;
+  int64_t records_updated = 0;
+  int64_t records_deleted = 0;
+  int64_t files_written = 0;
+  int64_t bytes_written = 0;
+  int64_t file_groups_touched = 0;
+  std::vector<std::string> rolled_back_instants;  ///< failed writes this write rolled back first
+  int64_t duration_ms = 0;
+};
+
+/// One predicate of a partition filter: `field op value(s)`, op in "=", "!=", "<", "<=", ">",
+/// ">=", "in", "not in". A filter is the AND of its predicates (pyarrow's DNF convention,
+/// one conjunction). Values are compared as the partition value strings parsed to the
+/// field's type.
+struct PartitionPredicate {
+  std::string field;
+  std::string op;
+  std::vector<std::string> values;
+};
+
+struct ReadOptions {
+  /// Columns to return, in this order; empty means all (meta columns first, then the schema).
+  std::vector<std::string> columns;
+  std::vector<PartitionPredicate> partition_filter;
+  /// Time travel: the table as of this instant time (the state right after that instant
+  /// completed), or as of a wall-clock time "yyyyMMddHHmmssSSS". Empty: the latest.
+  std::optional<std::string> as_of;
+};
+
+/// One instant of the timeline, as users see it.
+struct InstantView {
+  std::string time;
+  std::string action;
+  std::string state;            ///< "requested", "inflight", "completed"
+  std::string completion_time;  ///< empty unless completed
+};
+
+/// A Lakeshore table. Thread-safe for concurrent reads; writes from one Table object are
+/// serialized; writes from different processes coordinate through the table lock.
+class Table {
+ public:
+  ~Table();
+
+  /// Creates a new table at `uri` (refused if a table is already there).
+  static Result<std::shared_ptr<Table>> Create(const std::string& uri, TableConfig config,
+                                               TableOpenOptions options = {});
+  /// Opens an existing table; kCorruptMetadata naming the file if table.json is bad.
+  static Result<std::shared_ptr<Table>> Open(const std::string& uri, TableOpenOptions options = {});
+
+  const TableConfig& config() const;
+  /// The table schema with the meta columns first.
+  std::shared_ptr<arrow::Schema> full_schema() const;
+  const std::shared_ptr<Storage>& storage() const;
+  std::string uri() const;
+
+  /// Writes `data` with `op` as one instant. The data's schema must match the table schema
+  /// (meta columns absent; for kDelete only the key fields are needed). Fails with
+  /// kCommitConflict if a concurrent writer committed to the same file groups first (nothing
+  /// of this write stays visible), kSchemaMismatch on a bad batch. Cost: reads the key column
+  /// of the files in the partitions the batch touches, rewrites the file groups it updates.
+  Result<WriteResult> Write(WriteOperation op, std::shared_ptr<arrow::RecordBatchReader> data,
+                            const WriteOptions& options = {});
+
+  /// Snapshot read. Cost: reads the latest slice of every file group that passes the filter.
+  Result<std::shared_ptr<arrow::Table>> Read(const ReadOptions& options = {});
+
+  /// The records written by completed instants in (start_exclusive, end_inclusive]; empty end
+  /// means the latest. Deleted records are not reported.
+  Result<std::shared_ptr<arrow::Table>> ReadIncremental(const std::string& start_exclusive,
+                                                        const std::string& end_inclusive,
+                                                        const ReadOptions& options = {});
+
+  /// Every instant of the active timeline, oldest first.
+  Result<std::vector<InstantView>> Timeline();
+
+  /// The data files (relative to the table root) of the latest slices as of `as_of`.
+  Result<std::vector<std::string>> Files(const std::optional<std::string>& as_of = std::nullopt);
+
+  /// Rolls back every failed (pending, heartbeat expired) write; returns their instant times.
+  Result<std::vector<std::string>> RollbackFailedWrites();
+
+  class Impl;
+
+ private:
+  explicit Table(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace lakeshore

@@ -1,0 +1,57 @@
+// The table's identity and layout, persisted as .lakeshore/table.json.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <arrow/type.h>
+
+#include "lakeshore/status.h"
+
+namespace lakeshore {
+
+/// Copy-on-write (every update rewrites the base file) or merge-on-read (updates append log
+/// files that compaction folds).
+enum class TableType { kCopyOnWrite, kMergeOnRead };
+
+/// "cow" / "mor".
+const char* TableTypeName(TableType type);
+/// Parses "cow", "mor", "copy_on_write", "merge_on_read" (case-insensitive).
+Result<TableType> ParseTableType(const std::string& name);
+
+/// Everything that defines a table. Immutable once the table is created (except `properties`).
+struct TableConfig {
+  static constexpr int kFormatVersion = 1;
+
+  std::string name;
+  int format_version = kFormatVersion;
+  /// The user columns (no meta columns). Blob columns have type BlobType().
+  std::shared_ptr<arrow::Schema> schema;
+  /// Record key fields; several make a composite key. Required, non-empty.
+  std::vector<std::string> record_key_fields;
+  /// Hive-style partition fields, in path order; empty for an unpartitioned table.
+  std::vector<std::string> partition_fields;
+  /// The field whose larger value wins among records with the same key; empty means the
+  /// latest write wins.
+  std::string ordering_field;
+  TableType table_type = TableType::kCopyOnWrite;
+  /// Typed settings by key (see table_options.h); unknown keys are refused on create.
+  std::map<std::string, std::string> properties;
+
+  /// The names of the blob columns (top-level fields of BlobType()).
+  std::vector<std::string> BlobColumns() const;
+
+  /// Checks the config: a schema, key fields present and of a primitive type, partition fields
+  /// present and primitive, ordering field present and orderable, no field named like a meta
+  /// column, known properties with valid values. Errors name the field and the problem.
+  Status Validate() const;
+
+  /// The JSON document of table.json.
+  std::string ToJson() const;
+  /// Parses table.json; kCorruptMetadata naming `source` on any problem, then Validate().
+  static Result<TableConfig> FromJson(const std::string& json, const std::string& source);
+};
+
+}  // namespace lakeshore

@@ -1,8 +1,5 @@
 #include "testing/delta_scenario.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -128,11 +125,8 @@ DeltaScenario::DeltaScenario(const std::string& name) {
 DeltaScenario::~DeltaScenario() { fs::remove_all(root_); }
 
 void DeltaScenario::Stamp(const std::string& path) const {
-  int64_t ms = clock_->NowMs();
-  struct timespec times[2];
-  times[0].tv_sec = times[1].tv_sec = ms / 1000;
-  times[0].tv_nsec = times[1].tv_nsec = (ms % 1000) * 1000000;
-  ::utimensat(AT_FDCWD, (root_ + "/" + path).c_str(), times, 0);
+  auto st = storage_->SetModificationTimeForTesting(path, clock_->NowMs());
+  if (!st.ok()) throw std::runtime_error(st.ToString());
 }
 
 void DeltaScenario::Create(std::vector<std::string> partition_columns, json configuration, json protocol) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "lakeshore/delta/delta_log.h"
+#include "lakeshore/storage/fault_injection_storage.h"
 #include "services/vacuum/table_listing.h"
 #include "services/vacuum/vacuum_watermark.h"
 #include "testing/delta_scenario.h"
@@ -37,6 +38,24 @@ VacuumOptions DryRun() {
   o.dry_run = true;
   return o;
 }
+
+/// Forwards every call to `inner`; tests override the calls they want to disturb.
+class PassThroughStorage : public Storage {
+ public:
+  explicit PassThroughStorage(std::shared_ptr<Storage> inner) : inner_(std::move(inner)) {}
+  std::string root_uri() const override { return inner_->root_uri(); }
+  Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view p) override { return inner_->ReadFile(p); }
+  Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputFile(std::string_view p, std::optional<int64_t> s) override { return inner_->OpenInputFile(p, s); }
+  Status WriteFile(std::string_view p, std::shared_ptr<arrow::Buffer> d) override { return inner_->WriteFile(p, d); }
+  Result<bool> PutIfAbsent(std::string_view p, std::shared_ptr<arrow::Buffer> d) override { return inner_->PutIfAbsent(p, d); }
+  Result<std::optional<FileEntry>> GetFileInfo(std::string_view p) override { return inner_->GetFileInfo(p); }
+  Result<std::vector<FileEntry>> List(std::string_view p, bool r) override { return inner_->List(p, r); }
+  Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& p) override { return inner_->DeleteFiles(p); }
+  Result<bool> DeleteDirIfEmpty(std::string_view p) override { return inner_->DeleteDirIfEmpty(p); }
+
+ protected:
+  std::shared_ptr<Storage> inner_;
+};
 
 TEST(DeltaVacuum, UntrackedFilesOldAndNew) {
   DeltaScenario s("untracked");
@@ -327,13 +346,9 @@ TEST(DeltaVacuum, CommitRacesMoveToTheNextVersion) {
   s.Put("orphan.parquet");
   s.Advance(8 * kDayMs);
   // A concurrent writer takes version 2 after we read version 1: our START goes to 3.
-  class RacingStorage : public Storage {
+  class RacingStorage : public PassThroughStorage {
    public:
-    RacingStorage(std::shared_ptr<Storage> inner) : inner_(std::move(inner)) {}
-    std::string root_uri() const override { return inner_->root_uri(); }
-    Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view p) override { return inner_->ReadFile(p); }
-    Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputFile(std::string_view p, std::optional<int64_t> s) override { return inner_->OpenInputFile(p, s); }
-    Status WriteFile(std::string_view p, std::shared_ptr<arrow::Buffer> d) override { return inner_->WriteFile(p, d); }
+    using PassThroughStorage::PassThroughStorage;
     Result<bool> PutIfAbsent(std::string_view p, std::shared_ptr<arrow::Buffer> d) override {
       if (!raced_) {
         raced_ = true;
@@ -341,11 +356,6 @@ TEST(DeltaVacuum, CommitRacesMoveToTheNextVersion) {
       }
       return inner_->PutIfAbsent(p, d);
     }
-    Result<std::optional<FileEntry>> GetFileInfo(std::string_view p) override { return inner_->GetFileInfo(p); }
-    Result<std::vector<FileEntry>> List(std::string_view p, bool r) override { return inner_->List(p, r); }
-    Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& p) override { return inner_->DeleteFiles(p); }
-    Result<bool> DeleteDirIfEmpty(std::string_view p) override { return inner_->DeleteDirIfEmpty(p); }
-    std::shared_ptr<Storage> inner_;
     bool raced_ = false;
   };
   auto racing = std::make_shared<RacingStorage>(s.storage());
@@ -512,47 +522,56 @@ TEST(DeltaVacuum, InventoryReplacesListing) {
   std::filesystem::remove(inv);
 }
 
-/// Fails every DeleteFiles call after the first `allowed`, like a process dying mid-delete.
-class CrashingDeletes : public Storage {
- public:
-  CrashingDeletes(std::shared_ptr<Storage> inner, int allowed) : inner_(std::move(inner)), allowed_(allowed) {}
-  std::string root_uri() const override { return inner_->root_uri(); }
-  Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view p) override { return inner_->ReadFile(p); }
-  Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputFile(std::string_view p, std::optional<int64_t> s) override { return inner_->OpenInputFile(p, s); }
-  Status WriteFile(std::string_view p, std::shared_ptr<arrow::Buffer> d) override { return inner_->WriteFile(p, d); }
-  Result<bool> PutIfAbsent(std::string_view p, std::shared_ptr<arrow::Buffer> d) override { return inner_->PutIfAbsent(p, d); }
-  Result<std::optional<FileEntry>> GetFileInfo(std::string_view p) override { return inner_->GetFileInfo(p); }
-  Result<std::vector<FileEntry>> List(std::string_view p, bool r) override { return inner_->List(p, r); }
-  Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& p) override {
-    if (calls_++ >= allowed_) return MakeError(ErrorKind::kCrashInjected, "crash injected in DeleteFiles");
-    return inner_->DeleteFiles(p);
+void BuildCrashTable(DeltaScenario& s) {
+  s.Create({"p"});
+  for (int i = 0; i < 4; ++i) s.Add("p=" + std::to_string(i) + "/live.parquet");
+  s.Add("p=0/removed.parquet");
+  s.Remove("p=0/removed.parquet");
+  for (int i = 0; i < 8; ++i) s.Put("p=" + std::to_string(i % 4) + "/orphan" + std::to_string(i) + ".parquet");
+  s.Put("q=9/only_orphan.parquet");
+  s.Advance(8 * kDayMs);
+}
+
+void ExpectConverged(DeltaScenario& s, const std::string& label) {
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_FALSE(s.Exists("p=" + std::to_string(i % 4) + "/orphan" + std::to_string(i) + ".parquet")) << label;
   }
-  Result<bool> DeleteDirIfEmpty(std::string_view p) override { return inner_->DeleteDirIfEmpty(p); }
+  EXPECT_FALSE(s.Exists("p=0/removed.parquet")) << label;
+  EXPECT_FALSE(s.Exists("q=9")) << label;
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(s.Exists("p=" + std::to_string(i) + "/live.parquet")) << label;
+}
 
- private:
-  std::shared_ptr<Storage> inner_;
-  int allowed_;
-  std::atomic<int> calls_{0};
-};
-
-TEST(DeltaVacuum, CrashWhileDeletingThenRerunConverges) {
-  for (int allowed = 0; allowed < 4; ++allowed) {  // 4 batches of 2
-    DeltaScenario s("crash" + std::to_string(allowed));
-    s.Create({"p"});
-    for (int i = 0; i < 4; ++i) s.Add("p=" + std::to_string(i) + "/live.parquet");
-    for (int i = 0; i < 8; ++i) s.Put("p=" + std::to_string(i % 4) + "/orphan" + std::to_string(i) + ".parquet");
-    s.Advance(8 * kDayMs);
-    VacuumOptions o;
+TEST(DeltaVacuum, CrashAtEveryMutationThenRerunConverges) {
+  VacuumOptions o;
+  o.delete_batch_size = 2;
+  int64_t n = 0;
+  {
+    DeltaScenario s("crash_count");
+    BuildCrashTable(s);
     o.clock = s.clock();
-    o.delete_batch_size = 2;
-    auto crashed = Vacuum(std::make_shared<CrashingDeletes>(s.storage(), allowed), o);
-    EXPECT_FALSE(crashed.ok());
-    auto rerun = MustVacuum(s);
-    auto first_run_deleted = 8 - rerun.files_deleted;
-    EXPECT_EQ(first_run_deleted, 2 * allowed);
-    for (int i = 0; i < 8; ++i) EXPECT_FALSE(s.Exists("p=" + std::to_string(i % 4) + "/orphan" + std::to_string(i) + ".parquet"));
-    for (int i = 0; i < 4; ++i) EXPECT_TRUE(s.Exists("p=" + std::to_string(i) + "/live.parquet"));
-    EXPECT_EQ(MustVacuum(s, DryRun()).candidates.size(), 0u);
+    auto counting = *FaultInjectionStorage::Make(s.storage(), 0, FaultMode::kCrash);
+    ASSERT_TRUE(Vacuum(counting, o).ok());
+    n = counting->mutating_calls();
+    ExpectConverged(s, "no crash");
+  }
+  ASSERT_GE(n, 8);  // START, 6 delete batches, folders, END, watermark
+  for (int64_t k = 1; k <= n; ++k) {
+    DeltaScenario s("crash" + std::to_string(k));
+    BuildCrashTable(s);
+    o.clock = s.clock();
+    auto crashing = *FaultInjectionStorage::Make(s.storage(), k, FaultMode::kCrash);
+    auto crashed = Vacuum(crashing, o);
+    EXPECT_FALSE(crashed.ok()) << k;
+    EXPECT_TRUE(crashing->crashed()) << k;
+    // The restarted process: the table still reads, live files are all there ...
+    auto log = delta::DeltaLog::Open(s.storage(), Engine::Default());
+    ASSERT_TRUE(log.ok()) << k << ": " << log.status();
+    ASSERT_TRUE((*log)->LoadSnapshot().ok()) << k;
+    for (int i = 0; i < 4; ++i) EXPECT_TRUE(s.Exists("p=" + std::to_string(i) + "/live.parquet")) << k;
+    // ... and a rerun finishes the job.
+    auto rerun = MustVacuum(s, o);
+    ExpectConverged(s, "crash at " + std::to_string(k));
+    EXPECT_EQ(MustVacuum(s, DryRun()).candidates.size(), 0u) << k;
   }
 }
 
@@ -562,17 +581,15 @@ TEST(DeltaVacuum, FilesAlreadyGoneAreNotCountedAsDeleted) {
   s.Put("orphan1.parquet", 5);
   s.Put("orphan2.parquet", 6);
   s.Advance(8 * kDayMs);
-  class VanishingStorage : public CrashingDeletes {
+  class VanishingStorage : public PassThroughStorage {
    public:
-    using CrashingDeletes::CrashingDeletes;
+    using PassThroughStorage::PassThroughStorage;
     Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& p) override {
-      std::filesystem::remove(root_ + "/orphan1.parquet");  // someone else got there first
-      return CrashingDeletes::DeleteFiles(p);
+      (void)inner_->DeleteFiles({"orphan1.parquet"});  // someone else got there first
+      return inner_->DeleteFiles(p);
     }
-    std::string root_;
   };
-  auto storage = std::make_shared<VanishingStorage>(s.storage(), 1000);
-  storage->root_ = s.root();
+  auto storage = std::make_shared<VanishingStorage>(s.storage());
   VacuumOptions o;
   o.clock = s.clock();
   auto r = Vacuum(storage, o);

@@ -26,6 +26,8 @@ from lakeshore.errors import (
     StorageError,
     UnsupportedFeatureError,
 )
+from lakeshore.blob import blob_type, inline_blob, is_blob_type, out_of_line_blob
+from lakeshore.table import Table
 
 __version__ = "0.1.0"
 
@@ -44,6 +46,11 @@ __all__ = [
     "RetentionViolationError",
     "SchemaMismatchError",
     "StorageError",
+    "Table",
     "UnsupportedFeatureError",
     "__version__",
+    "blob_type",
+    "inline_blob",
+    "is_blob_type",
+    "out_of_line_blob",
 ]

@@ -170,12 +170,19 @@ Result<std::vector<FileEntry>> LocalStorage::List(std::string_view prefix, bool 
 }
 
 Result<DeleteOutcome> LocalStorage::DeleteFiles(const std::vector<std::string>& paths) {
-  DeleteOutcome outcome;
+  // Validate everything before deleting anything.
+  std::vector<std::string> abs_paths;
+  abs_paths.reserve(paths.size());
   for (const auto& path : paths) {
     ARROW_ASSIGN_OR_RAISE(auto abs, Abs(path));
+    abs_paths.push_back(std::move(abs));
+  }
+  DeleteOutcome outcome;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const std::string& abs = abs_paths[i];
     if (::unlink(abs.c_str()) == 0) {
       ++outcome.deleted;
-      outcome.deleted_paths.push_back(path);
+      outcome.deleted_paths.push_back(paths[i]);
     } else if (errno == ENOENT || errno == ENOTDIR) {
       ++outcome.already_gone;
     } else {
@@ -190,6 +197,15 @@ Result<bool> LocalStorage::DeleteDirIfEmpty(std::string_view path) {
   if (::rmdir(abs.c_str()) == 0) return true;
   if (errno == ENOENT || errno == ENOTEMPTY || errno == EEXIST || errno == ENOTDIR) return false;
   return ErrnoError("cannot remove folder", abs, errno);
+}
+
+Status LocalStorage::SetModificationTimeForTesting(std::string_view path, int64_t mtime_ms) {
+  ARROW_ASSIGN_OR_RAISE(auto abs, Abs(path));
+  struct timespec times[2];
+  times[0].tv_sec = times[1].tv_sec = static_cast<time_t>(mtime_ms / 1000);
+  times[0].tv_nsec = times[1].tv_nsec = static_cast<long>(mtime_ms % 1000) * 1000000;
+  if (::utimensat(AT_FDCWD, abs.c_str(), times, 0) != 0) return ErrnoError("cannot set the mtime of", abs, errno);
+  return Status::OK();
 }
 
 }  // namespace lakeshore

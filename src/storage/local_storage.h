@@ -25,6 +25,7 @@ class LocalStorage : public Storage {
   Result<std::vector<FileEntry>> List(std::string_view prefix, bool recursive) override;
   Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& paths) override;
   Result<bool> DeleteDirIfEmpty(std::string_view path) override;
+  Status SetModificationTimeForTesting(std::string_view path, int64_t mtime_ms) override;
 
  private:
   explicit LocalStorage(std::string root) : root_(std::move(root)) {}

@@ -1,19 +1,37 @@
 #include "lakeshore/storage/storage.h"
 
-#include <arrow/util/logging.h>
+#include <arrow/filesystem/s3fs.h>
 
 #include "storage/local_storage.h"
+#include "storage/memory_storage.h"
+#include "storage/s3_storage.h"
 
 namespace lakeshore {
 
 Result<std::shared_ptr<Storage>> Storage::Open(const std::string& uri,
                                                const StorageOptions& options) {
   if (uri.rfind("file://", 0) == 0) return LocalStorage::Make(uri.substr(7));
+  if (uri.rfind("mem://", 0) == 0) {
+    std::string rest = uri.substr(6);
+    size_t slash = rest.find('/');
+    if (slash == std::string::npos) return MemoryStorage::Make(rest, "", options.clock);
+    return MemoryStorage::Make(rest.substr(0, slash), rest.substr(slash + 1), options.clock);
+  }
+  if (uri.rfind("s3://", 0) == 0) return S3Storage::Make(uri, options);
   if (uri.find("://") != std::string::npos) {
     return Status::Invalid("unsupported storage URI '", uri,
                            "': expected a path, file://, mem:// or s3://");
   }
   return LocalStorage::Make(uri);
+}
+
+Status Storage::SetModificationTimeForTesting(std::string_view path, int64_t) {
+  return Status::NotImplemented("setting the mtime of '", path, "' is not supported by ", root_uri());
+}
+
+Status FinalizeStorage() {
+  if (arrow::fs::IsS3Initialized()) return arrow::fs::FinalizeS3();
+  return Status::OK();
 }
 
 Result<bool> Storage::Exists(std::string_view path) {

@@ -97,9 +97,15 @@ class Storage {
   virtual Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& paths) = 0;
 
   /// Removes the folder `path` if it is empty; a non-empty or missing folder is left alone and
-  /// is not an error. Returns true if a folder was removed. No-op (false) on object stores.
-  /// Mutating.
+  /// is not an error. Returns true if a folder was removed. No-op (false) on object stores and
+  /// in memory, where folders are implied by their files. Mutating.
   virtual Result<bool> DeleteDirIfEmpty(std::string_view path) = 0;
+
+  /// Test hook: sets the modification time of the file `path` to `mtime_ms` (UTC ms), so
+  /// retention tests can make files old. Local (utimensat) and in-memory backends support it;
+  /// the default (S3, whose LastModified cannot be set) returns NotImplemented. Not counted as
+  /// mutating. IOError naming the path if it is missing.
+  virtual Status SetModificationTimeForTesting(std::string_view path, int64_t mtime_ms);
 
   /// Convenience: true if a file exists at `path`.
   Result<bool> Exists(std::string_view path);
@@ -110,6 +116,12 @@ class Storage {
   /// Convenience: ReadFile into a string.
   Result<std::string> ReadString(std::string_view path);
 };
+
+/// Releases process-wide resources of the storage backends: finalizes Arrow's S3 subsystem if
+/// it was initialized. Call once before a program that may have opened `s3://` storage exits
+/// (the AWS SDK may crash at exit otherwise); later S3 calls fail with an error. Safe to call
+/// when S3 was never used. (pyarrow registers the same finalization at exit for Python.)
+Status FinalizeStorage();
 
 /// Checks and normalizes a relative path: strips a leading "./" and trailing "/", refuses
 /// absolute paths, ".." and empty segments (ErrorKind::kPathOutsideTable naming the path).

@@ -1,0 +1,119 @@
+#include "storage/s3_request_internal.h"
+
+#include <curl/curl.h>
+
+#include <memory>
+#include <mutex>
+
+namespace lakeshore::s3_internal {
+namespace {
+
+void EnsureCurlInitialized() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+size_t AppendBody(char* data, size_t size, size_t count, void* out) {
+  static_cast<std::string*>(out)->append(data, size * count);
+  return size * count;
+}
+
+}  // namespace
+
+S3RequestClient::S3RequestClient(S3Endpoint endpoint, CredentialsFn credentials)
+    : endpoint_(std::move(endpoint)), credentials_(std::move(credentials)) {
+  EnsureCurlInitialized();
+}
+
+Result<HttpResponse> S3RequestClient::Send(const std::string& method, const std::string& bucket,
+                                           std::string_view key, const std::string& query,
+                                           std::vector<HttpHeader> headers,
+                                           std::string_view body) const {
+  SigV4Request request;
+  request.method = method;
+  if (!endpoint_.endpoint_override.empty()) {
+    request.host = endpoint_.endpoint_override;
+    request.canonical_uri = "/" + UriEncode(bucket, false);
+    if (!key.empty()) request.canonical_uri += "/" + UriEncode(key, true);
+  } else {
+    request.host = bucket + ".s3." + endpoint_.region + ".amazonaws.com";
+    request.canonical_uri = "/" + UriEncode(key, true);
+  }
+  request.canonical_query = query;
+  request.headers = std::move(headers);
+  request.payload_sha256_hex = HexSha256(body);
+  auto signed_headers = SignS3Request(request, endpoint_.region, credentials_(), AmzDateNow());
+
+  std::string url = endpoint_.scheme + "://" + request.host + request.canonical_uri;
+  if (!query.empty()) url += "?" + query;
+
+  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), &curl_easy_cleanup);
+  if (!curl) return Status::IOError("cannot create a curl handle for ", method, " ", url);
+  curl_slist* list = nullptr;
+  for (const auto& [name, value] : signed_headers) {
+    list = curl_slist_append(list, (name + ": " + value).c_str());
+  }
+  list = curl_slist_append(list, "Expect:");  // no 100-continue round trip
+  list = curl_slist_append(list, "Content-Type: application/octet-stream");
+  std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> header_list(list, &curl_slist_free_all);
+
+  HttpResponse response;
+  CURL* h = curl.get();
+  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, header_list.get());
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
+  curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);    // abort a transfer stalled for
+  curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);    // a minute
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &AppendBody);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &response.body);
+  if (method == "HEAD") {
+    curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+  } else if (method != "GET" && method != "DELETE") {
+    curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
+    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  }
+  CURLcode rc = curl_easy_perform(h);
+  if (rc != CURLE_OK) {
+    return Status::IOError("S3 request ", method, " ", url, " failed: ", curl_easy_strerror(rc));
+  }
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
+  return response;
+}
+
+std::string XmlElement(std::string_view xml, std::string_view tag, size_t from, size_t* end) {
+  std::string open = "<" + std::string(tag) + ">";
+  std::string close = "</" + std::string(tag) + ">";
+  size_t b = xml.find(open, from);
+  if (b == std::string_view::npos) {
+    if (end) *end = std::string_view::npos;
+    return "";
+  }
+  b += open.size();
+  size_t e = xml.find(close, b);
+  if (e == std::string_view::npos) {
+    if (end) *end = std::string_view::npos;
+    return "";
+  }
+  if (end) *end = e + close.size();
+  return std::string(xml.substr(b, e - b));
+}
+
+std::string XmlEscape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out.push_back(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace lakeshore::s3_internal

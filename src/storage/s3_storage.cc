@@ -1,0 +1,337 @@
+#include "storage/s3_storage.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+#include <unordered_set>
+
+#include <arrow/util/uri.h>
+
+namespace lakeshore {
+namespace {
+
+using s3_internal::HttpResponse;
+using s3_internal::XmlElement;
+
+constexpr int kMaxAttempts = 6;
+constexpr size_t kMaxKeysPerDelete = 1000;  // S3's multi-object delete limit
+constexpr int64_t kSinglePutLimit = 16 << 20;  // smaller files are written with one PUT
+constexpr size_t kMaxHeadsPerFolder = 16;      // more paths in one folder: list it instead
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::string(v) : fallback;
+}
+
+// Exponential backoff with jitter before attempt `attempt` (1-based retries).
+void Backoff(int attempt) {
+  thread_local std::mt19937 rng{std::random_device{}()};
+  int base_ms = 25 << std::min(attempt, 6);
+  std::this_thread::sleep_for(std::chrono::milliseconds(base_ms + rng() % base_ms));
+}
+
+std::string DescribeS3Error(const HttpResponse& r) {
+  std::string code = XmlElement(r.body, "Code");
+  std::string message = XmlElement(r.body, "Message");
+  std::string out = "HTTP " + std::to_string(r.status);
+  if (!code.empty()) out += " " + code;
+  if (!message.empty()) out += ": " + message;
+  return out;
+}
+
+int64_t ToMillis(arrow::fs::TimePoint t) {
+  if (t == arrow::fs::kNoTime) return 0;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+}  // namespace
+
+Status EnsureS3Ready() {
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  if (arrow::fs::IsS3Finalized()) {
+    return Status::Invalid("S3 was already finalized in this process; s3:// storage is unavailable");
+  }
+  return arrow::fs::EnsureS3Initialized();
+}
+
+Result<std::shared_ptr<Storage>> S3Storage::Make(const std::string& uri,
+                                                 const StorageOptions& options) {
+  arrow::util::Uri parsed;
+  ARROW_RETURN_NOT_OK(parsed.Parse(uri));
+  if (parsed.scheme() != "s3" || parsed.host().empty()) {
+    return Status::Invalid("bad S3 URI '", uri, "': expected s3://bucket/prefix");
+  }
+  auto storage = std::shared_ptr<S3Storage>(new S3Storage());
+  storage->bucket_ = parsed.host();
+  auto prefix = NormalizeRelativePath(parsed.path().empty() ? "" : parsed.path().substr(1), true);
+  if (!prefix.ok()) return Status::Invalid("bad S3 URI '", uri, "': ", prefix.status().message());
+  storage->prefix_ = *prefix;
+
+  s3_internal::S3Endpoint endpoint;
+  endpoint.region = options.s3_region;
+  ARROW_ASSIGN_OR_RAISE(auto query, parsed.query_items());
+  for (const auto& [key, value] : query) {
+    if (key == "endpoint_override") {
+      endpoint.endpoint_override = value;
+    } else if (key == "scheme") {
+      if (value != "http" && value != "https") {
+        return Status::Invalid("bad S3 URI '", uri, "': scheme must be http or https");
+      }
+      endpoint.scheme = value;
+    } else if (key == "region") {
+      endpoint.region = value;
+    } else {
+      return Status::Invalid("bad S3 URI '", uri, "': unknown parameter '", key,
+                             "' (known: endpoint_override, scheme, region)");
+    }
+  }
+  if (endpoint.region.empty()) endpoint.region = EnvOr("AWS_REGION", EnvOr("AWS_DEFAULT_REGION", "us-east-1"));
+
+  ARROW_RETURN_NOT_OK(EnsureS3Ready());
+  arrow::fs::S3Options s3 = options.s3_access_key.empty()
+                                ? arrow::fs::S3Options::Defaults()
+                                : arrow::fs::S3Options::FromAccessKey(options.s3_access_key,
+                                                                      options.s3_secret_key);
+  s3.region = endpoint.region;
+  s3.scheme = endpoint.scheme;
+  s3.endpoint_override = endpoint.endpoint_override;
+  ARROW_ASSIGN_OR_RAISE(storage->fs_, arrow::fs::S3FileSystem::Make(s3));
+  s3_internal::S3RequestClient::CredentialsFn credentials;
+  if (!options.s3_access_key.empty()) {
+    credentials = [keys = s3_internal::SigV4Credentials{options.s3_access_key, options.s3_secret_key, ""}] {
+      return keys;
+    };
+  } else {
+    // The same provider chain Arrow uses (env vars, profiles, instance roles); asked per
+    // request because temporary credentials rotate.
+    credentials = [s3] {
+      return s3_internal::SigV4Credentials{s3.GetAccessKey(), s3.GetSecretKey(), s3.GetSessionToken()};
+    };
+  }
+  storage->requests_ = std::make_unique<s3_internal::S3RequestClient>(endpoint, std::move(credentials));
+
+  storage->root_uri_ = "s3://" + storage->bucket_ + (storage->prefix_.empty() ? "" : "/" + storage->prefix_) +
+                       "?region=" + endpoint.region;
+  if (!endpoint.endpoint_override.empty()) {
+    storage->root_uri_ += "&endpoint_override=" + endpoint.endpoint_override + "&scheme=" + endpoint.scheme;
+  }
+  return std::shared_ptr<Storage>(std::move(storage));
+}
+
+std::string S3Storage::Key(const std::string& rel) const { return JoinPath(prefix_, rel); }
+
+std::string S3Storage::ArrowPath(const std::string& rel) const { return JoinPath(bucket_, Key(rel)); }
+
+Result<s3_internal::HttpResponse> S3Storage::SendWithRetries(const std::string& method, const std::string& key,
+                                                          const std::string& query,
+                                                          const std::vector<s3_internal::HttpHeader>& headers,
+                                                          std::string_view body, long also_retry,
+                                                          bool* ambiguous) const {
+  Result<HttpResponse> response;
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    if (attempt > 0) Backoff(attempt);
+    response = requests_->Send(method, bucket_, key, query, headers, body);
+    if (!response.ok() || response->status >= 500) {
+      if (ambiguous != nullptr) *ambiguous = true;  // the request may have taken effect
+      continue;
+    }
+    if (response->status != 429 && response->status != also_retry) break;
+  }
+  return response;
+}
+
+Result<std::shared_ptr<arrow::Buffer>> S3Storage::ReadFile(std::string_view path) {
+  // One GET of the whole object: a concurrent overwrite cannot mix two versions, as a size
+  // lookup followed by a ranged read could.
+  ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(path));
+  ARROW_ASSIGN_OR_RAISE(auto response, SendWithRetries("GET", Key(rel), "", {}, "", 0, nullptr));
+  if (response.status == 200) return arrow::Buffer::FromString(std::move(response.body));
+  if (response.status == 404) return Status::IOError("cannot read '", rel, "' in ", root_uri_, ": no such file");
+  return Status::IOError("cannot read '", rel, "' in ", root_uri_, ": ", DescribeS3Error(response));
+}
+
+Result<std::shared_ptr<arrow::io::RandomAccessFile>> S3Storage::OpenInputFile(
+    std::string_view path, std::optional<int64_t> size_hint) {
+  ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(path));
+  arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> file;
+  if (size_hint) {
+    arrow::fs::FileInfo info(ArrowPath(rel), arrow::fs::FileType::File);
+    info.set_size(*size_hint);
+    file = fs_->OpenInputFile(info);
+  } else {
+    file = fs_->OpenInputFile(ArrowPath(rel));
+  }
+  if (!file.ok()) {
+    return Status::IOError("cannot open '", rel, "' in ", root_uri_, ": ", file.status().message());
+  }
+  return file;
+}
+
+Status S3Storage::WriteFile(std::string_view path, std::shared_ptr<arrow::Buffer> data) {
+  ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(path));
+  if (data->size() < kSinglePutLimit) {
+    // One PUT (Arrow's stream always takes three requests: a multipart upload). Retrying a
+    // plain PUT after an ambiguous failure is safe: it rewrites the same bytes.
+    std::string_view body(reinterpret_cast<const char*>(data->data()), static_cast<size_t>(data->size()));
+    auto response = SendWithRetries("PUT", Key(rel), "", {}, body, 0, nullptr);
+    if (!response.ok()) return Status::IOError("cannot write '", rel, "' in ", root_uri_, ": ", response.status().message());
+    if (response->status != 200) {
+      return Status::IOError("cannot write '", rel, "' in ", root_uri_, ": ", DescribeS3Error(*response));
+    }
+    return Status::OK();
+  }
+  auto stream = fs_->OpenOutputStream(ArrowPath(rel), /*metadata=*/nullptr);
+  Status st = stream.status();
+  if (st.ok()) st = (*stream)->Write(data);
+  if (st.ok()) {
+    st = (*stream)->Close();  // completes the multipart upload: the object appears whole
+  } else if (stream.ok()) {
+    (void)(*stream)->Abort();  // never let a destructor complete a partial upload
+  }
+  if (!st.ok()) return Status::IOError("cannot write '", rel, "' in ", root_uri_, ": ", st.message());
+  return Status::OK();
+}
+
+Result<bool> S3Storage::PutIfAbsent(std::string_view path, std::shared_ptr<arrow::Buffer> data) {
+  ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(path));
+  std::string_view body(reinterpret_cast<const char*>(data->data()), static_cast<size_t>(data->size()));
+  bool ambiguous = false;  // an earlier attempt may have written the object
+  // 409 ConditionalRequestConflict: a concurrent conditional write was in flight; ask again.
+  auto response = SendWithRetries("PUT", Key(rel), "", {{"If-None-Match", "*"}}, body, 409, &ambiguous);
+  if (!response.ok()) {
+    return Status::IOError("conditional PUT of '", rel, "' in ", root_uri_, " failed: ", response.status().message());
+  }
+  if (response->status == 200) return true;
+  if (response->status == 412) {
+    if (!ambiguous) return false;
+    ARROW_ASSIGN_OR_RAISE(auto existing, ReadFile(rel));
+    return existing->Equals(*data);
+  }
+  return Status::IOError("conditional PUT of '", rel, "' in ", root_uri_, " failed: ", DescribeS3Error(*response));
+}
+
+Result<bool> S3Storage::ObjectExists(const std::string& rel) const {
+  ARROW_ASSIGN_OR_RAISE(auto response, SendWithRetries("HEAD", Key(rel), "", {}, "", 0, nullptr));
+  if (response.status == 200) return true;
+  if (response.status == 404) return false;
+  return Status::IOError("cannot stat '", rel, "' in ", root_uri_, ": HTTP ", response.status);
+}
+
+Result<std::optional<FileEntry>> S3Storage::GetFileInfo(std::string_view path) {
+  ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(path, /*allow_root=*/true));
+  auto info = fs_->GetFileInfo(ArrowPath(rel));
+  if (!info.ok()) {
+    return Status::IOError("cannot stat '", rel, "' in ", root_uri_, ": ", info.status().message());
+  }
+  switch (info->type()) {
+    case arrow::fs::FileType::File:
+      return std::optional<FileEntry>(FileEntry{rel, info->size(), ToMillis(info->mtime()), false});
+    case arrow::fs::FileType::Directory:
+      return std::optional<FileEntry>(FileEntry{rel, 0, ToMillis(info->mtime()), true});
+    default:
+      return std::optional<FileEntry>();
+  }
+}
+
+Result<std::vector<FileEntry>> S3Storage::ListNormalized(const std::string& rel_prefix, bool recursive) {
+  arrow::fs::FileSelector selector;
+  selector.base_dir = ArrowPath(rel_prefix);
+  selector.recursive = recursive;
+  selector.allow_not_found = true;
+  auto infos = fs_->GetFileInfo(selector);
+  if (!infos.ok()) {
+    return Status::IOError("cannot list '", rel_prefix, "' in ", root_uri_, ": ", infos.status().message());
+  }
+  const std::string root = JoinPath(bucket_, prefix_) + "/";
+  std::vector<FileEntry> out;
+  out.reserve(infos->size());
+  for (const auto& info : *infos) {
+    bool is_dir = info.type() == arrow::fs::FileType::Directory;
+    if (recursive && is_dir) continue;  // folders are implied by their files
+    if (info.path().rfind(root, 0) != 0) continue;
+    out.push_back({info.path().substr(root.size()), is_dir ? 0 : info.size(), ToMillis(info.mtime()), is_dir});
+  }
+  return out;
+}
+
+Result<std::vector<FileEntry>> S3Storage::List(std::string_view prefix, bool recursive) {
+  ARROW_ASSIGN_OR_RAISE(auto rel_prefix, NormalizeRelativePath(prefix, /*allow_root=*/true));
+  return ListNormalized(rel_prefix, recursive);
+}
+
+Status S3Storage::DeleteBatch(const std::vector<std::string>& keys) {
+  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Delete><Quiet>true</Quiet>";
+  for (const auto& key : keys) xml += "<Object><Key>" + s3_internal::XmlEscape(key) + "</Key></Object>";
+  xml += "</Delete>";
+  std::vector<s3_internal::HttpHeader> headers{{"Content-MD5", s3_internal::Base64Md5(xml)}};
+  // Deletes are idempotent: retrying after an ambiguous failure is safe.
+  auto response = SendWithRetries("POST", "", "delete=", headers, xml, 0, nullptr);
+  if (!response.ok()) {
+    return Status::IOError("multi-object delete in ", root_uri_, " failed: ", response.status().message());
+  }
+  if (response->status != 200) {
+    return Status::IOError("multi-object delete in ", root_uri_, " failed: ", DescribeS3Error(*response));
+  }
+  std::string error = XmlElement(response->body, "Error");
+  if (error.empty()) return Status::OK();
+  return Status::IOError("cannot delete '", XmlElement(error, "Key"), "' in ", root_uri_, ": ",
+                         XmlElement(error, "Code"), " ", XmlElement(error, "Message"));
+}
+
+Result<DeleteOutcome> S3Storage::DeleteFiles(const std::vector<std::string>& paths) {
+  // Validate everything before deleting anything.
+  std::vector<std::string> rels;
+  rels.reserve(paths.size());
+  for (const auto& p : paths) {
+    ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(p));
+    rels.push_back(std::move(rel));
+  }
+  // Which paths exist: a HEAD per path for folders with few paths to delete, else one
+  // listing of the folder (a page per 1000 entries).
+  std::map<std::string, std::vector<std::string>> by_parent;
+  for (const auto& rel : rels) by_parent[ParentPath(rel)].push_back(rel);
+  std::unordered_set<std::string> existing;
+  for (const auto& [parent, group] : by_parent) {
+    if (group.size() <= kMaxHeadsPerFolder) {
+      for (const auto& rel : group) {
+        ARROW_ASSIGN_OR_RAISE(bool exists, ObjectExists(rel));
+        if (exists) existing.insert(rel);
+      }
+    } else {
+      ARROW_ASSIGN_OR_RAISE(auto entries, ListNormalized(parent, /*recursive=*/false));
+      for (auto& e : entries) {
+        if (!e.is_dir) existing.insert(std::move(e.path));
+      }
+    }
+  }
+  DeleteOutcome outcome;
+  std::unordered_set<std::string> seen;
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < rels.size(); ++i) {
+    const auto& rel = rels[i];
+    if (!seen.insert(rel).second || existing.count(rel) == 0) {
+      ++outcome.already_gone;
+      continue;
+    }
+    keys.push_back(Key(rel));
+    outcome.deleted_paths.push_back(paths[i]);
+  }
+  for (size_t start = 0; start < keys.size(); start += kMaxKeysPerDelete) {
+    size_t end = std::min(keys.size(), start + kMaxKeysPerDelete);
+    ARROW_RETURN_NOT_OK(DeleteBatch(std::vector<std::string>(keys.begin() + start, keys.begin() + end)));
+  }
+  outcome.deleted = static_cast<int64_t>(keys.size());
+  return outcome;
+}
+
+Result<bool> S3Storage::DeleteDirIfEmpty(std::string_view path) {
+  ARROW_RETURN_NOT_OK(NormalizeRelativePath(path).status());
+  return false;
+}
+
+}  // namespace lakeshore

@@ -1,0 +1,126 @@
+#include "storage/sigv4_internal.h"
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+
+namespace lakeshore::s3_internal {
+namespace {
+
+std::string Digest(const EVP_MD* md, std::string_view data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), out, &len, md, nullptr);
+  return std::string(reinterpret_cast<char*>(out), len);
+}
+
+std::string Hmac(std::string_view key, std::string_view data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &len);
+  return std::string(reinterpret_cast<char*>(out), len);
+}
+
+std::string Hex(std::string_view bytes) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 15]);
+  }
+  return out;
+}
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string Trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return std::string();
+  size_t e = s.find_last_not_of(" \t");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+}  // namespace
+
+std::string UriEncode(std::string_view s, bool keep_slash) {
+  static const char* kDigits = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size() * 3);
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kDigits[c >> 4]);
+      out.push_back(kDigits[c & 15]);
+    }
+  }
+  return out;
+}
+
+std::string HexSha256(std::string_view data) { return Hex(Digest(EVP_sha256(), data)); }
+
+std::string Base64Md5(std::string_view data) {
+  std::string md5 = Digest(EVP_md5(), data);
+  unsigned char out[64];
+  int n = EVP_EncodeBlock(out, reinterpret_cast<const unsigned char*>(md5.data()),
+                          static_cast<int>(md5.size()));
+  return std::string(reinterpret_cast<char*>(out), n);
+}
+
+std::vector<HttpHeader> SignS3Request(const SigV4Request& request, const std::string& region,
+                                      const SigV4Credentials& credentials,
+                                      const std::string& amz_date) {
+  std::vector<HttpHeader> headers = request.headers;
+  headers.emplace_back("Host", request.host);
+  headers.emplace_back("x-amz-date", amz_date);
+  headers.emplace_back("x-amz-content-sha256", request.payload_sha256_hex);
+  if (!credentials.session_token.empty()) {
+    headers.emplace_back("x-amz-security-token", credentials.session_token);
+  }
+  // Canonical headers: lower-case names, trimmed values, sorted by name.
+  std::vector<HttpHeader> canonical;
+  for (const auto& [name, value] : headers) canonical.emplace_back(Lower(name), Trim(value));
+  std::sort(canonical.begin(), canonical.end());
+  std::string canonical_headers, signed_headers;
+  for (const auto& [name, value] : canonical) {
+    canonical_headers += name + ":" + value + "\n";
+    if (!signed_headers.empty()) signed_headers += ";";
+    signed_headers += name;
+  }
+  std::string canonical_request = request.method + "\n" + request.canonical_uri + "\n" +
+                                  request.canonical_query + "\n" + canonical_headers + "\n" +
+                                  signed_headers + "\n" + request.payload_sha256_hex;
+  std::string day = amz_date.substr(0, 8);
+  std::string scope = day + "/" + region + "/s3/aws4_request";
+  std::string string_to_sign =
+      "AWS4-HMAC-SHA256\n" + amz_date + "\n" + scope + "\n" + HexSha256(canonical_request);
+  std::string key = Hmac("AWS4" + credentials.secret_key, day);
+  key = Hmac(key, region);
+  key = Hmac(key, "s3");
+  key = Hmac(key, "aws4_request");
+  std::string signature = Hex(Hmac(key, string_to_sign));
+  headers.emplace_back("Authorization", "AWS4-HMAC-SHA256 Credential=" + credentials.access_key +
+                                            "/" + scope + ", SignedHeaders=" + signed_headers +
+                                            ", Signature=" + signature);
+  return headers;
+}
+
+std::string AmzDateNow() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y%m%dT%H%M%SZ", &tm);
+  return buf;
+}
+
+}  // namespace lakeshore::s3_internal

@@ -6,4 +6,5 @@ NB_MODULE(_core, m) {
   lakeshore::python::BindErrors(m);
   lakeshore::python::BindRuntime(m);
   lakeshore::python::BindArrowStream(m);
+  lakeshore::python::BindVacuum(m);
 }

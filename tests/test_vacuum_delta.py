@@ -13,16 +13,17 @@ import os
 import subprocess
 import sys
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 deltalake = pytest.importorskip("deltalake")
-from deltalake import DeltaTable, write_deltalake  # noqa: E402
-
 import lakeshore  # noqa: E402
+from deltalake import DeltaTable, write_deltalake  # noqa: E402
 
 Z85 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
 
@@ -234,11 +235,10 @@ def test_inventory_in_place_of_listing(tmp_path: Path) -> None:
     table = tmp_path / "t"
     write(table, 0, 10, False)
     add_orphans(table)
-    old = 0
+    live = DeltaTable(str(table)).file_uris()[0].rsplit("/", 1)[-1]
     inventory = pa.table({
-        "path": [f"file://{table}/orphan.parquet", f"file://{table}/{DeltaTable(str(table)).file_uris()[0].rsplit('/', 1)[-1]}"],
-        "length": [123, 1], "isDir": [False, False], "modificationTime": [old, old]})
-    import pyarrow.parquet as pq
+        "path": [f"file://{table}/orphan.parquet", f"file://{table}/{live}"],
+        "length": [123, 1], "isDir": [False, False], "modificationTime": [0, 0]})
     inv_path = tmp_path / "inventory.parquet"
     pq.write_table(inventory, inv_path)
     report = ours(table, retain_hours=0, enforce_retention=False, inventory=str(inv_path))

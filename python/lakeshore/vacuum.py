@@ -4,7 +4,8 @@ the retention window needs. See docs/vacuum.md for the modes and the safety argu
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from lakeshore import _core
 
@@ -16,16 +17,16 @@ VacuumProgressFn = Callable[[str, int, int, str], None]
 
 def vacuum(
     path: str | os.PathLike[str],
-    retain_hours: Optional[float] = None,
+    retain_hours: float | None = None,
     enforce_retention: bool = True,
     dry_run: bool = False,
     mode: str = "full",
     optimistic: bool = False,
-    inventory: Optional[str | os.PathLike[str]] = None,
+    inventory: str | os.PathLike[str] | None = None,
     format: str = "auto",
     *,
-    force_full_after_hours: Optional[float] = None,
-    progress: Optional[VacuumProgressFn] = None,
+    force_full_after_hours: float | None = None,
+    progress: VacuumProgressFn | None = None,
 ) -> dict[str, Any]:
     """Vacuums the table at ``path`` (a folder, ``file://``, ``mem://`` or ``s3://`` URI).
 
@@ -56,7 +57,7 @@ def vacuum(
         raise ValueError(f"mode must be 'full' or 'lite', got {mode!r}")
     if format not in ("auto", "delta", "lakeshore"):
         raise ValueError(f"format must be 'auto', 'delta' or 'lakeshore', got {format!r}")
-    return _core.vacuum(
+    return dict(_core.vacuum(
         os.fspath(path),
         None if retain_hours is None else float(retain_hours),
         bool(enforce_retention),
@@ -67,4 +68,4 @@ def vacuum(
         format,
         None if force_full_after_hours is None else float(force_full_after_hours),
         progress,
-    )
+    ))

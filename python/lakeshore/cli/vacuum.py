@@ -24,7 +24,7 @@ understood; see docs/vacuum.md for what an optimistic skip can miss.
 """
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Adds the ``vacuum`` verb."""
     p = subparsers.add_parser(
         "vacuum",

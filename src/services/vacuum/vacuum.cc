@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "services/vacuum/delta_vacuum.h"
+#include "services/vacuum/lakeshore_vacuum.h"
 
 namespace lakeshore {
 
@@ -90,11 +91,7 @@ Result<VacuumReport> Vacuum(std::shared_ptr<Storage> table, const VacuumOptions&
   if (format == TableFormat::kAuto) {
     ARROW_ASSIGN_OR_RAISE(format, DetectFormat(*table));
   }
-  if (format == TableFormat::kLakeshore) {
-    return Status::NotImplemented(
-        "vacuum of Lakeshore tables needs the Lakeshore timeline and file system view, which "
-        "have not landed yet; Delta tables are supported");
-  }
+  if (format == TableFormat::kLakeshore) return vacuum::VacuumLakeshoreTable(std::move(table), resolved);
   return vacuum::VacuumDeltaTable(std::move(table), resolved);
 }
 

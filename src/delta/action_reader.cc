@@ -173,14 +173,18 @@ std::string DeletionVectorDescriptor::UniqueId() const {
   return id;
 }
 
-Result<ActionSet> ActionsFromTable(const arrow::Table& table, const std::string& source) {
-  ARROW_ASSIGN_OR_RAISE(auto batch, table.CombineChunksToBatch());
-  auto column = [&](const char* name) { return StructView(batch->GetColumnByName(name)); };
+namespace {
+
+/// Converts rows [begin, end) of `batch` into one ActionSet; errors name `source` with the row
+/// number relative to `begin`.
+Result<ActionSet> ActionsFromRows(const arrow::RecordBatch& batch, int64_t begin, int64_t end,
+                                  const std::string& source) {
+  auto column = [&](const char* name) { return StructView(batch.GetColumnByName(name)); };
   StructView add = column("add"), remove = column("remove"), cdc = column("cdc"),
              meta = column("metaData"), protocol = column("protocol"),
              commit = column("commitInfo"), sidecar = column("sidecar");
   ActionSet out;
-  for (int64_t i = 0; i < batch->num_rows(); ++i) {
+  for (int64_t i = begin; i < end; ++i) {
     bool any = false;
     if (add.IsValid(i)) {
       AddFile f;
@@ -247,9 +251,17 @@ Result<ActionSet> ActionsFromTable(const arrow::Table& table, const std::string&
   return out;
 }
 
-Result<ActionSet> ParseJsonActions(const std::shared_ptr<arrow::Buffer>& data,
-                                   const std::string& source) {
-  if (data->size() == 0) return CorruptMetadata("Delta log file '" + source + "' is empty");
+}  // namespace
+
+Result<ActionSet> ActionsFromTable(const arrow::Table& table, const std::string& source) {
+  ARROW_ASSIGN_OR_RAISE(auto batch, table.CombineChunksToBatch());
+  return ActionsFromRows(*batch, 0, batch->num_rows(), source);
+}
+
+namespace {
+
+/// Parses newline-delimited JSON actions into a table (one row per non-blank line).
+Result<std::shared_ptr<arrow::Table>> ParseJsonTable(const std::shared_ptr<arrow::Buffer>& data) {
   auto read_options = arrow::json::ReadOptions::Defaults();
   read_options.use_threads = false;  // commits are small; the caller parallelizes across files
   // One block for the whole file: a line (a big schema string) may exceed the default 1 MB.
@@ -261,13 +273,79 @@ Result<ActionSet> ParseJsonActions(const std::shared_ptr<arrow::Buffer>& data,
   auto input = std::make_shared<arrow::io::BufferReader>(data);
   auto reader = arrow::json::TableReader::Make(arrow::default_memory_pool(), input, read_options,
                                                parse_options);
-  if (!reader.ok()) return CorruptMetadata("Delta log file '" + source + "': " + reader.status().message());
-  auto table = (*reader)->Read();
+  if (!reader.ok()) return reader.status();
+  return (*reader)->Read();
+}
+
+/// Rows a JSON commit holds: its lines with anything but whitespace (JSON strings cannot hold
+/// a raw newline, so a line is a row).
+int64_t CountJsonRows(const arrow::Buffer& data) {
+  int64_t rows = 0;
+  bool content = false;
+  for (int64_t i = 0; i < data.size(); ++i) {
+    char c = static_cast<char>(data.data()[i]);
+    if (c == '\n') {
+      rows += content;
+      content = false;
+    } else if (c != ' ' && c != '\t' && c != '\r') {
+      content = true;
+    }
+  }
+  return rows + content;
+}
+
+}  // namespace
+
+Result<ActionSet> ParseJsonActions(const std::shared_ptr<arrow::Buffer>& data,
+                                   const std::string& source) {
+  if (data->size() == 0) return CorruptMetadata("Delta log file '" + source + "' is empty");
+  auto table = ParseJsonTable(data);
   if (!table.ok()) {
     return CorruptMetadata("Delta log file '" + source + "' is corrupt or truncated: " +
                            table.status().message());
   }
   return ActionsFromTable(**table, source);
+}
+
+Result<std::vector<ActionSet>> ParseJsonActionsBatch(const std::vector<std::shared_ptr<arrow::Buffer>>& files,
+                                                     const std::vector<std::string>& sources) {
+  std::vector<int64_t> rows(files.size());
+  int64_t total = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i]->size() == 0) return CorruptMetadata("Delta log file '" + sources[i] + "' is empty");
+    rows[i] = CountJsonRows(*files[i]);
+    total += files[i]->size() + 1;
+  }
+  auto per_file = [&]() -> Result<std::vector<ActionSet>> {
+    std::vector<ActionSet> out;
+    for (size_t i = 0; i < files.size(); ++i) {
+      ARROW_ASSIGN_OR_RAISE(auto actions, ParseJsonActions(files[i], sources[i]));
+      out.push_back(std::move(actions));
+    }
+    return out;
+  };
+  std::string joined;
+  joined.reserve(static_cast<size_t>(total));
+  for (const auto& f : files) {
+    joined.append(reinterpret_cast<const char*>(f->data()), static_cast<size_t>(f->size()));
+    joined.push_back('\n');
+  }
+  auto table = ParseJsonTable(arrow::Buffer::FromString(std::move(joined)));
+  if (!table.ok()) return per_file();  // find and name the bad file
+  ARROW_ASSIGN_OR_RAISE(auto batch, (*table)->CombineChunksToBatch());
+  int64_t sum = 0;
+  for (int64_t r : rows) sum += r;
+  if (sum != batch->num_rows()) return per_file();
+  std::vector<ActionSet> out;
+  out.reserve(files.size());
+  int64_t begin = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    auto actions = ActionsFromRows(*batch, begin, begin + rows[i], sources[i]);
+    if (!actions.ok()) return per_file();  // per file, the error counts rows within the file
+    out.push_back(std::move(*actions));
+    begin += rows[i];
+  }
+  return out;
 }
 
 Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path) {

@@ -26,6 +26,12 @@ Result<ActionSet> ActionsFromTable(const arrow::Table& table, const std::string&
 Result<ActionSet> ParseJsonActions(const std::shared_ptr<arrow::Buffer>& data,
                                    const std::string& source);
 
+/// Parses several JSON commits with one Arrow JSON parse (their per-file set-up dominates for
+/// small commits), then splits the rows back per file. Any problem falls back to parsing the
+/// files one by one, so errors name the bad file exactly as ParseJsonActions does.
+Result<std::vector<ActionSet>> ParseJsonActionsBatch(const std::vector<std::shared_ptr<arrow::Buffer>>& files,
+                                                     const std::vector<std::string>& sources);
+
 /// Reads the action columns of a Parquet checkpoint part or sidecar at `path` (relative to the
 /// table root) with parquet::arrow, projecting only the leaves an ActionSet needs (never the
 /// stats). Missing or unreadable → kCorruptMetadata naming the path.

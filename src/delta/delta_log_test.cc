@@ -182,3 +182,35 @@ TEST(DeltaProtocol, UnknownFeaturesAndVersionsAreRefused) {
 
 }  // namespace
 }  // namespace lakeshore::delta
+
+namespace lakeshore::delta {
+namespace {
+
+TEST(DeltaLogReader, BatchedCommitParsingSplitsRowsPerFile) {
+  lakeshore::testing::DeltaScenario s("log_batch");
+  s.Create();
+  s.CommitRaw("{\"add\":{\"path\":\"a.parquet\",\"size\":1}}\r\n\r\n  \n{\"add\":{\"path\":\"b.parquet\",\"size\":2}}");
+  s.CommitRaw("{\"remove\":{\"path\":\"a.parquet\",\"deletionTimestamp\":5}}\n");
+  s.CommitRaw("\n{\"cdc\":{\"path\":\"_change_data/c.parquet\",\"size\":3}}\n\n");
+  auto log = *DeltaLog::Open(s.storage(), Engine::Default());
+  auto commits = log->ReadCommits({0, 1, 2, 3});
+  ASSERT_TRUE(commits.ok()) << commits.status();
+  ASSERT_EQ(commits->size(), 4u);
+  EXPECT_TRUE((*commits)[0].protocol.has_value());
+  ASSERT_EQ((*commits)[1].adds.size(), 2u);
+  EXPECT_EQ((*commits)[1].adds[1].path, "b.parquet");
+  EXPECT_TRUE((*commits)[1].removes.empty());
+  ASSERT_EQ((*commits)[2].removes.size(), 1u);
+  EXPECT_TRUE((*commits)[2].adds.empty());
+  ASSERT_EQ((*commits)[3].cdc.size(), 1u);
+  // One bad file among good ones: the error names exactly that file.
+  s.CommitRaw("{\"add\":{\"path\":\"x\",\"size\":\"not a number\"}}\n");
+  s.CommitRaw("{\"add\":{\"path\":\"y.parquet\",\"size\":1}}\n");
+  auto log2 = *DeltaLog::Open(s.storage(), Engine::Default());
+  auto bad = log2->ReadCommits({1, 2, 3, 4, 5});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("00000000000000000004.json"), std::string::npos) << bad.status();
+}
+
+}  // namespace
+}  // namespace lakeshore::delta

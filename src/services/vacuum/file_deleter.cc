@@ -13,6 +13,10 @@ Result<DeletionTotals> DeleteFilesInBatches(
   std::unordered_map<std::string, int64_t> sizes;
   for (const auto& c : candidates) sizes[c.path] = c.size;
   const auto n = static_cast<int64_t>(candidates.size());
+  // Up to `batch_size` paths per call, but enough batches to keep every engine worker busy
+  // (a local file system deletes one path at a time; an object store takes 1000 per request).
+  const int64_t spread = (n + 2 * engine.parallelism() - 1) / (2 * engine.parallelism());
+  batch_size = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(batch_size, spread)));
   const int64_t batches = (n + batch_size - 1) / batch_size;
   std::atomic<int64_t> done{0};
   ARROW_ASSIGN_OR_RAISE(

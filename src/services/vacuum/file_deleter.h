@@ -18,8 +18,9 @@ struct DeletionTotals {
   int64_t dirs_deleted = 0;
 };
 
-/// Deletes `candidates` in batches of `batch_size` paths, one Storage::DeleteFiles call per
-/// batch, the batches in parallel through `engine`. Reports "deleting" progress. A failed
+/// Deletes `candidates` in batches of at most `batch_size` paths (smaller when that keeps more
+/// engine workers busy), one Storage::DeleteFiles call per batch, the batches in parallel
+/// through `engine`. Reports "deleting" progress. A failed
 /// batch fails the call (files of other batches may be deleted: re-running converges).
 Result<DeletionTotals> DeleteFilesInBatches(Storage& storage, Engine& engine,
                                             const std::vector<VacuumCandidate>& candidates,

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <regex>
+#include <cctype>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -39,6 +39,42 @@ std::string SidecarPath(const SidecarFile& sidecar, const std::string& root_uri)
   return rel.ok() ? *rel : sidecar.path;  // outside the table: reading it fails, naming it
 }
 
+/// What a file name in `_delta_log` is (hand-parsed: listing a long log calls this per file).
+struct LogFileName {
+  enum Kind { kOther, kCommit, kClassic, kMultiPart, kUuidNamed } kind = kOther;
+  int64_t version = 0;
+  int part = 0, parts = 0;
+};
+
+bool AllDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+LogFileName ParseLogFileName(std::string_view name) {
+  LogFileName out;
+  if (name.size() < 21 || !AllDigits(name.substr(0, 20)) || name[20] != '.') return out;
+  int64_t version = std::stoll(std::string(name.substr(0, 20)));
+  std::string_view rest = name.substr(21);
+  if (rest == "json") return {LogFileName::kCommit, version};
+  constexpr std::string_view kCheckpoint = "checkpoint.";
+  if (rest.substr(0, kCheckpoint.size()) != kCheckpoint) return out;
+  rest.remove_prefix(kCheckpoint.size());
+  if (rest == "parquet") return {LogFileName::kClassic, version};
+  // <part:10>.<parts:10>.parquet
+  if (rest.size() == 10 + 1 + 10 + 8 && AllDigits(rest.substr(0, 10)) && rest[10] == '.' &&
+      AllDigits(rest.substr(11, 10)) && rest.substr(21) == ".parquet") {
+    return {LogFileName::kMultiPart, version, std::stoi(std::string(rest.substr(0, 10))),
+            std::stoi(std::string(rest.substr(11, 10)))};
+  }
+  // <uuid:36>.json|parquet
+  if (rest.size() > 37 && rest[36] == '.' &&
+      std::all_of(rest.begin(), rest.begin() + 36, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == '-'; }) &&
+      (rest.substr(37) == "json" || rest.substr(37) == "parquet")) {
+    return {LogFileName::kUuidNamed, version};
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string DeltaLog::CommitPath(int64_t version) { return LogPath(Padded(version, 20) + ".json"); }
@@ -52,27 +88,32 @@ Result<std::shared_ptr<DeltaLog>> DeltaLog::Open(std::shared_ptr<Storage> table,
 }
 
 Status DeltaLog::Index(const std::vector<FileEntry>& entries) {
-  static const std::regex kCommit(R"((\d{20})\.json)");
-  static const std::regex kClassic(R"((\d{20})\.checkpoint\.parquet)");
-  static const std::regex kMultiPart(R"((\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet)");
-  static const std::regex kUuidNamed(R"((\d{20})\.checkpoint\.[0-9a-fA-F-]{36}\.(json|parquet))");
   // version -> parts -> part numbers present
   std::map<int64_t, std::map<int, std::vector<int>>> multipart;
   bool has_last_checkpoint = false;
   for (const auto& e : entries) {
     if (e.is_dir) continue;
-    std::string name(BaseName(e.path));
-    std::smatch m;
-    if (std::regex_match(name, m, kCommit)) {
-      commits_.push_back({std::stoll(m[1]), e.path, e.size, e.mtime_ms});
-    } else if (std::regex_match(name, m, kClassic)) {
-      complete_checkpoints_.push_back({std::stoll(m[1]), Checkpoint::Kind::kClassic, {e.path}});
-    } else if (std::regex_match(name, m, kUuidNamed)) {
-      complete_checkpoints_.push_back({std::stoll(m[1]), Checkpoint::Kind::kUuidNamed, {e.path}});
-    } else if (std::regex_match(name, m, kMultiPart)) {
-      multipart[std::stoll(m[1])][std::stoi(m[3])].push_back(std::stoi(m[2]));
-    } else if (name == "_last_checkpoint") {
+    std::string_view name = BaseName(e.path);
+    if (name == "_last_checkpoint") {
       has_last_checkpoint = true;
+      continue;
+    }
+    LogFileName parsed = ParseLogFileName(name);
+    switch (parsed.kind) {
+      case LogFileName::kCommit:
+        commits_.push_back({parsed.version, e.path, e.size, e.mtime_ms});
+        break;
+      case LogFileName::kClassic:
+        complete_checkpoints_.push_back({parsed.version, Checkpoint::Kind::kClassic, {e.path}});
+        break;
+      case LogFileName::kUuidNamed:
+        complete_checkpoints_.push_back({parsed.version, Checkpoint::Kind::kUuidNamed, {e.path}});
+        break;
+      case LogFileName::kMultiPart:
+        multipart[parsed.version][parsed.parts].push_back(parsed.part);
+        break;
+      case LogFileName::kOther:
+        break;
     }
   }
   for (auto& [version, by_parts] : multipart) {

@@ -339,6 +339,26 @@ TEST(DeltaVacuum, RecordsVacuumStartAndEndCommits) {
   EXPECT_EQ(snap.active_files.size(), 1u);
 }
 
+TEST(DeltaVacuum, InCommitTimestampsStayIncreasing) {
+  DeltaScenario s("ict");
+  json protocol = {{"minReaderVersion", 3}, {"minWriterVersion", 7},
+                   {"readerFeatures", json::array()}, {"writerFeatures", {"inCommitTimestamp"}}};
+  s.Create({}, {{"delta.enableInCommitTimestamps", "true"}}, protocol);
+  const int64_t ahead = s.now() + 10 * kDayMs;  // a writer whose clock runs ahead
+  s.CommitRaw(json{{"commitInfo", {{"inCommitTimestamp", ahead}, {"timestamp", ahead}, {"operation", "WRITE"}}}}.dump() +
+              "\n" + json{{"add", {{"path", "a.parquet"}, {"size", 1}, {"modificationTime", 1}, {"dataChange", true}}}}.dump() + "\n");
+  s.Put("a.parquet");
+  s.Put("orphan.parquet");
+  s.Advance(8 * kDayMs);
+  MustVacuum(s);
+  auto start = json::parse(*s.storage()->ReadString(delta::DeltaLog::CommitPath(2)))["commitInfo"];
+  auto end = json::parse(*s.storage()->ReadString(delta::DeltaLog::CommitPath(3)))["commitInfo"];
+  EXPECT_EQ(start["inCommitTimestamp"], ahead + 1);
+  EXPECT_EQ(end["inCommitTimestamp"], ahead + 2);
+  // commitInfo is the first action of each commit, as the feature requires.
+  EXPECT_EQ(s.storage()->ReadString(delta::DeltaLog::CommitPath(2))->rfind("{\"commitInfo\"", 0), 0u);
+}
+
 TEST(DeltaVacuum, CommitRacesMoveToTheNextVersion) {
   DeltaScenario s("race");
   s.Create();

@@ -663,3 +663,41 @@ TEST(DeltaVacuum, FormatDetection) {
 
 }  // namespace
 }  // namespace lakeshore
+
+namespace lakeshore {
+namespace {
+
+TEST(DeltaVacuum, WorksOnTheMemoryBackend) {
+  auto clock = std::make_shared<ManualClock>(1'700'000'000'000);
+  StorageOptions so;
+  so.clock = clock;
+  auto storage = *Storage::Open("mem://vacuum_memory_backend/t", so);
+  json protocol = {{"protocol", {{"minReaderVersion", 1}, {"minWriterVersion", 2}}}};
+  json meta = {{"metaData", {{"id", "m"}, {"partitionColumns", {"p"}}, {"configuration", json::object()}}}};
+  ASSERT_TRUE(storage->WriteString("_delta_log/00000000000000000000.json", protocol.dump() + "\n" + meta.dump() + "\n").ok());
+  ASSERT_TRUE(storage->WriteString("p=1/live.parquet", "x").ok());
+  ASSERT_TRUE(storage->WriteString("p=1/orphan.parquet", "xx").ok());
+  ASSERT_TRUE(storage->WriteString("p=2/_tmp/hidden.parquet", "x").ok());
+  json add = {{"add", {{"path", "p=1/live.parquet"}, {"size", 1}, {"modificationTime", 1}, {"dataChange", true}}}};
+  ASSERT_TRUE(storage->WriteString("_delta_log/00000000000000000001.json", add.dump() + "\n").ok());
+  clock->Advance(8 * kDayMs);
+  ASSERT_TRUE(storage->WriteString("p=2/young.parquet", "x").ok());
+  VacuumOptions o;
+  o.clock = clock;
+  auto r = Vacuum(storage, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->candidates.size(), 1u);
+  EXPECT_EQ(r->candidates[0].path, "p=1/orphan.parquet");
+  EXPECT_EQ(r->files_deleted, 1);
+  EXPECT_FALSE(*storage->Exists("p=1/orphan.parquet"));
+  EXPECT_TRUE(*storage->Exists("p=1/live.parquet"));
+  EXPECT_TRUE(*storage->Exists("p=2/_tmp/hidden.parquet"));
+  EXPECT_TRUE(*storage->Exists("p=2/young.parquet"));
+  o.optimistic = true;
+  auto again = Vacuum(storage, o);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->skipped) << again->skip_reason;
+}
+
+}  // namespace
+}  // namespace lakeshore

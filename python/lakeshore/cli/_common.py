@@ -223,10 +223,10 @@ def write_summary_table(result: dict[str, Any], title: str = "write") -> RichTab
 def timeline_table(instants: Sequence[dict[str, Any]], title: str = "timeline") -> RichTable:
     """A rich table of timeline instants."""
     t = RichTable(title=title, title_justify="left")
-    for col in ("instant", "when (UTC)", "action", "state", "completed"):
-        t.add_column(col)
+    for col in ("instant", "action", "state", "completed at (UTC)"):
+        t.add_column(col, no_wrap=True)
     for i in instants:
-        t.add_row(i["time"], human_instant(i["time"]), i["action"], i["state"], human_instant(i.get("completion_time")))
+        t.add_row(i["time"], i["action"], i["state"], human_instant(i.get("completion_time")))
     return t
 
 
@@ -267,7 +267,9 @@ def _blob_text(blob: dict[str, Any]) -> str:
         data = blob.get("data")
         return f"inline <{len(data) if data is not None else 0} bytes>"
     ref = blob.get("reference") or {}
-    return f"→ {ref.get('external_path')}"
+    path = str(ref.get("external_path") or "")
+    tail = "/".join(path.rstrip("/").split("/")[-2:])  # the informative end of a long path
+    return f"→ {tail}" if tail != path else f"→ {path}"
 
 
 class Stopwatch:

@@ -206,14 +206,14 @@ def run(args: argparse.Namespace) -> int:
     timeline = table.timeline()
     files = table.files()
     file_bytes = sum((demo.table_path / f).stat().st_size for f in files)
-    blob_bytes = sum(p.stat().st_size for p in photos)
+    blob_bytes = sum(Path(p).stat().st_size for p in set(referenced))
     ok = all(c["ok"] for c in demo.checks)
     report = {
         "root": str(demo.root), "table": table.uri, "blobs": str(demo.blobs), "steps": demo.steps,
         "timeline": timeline, "files": files, "file_bytes": file_bytes,
         "rows_latest": latest.num_rows,
         "rows_by_instant": {i: len(e) for i, e in demo.expected_by_instant.items()},
-        "referenced_blobs": len(referenced), "blob_bytes": blob_bytes,
+        "referenced_blobs": len(set(referenced)), "blob_bytes": blob_bytes,
         "checks": demo.checks, "ok": ok, "seconds": round(watch.seconds(), 3),
     }
     out.json(report)
@@ -237,7 +237,7 @@ def run(args: argparse.Namespace) -> int:
     summary = RichTable(title="summary", show_header=False, title_justify="left")
     summary.add_row("data files (latest slices)", str(len(files)))
     summary.add_row("data bytes", human_bytes(file_bytes))
-    summary.add_row("blob files referenced", f"{len(referenced)} ({human_bytes(blob_bytes)} in {demo.blobs})")
+    summary.add_row("blob files referenced", f"{len(set(referenced))} ({human_bytes(blob_bytes)} in {demo.blobs})")
     summary.add_row("instants", str(len(timeline)))
     summary.add_row("time", f"{watch.seconds():.2f} s")
     out.print(summary)

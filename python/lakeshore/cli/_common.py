@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from lakeshore.blob import blob_type
@@ -205,7 +206,7 @@ def human_instant(time_str: Optional[str]) -> str:
 
 def write_summary_table(result: dict[str, Any], title: str = "write") -> RichTable:
     """A rich table of one write's WriteResult."""
-    t = RichTable(title=title, show_header=False, title_justify="left")
+    t = RichTable(title=escape(title), show_header=False, title_justify="left")
     t.add_column("what", style="bold")
     t.add_column("value", justify="right")
     t.add_row("instant", f"{result['instant_time']} ({human_instant(result['instant_time'])})")
@@ -222,7 +223,7 @@ def write_summary_table(result: dict[str, Any], title: str = "write") -> RichTab
 
 def timeline_table(instants: Sequence[dict[str, Any]], title: str = "timeline") -> RichTable:
     """A rich table of timeline instants."""
-    t = RichTable(title=title, title_justify="left")
+    t = RichTable(title=escape(title), title_justify="left")
     for col in ("instant", "action", "state", "completed at (UTC)"):
         t.add_column(col, no_wrap=True)
     for i in instants:
@@ -232,23 +233,23 @@ def timeline_table(instants: Sequence[dict[str, Any]], title: str = "timeline") 
 
 def schema_table(schema: pa.Schema, title: str = "schema") -> RichTable:
     """A rich table of a schema's fields."""
-    t = RichTable(title=title, title_justify="left")
+    t = RichTable(title=escape(title), title_justify="left")
     t.add_column("field")
     t.add_column("type")
     t.add_column("nullable")
     for f in schema:
         type_name = "blob" if f.type == blob_type() else str(f.type)
-        t.add_row(f.name, type_name, "yes" if f.nullable else "no")
+        t.add_row(escape(f.name), escape(type_name), "yes" if f.nullable else "no")
     return t
 
 
 def rows_table(table: pa.Table, title: str, max_width: int = 40) -> RichTable:
     """A rich table of the rows of a (small) Arrow table, values shortened to ``max_width``."""
-    t = RichTable(title=title, title_justify="left")
+    t = RichTable(title=escape(title), title_justify="left")
     for name in table.column_names:
-        t.add_column(name, overflow="ellipsis", max_width=max_width)
+        t.add_column(escape(name), overflow="ellipsis", max_width=max_width)
     for row in table.to_pylist():
-        t.add_row(*(_short(v, max_width) for v in row.values()))
+        t.add_row(*(escape(_short(v, max_width)) for v in row.values()))
     return t
 
 

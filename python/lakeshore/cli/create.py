@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from rich.markup import escape
+
 from lakeshore.cli._common import Output, add_json_flag, names_list, parse_schema, schema_from_sample, schema_table
 from lakeshore.table import Table
 
@@ -62,9 +64,9 @@ def run(args: argparse.Namespace) -> int:
     doc: dict[str, Any] = {"uri": table.uri, "config": table.config, "schema": [
         {"name": f.name, "type": str(f.type), "nullable": f.nullable} for f in table.schema]}
     out.json(doc)
-    out.print(f"[green]created[/] table [bold]{table.config['name']}[/] at {table.uri}")
+    out.print(f"[green]created[/] table [bold]{escape(table.config['name'])}[/] at {escape(table.uri)}")
     out.print(schema_table(table.schema))
     c = table.config
-    out.print(f"record key: {', '.join(c['record_key'])}   partitioned by: {', '.join(c['partition_by']) or '-'}   "
-              f"ordering field: {c['ordering_field'] or '-'}   type: {c['table_type']}")
+    out.print(escape(f"record key: {', '.join(c['record_key'])}   partitioned by: {', '.join(c['partition_by']) or '-'}   "
+                     f"ordering field: {c['ordering_field'] or '-'}   type: {c['table_type']}"))
     return 0

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import pyarrow as pa
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from lakeshore.blob import blob_type, inline_blob, out_of_line_blob
@@ -166,8 +167,8 @@ def run(args: argparse.Namespace) -> int:
     watch = Stopwatch()
     demo = Demo(root=prepare_root(args.path), out=out)
     photos = demo.make_photos(10)
-    out.print(f"[bold]Lakeshore demo[/] in {demo.root}")
-    out.print(f"wrote {len(photos)} photo files to {demo.blobs} (the blob column references them)")
+    out.print(f"[bold]Lakeshore demo[/] in {escape(str(demo.root))}")
+    out.print(escape(f"wrote {len(photos)} photo files to {demo.blobs} (the blob column references them)"))
 
     demo.table = Table.create(str(demo.table_path), demo_schema(), record_key="id", partition_by="city",
                               ordering_field="updated_at", name="riders")
@@ -232,15 +233,15 @@ def run(args: argparse.Namespace) -> int:
     checks.add_column("check")
     checks.add_column("result")
     for c in demo.checks:
-        checks.add_row(c["check"], "[green]ok[/]" if c["ok"] else f"[red]FAILED[/] got {c.get('actual')}")
+        checks.add_row(escape(c["check"]), "[green]ok[/]" if c["ok"] else f"[red]FAILED[/] got {escape(str(c.get('actual')))}")
     out.print(checks)
     summary = RichTable(title="summary", show_header=False, title_justify="left")
     summary.add_row("data files (latest slices)", str(len(files)))
     summary.add_row("data bytes", human_bytes(file_bytes))
-    summary.add_row("blob files referenced", f"{len(set(referenced))} ({human_bytes(blob_bytes)} in {demo.blobs})")
+    summary.add_row("blob files referenced", escape(f"{len(set(referenced))} ({human_bytes(blob_bytes)} in {demo.blobs})"))
     summary.add_row("instants", str(len(timeline)))
     summary.add_row("time", f"{watch.seconds():.2f} s")
     out.print(summary)
-    out.print(f"[green]demo ok[/]: the table is at {demo.table_path}" if ok else "[red]demo found problems[/]")
-    out.print(f"try: lakeshore show {demo.table_path}   lakeshore timeline {demo.table_path}")
+    out.print(f"[green]demo ok[/]: the table is at {escape(str(demo.table_path))}" if ok else "[red]demo found problems[/]")
+    out.print(escape(f"try: lakeshore show {demo.table_path}   lakeshore timeline {demo.table_path}"))
     return 0 if ok else 1

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import lakeshore
 import pyarrow as pa
 import pytest
 
-import lakeshore
-
-SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("city", pa.string()), pa.field("v", pa.int64())])
+SCHEMA = pa.schema(
+    [pa.field("id", pa.int64(), nullable=False), pa.field("city", pa.string()), pa.field("v", pa.int64())]
+)
 
 
 def data(*ids: int) -> pa.Table:
-    return pa.table({"id": pa.array(ids, pa.int64()), "city": ["oslo"] * len(ids), "v": pa.array(ids, pa.int64())},
-                    schema=SCHEMA)
+    return pa.table(
+        {"id": pa.array(ids, pa.int64()), "city": ["oslo"] * len(ids), "v": pa.array(ids, pa.int64())}, schema=SCHEMA
+    )
 
 
 def snapshot(t: lakeshore.Table) -> list[dict[str, object]]:
@@ -49,8 +51,9 @@ def test_corrupt_table_json(filled: lakeshore.Table, table_path: str, content: b
 def test_truncated_instant_file(filled: lakeshore.Table, table_path: str) -> None:
     root = Path(table_path)
     latest = filled.timeline()[-1]["time"]
-    completed = [p for p in (root / ".lakeshore" / "timeline").iterdir()
-                 if p.name.startswith(latest + "_") and p.is_file()]
+    completed = [
+        p for p in (root / ".lakeshore" / "timeline").iterdir() if p.name.startswith(latest + "_") and p.is_file()
+    ]
     assert len(completed) == 1, sorted(p.name for p in (root / ".lakeshore" / "timeline").iterdir())
     instant = completed[0]
     original = instant.read_bytes()
@@ -99,8 +102,11 @@ def test_batch_without_the_record_key(filled: lakeshore.Table) -> None:
     with pytest.raises(lakeshore.SchemaMismatchError, match="id"):
         filled.delete(pa.table({"city": ["oslo"]}))
     with pytest.raises(lakeshore.LakeshoreError, match="id"):
-        filled.upsert(pa.table({"id": pa.array([None, 7], pa.int64()), "city": ["oslo", "oslo"],
-                                "v": pa.array([1, 2], pa.int64())}))
+        filled.upsert(
+            pa.table(
+                {"id": pa.array([None, 7], pa.int64()), "city": ["oslo", "oslo"], "v": pa.array([1, 2], pa.int64())}
+            )
+        )
     assert snapshot(filled) == before
 
 

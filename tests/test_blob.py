@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pyarrow as pa
-
 import lakeshore
+import pyarrow as pa
 from lakeshore.cli._common import parse_schema, parse_type
 
 
@@ -40,7 +39,11 @@ def test_blob_values_build_a_blob_column() -> None:
     arr = pa.array(values, type=lakeshore.blob_type())
     assert arr.to_pylist()[0] == {"type": "INLINE", "data": b"abc", "reference": None}
     assert arr.to_pylist()[1]["reference"] == {
-        "external_path": "/blobs/a.jpg", "offset": 10, "length": 5, "managed": True}
+        "external_path": "/blobs/a.jpg",
+        "offset": 10,
+        "length": 5,
+        "managed": True,
+    }
     assert arr.null_count == 1
 
 

@@ -9,11 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import lakeshore
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
-import lakeshore
 from lakeshore.cli import main
 
 
@@ -26,13 +25,32 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
 
 def test_create_write_show_timeline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     t = str(tmp_path / "t")
-    doc = run_json(capsys, "create", t, "--schema", "id:int64!,city:string,ts:timestamp[ms],n:double",
-                   "--record-key", "id", "--partition-by", "city", "--ordering-field", "ts")
+    doc = run_json(
+        capsys,
+        "create",
+        t,
+        "--schema",
+        "id:int64!,city:string,ts:timestamp[ms],n:double",
+        "--record-key",
+        "id",
+        "--partition-by",
+        "city",
+        "--ordering-field",
+        "ts",
+    )
     assert doc["config"]["record_key"] == ["id"] and doc["config"]["partition_by"] == ["city"]
 
-    pq.write_table(pa.table({"id": pa.array([1, 2, 3], pa.int64()), "city": ["oslo", "lima", "oslo"],
-                             "ts": pa.array([1, 1, 1], pa.timestamp("ms")), "n": [1.0, 2.0, 3.0]}),
-                   tmp_path / "a.parquet")
+    pq.write_table(
+        pa.table(
+            {
+                "id": pa.array([1, 2, 3], pa.int64()),
+                "city": ["oslo", "lima", "oslo"],
+                "ts": pa.array([1, 1, 1], pa.timestamp("ms")),
+                "n": [1.0, 2.0, 3.0],
+            }
+        ),
+        tmp_path / "a.parquet",
+    )
     (tmp_path / "b.csv").write_text("n,id,city,ts\n20.5,2,lima,2026-01-01 00:00:01\n4,4,quito,2026-01-01 00:00:01\n")
     (tmp_path / "c.json").write_text('{"id": 5, "city": "oslo", "ts": "2026-01-01 00:00:02", "n": 5}\n')
     (tmp_path / "gone.csv").write_text("id\n1\n")

@@ -6,17 +6,18 @@ from __future__ import annotations
 import multiprocessing as mp
 from typing import Any
 
+import lakeshore
 import pyarrow as pa
 
-import lakeshore
-
-SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("city", pa.string()),
-                    pa.field("who", pa.string())])
+SCHEMA = pa.schema(
+    [pa.field("id", pa.int64(), nullable=False), pa.field("city", pa.string()), pa.field("who", pa.string())]
+)
 
 
 def batch(ids: list[int], city: str, who: str) -> pa.Table:
-    return pa.table({"id": pa.array(ids, pa.int64()), "city": [city] * len(ids), "who": [who] * len(ids)},
-                    schema=SCHEMA)
+    return pa.table(
+        {"id": pa.array(ids, pa.int64()), "city": [city] * len(ids), "who": [who] * len(ids)}, schema=SCHEMA
+    )
 
 
 def writer(path: str, ids: list[int], city: str, who: str, barrier: Any, results: Any) -> None:
@@ -42,8 +43,10 @@ def run_two(path: str, a: tuple[list[int], str], b: tuple[list[int], str]) -> di
     ctx = mp.get_context("spawn")
     barrier = ctx.Barrier(2)
     results = ctx.Queue()
-    procs = [ctx.Process(target=writer, args=(path, ids, city, who, barrier, results))
-             for who, (ids, city) in (("A", a), ("B", b))]
+    procs = [
+        ctx.Process(target=writer, args=(path, ids, city, who, barrier, results))
+        for who, (ids, city) in (("A", a), ("B", b))
+    ]
     for p in procs:
         p.start()
     out = {}

@@ -8,12 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import lakeshore
 import pyarrow as pa
 import pyarrow.parquet as pq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import lakeshore
 
 SCHEMA = pa.schema(
     [
@@ -65,7 +64,7 @@ def apply(t: lakeshore.Table, oracle: dict[int, Row], mode: str, items: list[Any
         for k in items:
             counter[0] += 1
             batch.append((k, part_of(k), counter[0], f"i{counter[0]}"))
-    t.write(pa.Table.from_pylist([dict(zip(COLUMNS, r)) for r in batch], schema=SCHEMA), mode)
+    t.write(pa.Table.from_pylist([dict(zip(COLUMNS, r, strict=False)) for r in batch], schema=SCHEMA), mode)
     for row in batch:
         old = oracle.get(row[0])
         if old is None or mode != "upsert" or row[2] > old[2]:

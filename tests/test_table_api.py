@@ -9,10 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import lakeshore
 import pyarrow as pa
 import pytest
-
-import lakeshore
 
 META = ["_lakeshore_commit_time", "_lakeshore_record_key", "_lakeshore_partition"]
 SCHEMA = pa.schema(
@@ -26,7 +25,7 @@ SCHEMA = pa.schema(
 
 
 def rows(*items: tuple[int, str, int, str]) -> pa.Table:
-    return pa.Table.from_pylist([dict(zip(SCHEMA.names, i)) for i in items], schema=SCHEMA)
+    return pa.Table.from_pylist([dict(zip(SCHEMA.names, i, strict=False)) for i in items], schema=SCHEMA)
 
 
 def state(t: lakeshore.Table, **read: Any) -> dict[int, tuple[Any, ...]]:
@@ -66,8 +65,17 @@ def test_file_uri_and_plain_path_are_the_same_table(table: lakeshore.Table, tabl
 def test_write_modes_and_results(table: lakeshore.Table) -> None:
     r = table.bulk_insert(rows((1, "oslo", 1, "a"), (2, "lima", 1, "b"), (3, "oslo", 1, "c")))
     assert set(r) == {
-        "instant_time", "operation", "records_in", "records_inserted", "records_updated", "records_deleted",
-        "files_written", "bytes_written", "file_groups_touched", "rolled_back_instants", "duration_ms",
+        "instant_time",
+        "operation",
+        "records_in",
+        "records_inserted",
+        "records_updated",
+        "records_deleted",
+        "files_written",
+        "bytes_written",
+        "file_groups_touched",
+        "rolled_back_instants",
+        "duration_ms",
     }
     assert r["operation"] == "bulk_insert"
     assert (r["records_in"], r["records_inserted"], r["records_updated"]) == (3, 3, 0)

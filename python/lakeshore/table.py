@@ -9,8 +9,8 @@ releases the GIL while the native core works.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Callable, Optional, Union
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import pyarrow as pa
 
@@ -23,12 +23,11 @@ __all__ = ["ProgressFn", "Table", "format_instant_time"]
 ProgressFn = Callable[[str, int, int, str], None]
 #: A time-travel point: an instant time "yyyyMMddHHmmssSSS" (str or int) or a datetime (UTC if
 #: naive).
-AsOf = Union[str, int, _dt.datetime, None]
+AsOf = str | int | _dt.datetime | None
 #: A partition filter: (field, op, value) tuples, ANDed (pyarrow's DNF with one conjunction).
-Filter = Optional[Sequence[Any]]
+Filter = Sequence[Any] | None
 
-_OPS = {"=": "=", "==": "=", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
-        "in": "in", "not in": "not in"}
+_OPS = {"=": "=", "==": "=", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "in": "in", "not in": "not in"}
 
 
 def format_instant_time(when: _dt.datetime) -> str:
@@ -38,7 +37,7 @@ def format_instant_time(when: _dt.datetime) -> str:
     return when.strftime("%Y%m%d%H%M%S") + f"{when.microsecond // 1000:03d}"
 
 
-def _instant(value: AsOf, what: str) -> Optional[str]:
+def _instant(value: AsOf, what: str) -> str | None:
     if value is None:
         return None
     if isinstance(value, _dt.datetime):
@@ -48,7 +47,7 @@ def _instant(value: AsOf, what: str) -> Optional[str]:
     return str(value)
 
 
-def _names(value: Union[str, Sequence[str], None], what: str) -> list[str]:
+def _names(value: str | Sequence[str] | None, what: str) -> list[str]:
     if value is None:
         return []
     if isinstance(value, str):
@@ -119,14 +118,14 @@ class Table:
         cls,
         path: str,
         schema: pa.Schema,
-        record_key: Union[str, Sequence[str]],
-        partition_by: Union[str, Sequence[str], None] = None,
-        ordering_field: Optional[str] = None,
+        record_key: str | Sequence[str],
+        partition_by: str | Sequence[str] | None = None,
+        ordering_field: str | None = None,
         table_type: str = "cow",
         *,
-        name: Optional[str] = None,
-        properties: Optional[Mapping[str, str]] = None,
-        storage_options: Optional[Mapping[str, str]] = None,
+        name: str | None = None,
+        properties: Mapping[str, str] | None = None,
+        storage_options: Mapping[str, str] | None = None,
     ) -> Table:
         """Creates a new table at ``path`` and returns it.
 
@@ -152,7 +151,7 @@ class Table:
         return cls(native)
 
     @classmethod
-    def open(cls, path: str, *, storage_options: Optional[Mapping[str, str]] = None) -> Table:
+    def open(cls, path: str, *, storage_options: Mapping[str, str] | None = None) -> Table:
         """Opens the table at ``path``. Raises CorruptMetadataError naming the file if its
         table.json is damaged, StorageError if nothing is there."""
         return cls(_core.Table.open(path, dict(storage_options or {})))
@@ -200,7 +199,7 @@ class Table:
 
     # ---- writes ---------------------------------------------------------------------------
 
-    def write(self, data: Any, mode: str = "upsert", *, progress: Optional[ProgressFn] = None) -> dict[str, Any]:
+    def write(self, data: Any, mode: str = "upsert", *, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Writes ``data`` as one instant with ``mode`` ("insert", "upsert", "delete",
         "bulk_insert") and returns what the write did (the WriteResult fields as a dict:
         instant_time, operation, records_in, records_inserted, records_updated,
@@ -213,22 +212,22 @@ class Table:
         """
         return dict(self._native.write(mode, stream_capsule(data), progress))
 
-    def insert(self, data: Any, *, progress: Optional[ProgressFn] = None) -> dict[str, Any]:
+    def insert(self, data: Any, *, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Inserts new records without looking up existing keys (a key already stored is stored
         again). See :meth:`write` for the result and errors."""
         return self.write(data, "insert", progress=progress)
 
-    def upsert(self, data: Any, *, progress: Optional[ProgressFn] = None) -> dict[str, Any]:
+    def upsert(self, data: Any, *, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Updates records whose key is stored and inserts the others; among records with the
         same key the larger ordering field wins. See :meth:`write`."""
         return self.write(data, "upsert", progress=progress)
 
-    def bulk_insert(self, data: Any, *, progress: Optional[ProgressFn] = None) -> dict[str, Any]:
+    def bulk_insert(self, data: Any, *, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Inserts new records sorted by partition and key into new file groups (the fast path
         for loading a table). See :meth:`write`."""
         return self.write(data, "bulk_insert", progress=progress)
 
-    def delete(self, keys: Any, *, progress: Optional[ProgressFn] = None) -> dict[str, Any]:
+    def delete(self, keys: Any, *, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Deletes records by key. ``keys`` is Arrow data holding the key field(s), or a list of
         key values (one key field), or a list of tuples or dicts (composite keys). See
         :meth:`write` for the result and errors.
@@ -245,7 +244,11 @@ class Table:
         return self.write(data, "delete", progress=progress)
 
     def _keys_to_arrow(self, keys: Any) -> Any:
-        if hasattr(keys, "__arrow_c_stream__") or isinstance(keys, pa.RecordBatch) or hasattr(keys, "__arrow_c_array__"):
+        if (
+            hasattr(keys, "__arrow_c_stream__")
+            or isinstance(keys, pa.RecordBatch)
+            or hasattr(keys, "__arrow_c_array__")
+        ):
             return keys
         if isinstance(keys, (str, bytes)) or not isinstance(keys, Iterable):
             raise TypeError("keys must be Arrow data or a list of key values")
@@ -263,7 +266,7 @@ class Table:
                     values = list(r)
                 else:
                     raise TypeError(f"a composite key is a tuple or dict of {fields}, got {r!r}")
-                for f, v in zip(fields, values):
+                for f, v in zip(fields, values, strict=False):
                     columns[f].append(v)
         return pa.table({f: pa.array(columns[f], type=schema.field(f).type) for f in fields})
 
@@ -282,7 +285,7 @@ class Table:
 
     # ---- reads ----------------------------------------------------------------------------
 
-    def to_arrow(self, columns: Optional[Sequence[str]] = None, filter: Filter = None, as_of: AsOf = None) -> pa.Table:
+    def to_arrow(self, columns: Sequence[str] | None = None, filter: Filter = None, as_of: AsOf = None) -> pa.Table:
         """Reads the table (or the state right after instant ``as_of``) as a pyarrow Table.
 
         ``columns`` picks and orders the columns (default: the meta columns, then all user
@@ -294,10 +297,10 @@ class Table:
 
     def read_incremental(
         self,
-        start: Union[str, int, _dt.datetime],
+        start: str | int | _dt.datetime,
         end: AsOf = None,
         *,
-        columns: Optional[Sequence[str]] = None,
+        columns: Sequence[str] | None = None,
         filter: Filter = None,
     ) -> pa.Table:
         """The records written by the completed instants after ``start`` up to and including
@@ -305,7 +308,9 @@ class Table:
         reported."""
         start_time = _instant(start, "start")
         assert start_time is not None
-        capsule = self._native.read_incremental(start_time, _instant(end, "end"), _names(columns, "columns"), _predicates(filter))
+        capsule = self._native.read_incremental(
+            start_time, _instant(end, "end"), _names(columns, "columns"), _predicates(filter)
+        )
         return table_from_capsule(capsule)
 
     def timeline(self) -> list[dict[str, Any]]:

@@ -9,13 +9,13 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.dataset as ds
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
 from lakeshore.blob import blob_type
@@ -58,12 +58,10 @@ class Output:
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     """Adds the --json flag every verb has."""
-    parser.add_argument(
-        "--json", action="store_true", help="print one JSON document on stdout and nothing else there"
-    )
+    parser.add_argument("--json", action="store_true", help="print one JSON document on stdout and nothing else there")
 
 
-def detect_format(path: str, explicit: Optional[str]) -> str:
+def detect_format(path: str, explicit: str | None) -> str:
     """The input format of ``path``: ``explicit`` if given, else from the file extension."""
     if explicit:
         return explicit
@@ -73,7 +71,7 @@ def detect_format(path: str, explicit: Optional[str]) -> str:
     return fmt
 
 
-def open_input(paths: Sequence[str], fmt: Optional[str], schema: Optional[pa.Schema]) -> ds.Dataset:
+def open_input(paths: Sequence[str], fmt: str | None, schema: pa.Schema | None) -> ds.Dataset:
     """A dataset over the input files (all of one format). With ``schema``, CSV and JSON values are
     parsed as the table's types and the columns come out in the table's order."""
     formats = {detect_format(p, fmt) for p in paths}
@@ -92,20 +90,22 @@ def open_input(paths: Sequence[str], fmt: Optional[str], schema: Optional[pa.Sch
     return ds.dataset(list(paths), format=fmt, schema=schema)
 
 
-def read_input(paths: Sequence[str], fmt: Optional[str], schema: Optional[pa.Schema]) -> pa.RecordBatchReader:
+def read_input(paths: Sequence[str], fmt: str | None, schema: pa.Schema | None) -> pa.RecordBatchReader:
     """A streaming reader over the input files (see :func:`open_input`); nothing is loaded whole."""
     dataset = open_input(paths, fmt, schema)
     columns = schema.names if schema is not None else None
     return dataset.scanner(columns=columns).to_reader()
 
 
-def schema_from_sample(path: str, fmt: Optional[str]) -> pa.Schema:
+def schema_from_sample(path: str, fmt: str | None) -> pa.Schema:
     """The schema of a Parquet, CSV or JSON sample file."""
     return open_input([path], fmt, None).schema
 
 
 def _split_top_level(text: str, sep: str = ",") -> list[str]:
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "[(<":
             depth += 1
@@ -158,7 +158,7 @@ def parse_schema(text: str) -> pa.Schema:
     return pa.schema(fields)
 
 
-def names_list(text: Optional[str]) -> list[str]:
+def names_list(text: str | None) -> list[str]:
     """Splits a comma-separated list of field names ("a,b")."""
     if not text:
         return []
@@ -166,14 +166,19 @@ def names_list(text: Optional[str]) -> list[str]:
 
 
 @contextlib.contextmanager
-def progress_bar(out: Output, enabled: bool) -> Iterator[Optional[ProgressFn]]:
+def progress_bar(out: Output, enabled: bool) -> Iterator[ProgressFn | None]:
     """A rich progress bar on stderr fed by the core's progress callback; yields the callback
     (None when disabled, in --json mode or when stderr is not a terminal)."""
     if not enabled or out.as_json or not out.err.is_terminal:
         yield None
         return
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[unit]}"),
-               TimeElapsedColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[unit]}"),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=out.err, transient=False) as bar:
         tasks: dict[str, TaskID] = {}
 
@@ -196,7 +201,7 @@ def human_bytes(n: int) -> str:
     return f"{n} B"
 
 
-def human_instant(time_str: Optional[str]) -> str:
+def human_instant(time_str: str | None) -> str:
     """'20261129110203123' -> '2026-11-29 11:02:03.123' (other strings unchanged)."""
     if not time_str or len(time_str) != 17 or not time_str.isdigit():
         return time_str or ""
@@ -211,8 +216,14 @@ def write_summary_table(result: dict[str, Any], title: str = "write") -> RichTab
     t.add_column("value", justify="right")
     t.add_row("instant", f"{result['instant_time']} ({human_instant(result['instant_time'])})")
     t.add_row("operation", str(result["operation"]))
-    for key in ("records_in", "records_inserted", "records_updated", "records_deleted", "files_written",
-                "file_groups_touched"):
+    for key in (
+        "records_in",
+        "records_inserted",
+        "records_updated",
+        "records_deleted",
+        "files_written",
+        "file_groups_touched",
+    ):
         t.add_row(key.replace("_", " "), f"{result[key]:,}")
     t.add_row("bytes written", human_bytes(int(result["bytes_written"])))
     t.add_row("time", f"{result['duration_ms'] / 1000:.2f} s")

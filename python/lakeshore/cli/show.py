@@ -21,7 +21,7 @@ examples:
 """
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Adds the ``show`` verb."""
     p = subparsers.add_parser(
         "show",
@@ -63,7 +63,9 @@ def run(args: argparse.Namespace) -> int:
     if out.as_json:
         return 0
     c = doc["config"]
-    out.print(f"[bold]{escape(c['name'])}[/] at {escape(doc['uri'])}" + (f" as of {escape(args.as_of)}" if args.as_of else ""))
+    out.print(
+        f"[bold]{escape(c['name'])}[/] at {escape(doc['uri'])}" + (f" as of {escape(args.as_of)}" if args.as_of else "")
+    )
     config = RichTable(show_header=False, title="config", title_justify="left")
     for key in ("record_key", "partition_by", "ordering_field", "table_type", "blob_columns"):
         value = c[key]
@@ -79,5 +81,7 @@ def run(args: argparse.Namespace) -> int:
     out.print(files)
     out.print(f"rows: [bold]{doc['row_count']:,}[/]")
     if args.rows > 0 and doc["row_count"] > 0:
-        out.print(rows_table(pa.Table.from_pylist(doc["rows"], schema=table.schema), title=f"first {len(doc['rows'])} rows"))
+        out.print(
+            rows_table(pa.Table.from_pylist(doc["rows"], schema=table.schema), title=f"first {len(doc['rows'])} rows")
+        )
     return 0

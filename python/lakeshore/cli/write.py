@@ -38,7 +38,7 @@ CSV and JSON values are parsed as the table's column types.
 MODES = ("upsert", "insert", "bulk_insert", "delete")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Adds the ``write`` verb."""
     p = subparsers.add_parser(
         "write",

@@ -6,4 +6,6 @@ NB_MODULE(_core, m) {
   lakeshore::python::BindErrors(m);
   lakeshore::python::BindRuntime(m);
   lakeshore::python::BindArrowStream(m);
+  lakeshore::python::BindBlob(m);
+  lakeshore::python::BindTable(m);
 }

@@ -290,7 +290,8 @@ TEST_P(StorageConformance, DeletesAreBatchedAndIdempotent) {
 }
 
 TEST_P(StorageConformance, DeletesMoreThanOneS3BatchOfFiles) {
-  constexpr int kFiles = 1005;  // more than S3's 1000 keys per multi-object delete
+  // S3: more than its 1000 keys per multi-object delete. Elsewhere fewer (local writes fsync).
+  const int kFiles = IsS3() ? 1005 : 205;
   std::vector<std::string> paths;
   for (int i = 0; i < kFiles; ++i) paths.push_back("many/part=" + std::to_string(i % 3) + "/f" + std::to_string(i));
   std::vector<std::thread> writers;

@@ -327,6 +327,32 @@ TEST_P(StorageConformance, DeleteDirIfEmptyLeavesNonEmptyFoldersAlone) {
   EXPECT_FALSE(removed);
 }
 
+TEST_P(StorageConformance, WritesRaceSafelyWithEmptyFolderRemoval) {
+  // A cleaner removing emptied partition folders must not make a concurrent writer fail.
+  const int rounds = IsS3() ? 20 : 200;
+  std::atomic<bool> done{false};
+  std::string remover_error;
+  std::thread remover([&] {
+    while (!done.load()) {
+      auto removed = storage_->DeleteDirIfEmpty("part=1");
+      if (!removed.ok()) {
+        remover_error = removed.status().ToString();
+        return;
+      }
+    }
+  });
+  Status st;
+  for (int i = 0; i < rounds && st.ok(); ++i) {
+    std::string path = "part=1/f" + std::to_string(i);
+    st = (i % 2) ? storage_->WriteString(path, "x") : storage_->PutIfAbsentString(path, "x").status();
+    if (st.ok()) st = storage_->DeleteFiles({path}).status();
+  }
+  done = true;
+  remover.join();
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(remover_error, "");
+}
+
 TEST_P(StorageConformance, PathsOutsideTheRootAreRefused) {
   ASSERT_OK(storage_->WriteString("keep", "1"));
   for (std::string bad : {"../x", "/abs/x", "a/../b", "a//b", "..", ""}) {

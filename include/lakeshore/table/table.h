@@ -52,7 +52,8 @@ struct Progress {
 using ProgressCallback = std::function<void(const Progress&)>;
 
 struct WriteOptions {
-  /// Called from the driver thread as the write advances; may be empty.
+  /// Called as the write advances, possibly from engine threads but never concurrently;
+  /// may be empty.
   ProgressCallback progress;
 };
 

@@ -1,0 +1,35 @@
+// The typed settings of a table (table.json "properties").
+#pragma once
+
+#include <vector>
+
+#include "lakeshore/config.h"
+
+namespace lakeshore::table_options {
+
+/// Target upper bound of a base file (Hudi: hoodie.parquet.max.file.size).
+extern const ConfigOption<int64_t> kMaxFileSizeBytes;
+/// Base files below this size take new inserts (Hudi: hoodie.parquet.small.file.limit); 0
+/// turns small-file packing off.
+extern const ConfigOption<int64_t> kSmallFileLimitBytes;
+/// Rows per Parquet row group.
+extern const ConfigOption<int64_t> kParquetRowGroupRows;
+/// Parquet compression codec: snappy, zstd, gzip, lz4, none.
+extern const ConfigOption<std::string> kParquetCompression;
+/// Bytes per record assumed before the table has statistics.
+extern const ConfigOption<int64_t> kRecordSizeEstimateBytes;
+/// How often a writer renews its heartbeat.
+extern const ConfigOption<int64_t> kHeartbeatIntervalMs;
+/// Missed heartbeats after which a pending write counts as failed.
+extern const ConfigOption<int64_t> kHeartbeatTolerableMisses;
+/// Lease of the table lock: a holder that has not released it by then loses it.
+extern const ConfigOption<int64_t> kLockLeaseMs;
+/// How long a writer waits for the table lock before failing with kLockTimeout.
+extern const ConfigOption<int64_t> kLockWaitTimeoutMs;
+/// The record-location index used by upserts and deletes: "simple".
+extern const ConfigOption<std::string> kIndexType;
+
+/// Every table option, for validation and docs.
+const std::vector<const ConfigOptionBase*>& All();
+
+}  // namespace lakeshore::table_options

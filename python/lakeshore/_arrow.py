@@ -1,0 +1,78 @@
+"""Moving Arrow data between Python and the core through the Arrow PyCapsule interface.
+
+Nothing here copies data: a pyarrow Table, a RecordBatchReader or any object with
+``__arrow_c_stream__`` (polars, DuckDB, arro3, ...) is handed to the core as an
+``ArrowArrayStream`` capsule, and the core's results come back the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+
+class CapsuleHolder:
+    """Presents a capsule made by the core through the Arrow PyCapsule protocol.
+
+    pyarrow's public constructors (``pa.table``, ``pa.schema``, ``pa.field``) accept any object
+    with ``__arrow_c_stream__`` / ``__arrow_c_schema__``; this is such an object. A stream
+    capsule can be consumed once.
+    """
+
+    __slots__ = ("_capsule",)
+
+    def __init__(self, capsule: Any) -> None:
+        self._capsule = capsule
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        """Returns the stream capsule (casting to ``requested_schema`` is not offered)."""
+        if requested_schema is not None:
+            raise NotImplementedError("Lakeshore streams are exported in their own schema")
+        return self._capsule
+
+    def __arrow_c_schema__(self) -> Any:
+        """Returns the schema capsule."""
+        return self._capsule
+
+
+def stream_capsule(data: Any) -> Any:
+    """Returns an ``arrow_array_stream`` capsule for ``data``, without copying it.
+
+    Accepts anything with ``__arrow_c_stream__`` (pyarrow Table and RecordBatchReader included),
+    a pyarrow RecordBatch, or anything with ``__arrow_c_array__`` that describes a struct
+    (a record batch of another library). Raises TypeError otherwise.
+    """
+    if hasattr(data, "__arrow_c_stream__"):
+        return data.__arrow_c_stream__()
+    if isinstance(data, pa.RecordBatch):
+        return pa.Table.from_batches([data]).__arrow_c_stream__()
+    if hasattr(data, "__arrow_c_array__"):
+        return pa.Table.from_batches([pa.record_batch(data)]).__arrow_c_stream__()
+    raise TypeError(
+        "expected Arrow data: a pyarrow Table, RecordBatch or RecordBatchReader, or an object "
+        f"with __arrow_c_stream__ (polars, DuckDB, ...); got {type(data).__name__}"
+    )
+
+
+def schema_capsule(schema: Any) -> Any:
+    """Returns an ``arrow_schema`` capsule for a pyarrow Schema (or anything with
+    ``__arrow_c_schema__`` describing a struct). Raises TypeError otherwise."""
+    if hasattr(schema, "__arrow_c_schema__"):
+        return schema.__arrow_c_schema__()
+    raise TypeError(f"expected a pyarrow Schema, got {type(schema).__name__}")
+
+
+def table_from_capsule(capsule: Any) -> pa.Table:
+    """Builds a pyarrow Table from a stream capsule exported by the core (zero-copy)."""
+    return pa.table(CapsuleHolder(capsule))
+
+
+def schema_from_capsule(capsule: Any) -> pa.Schema:
+    """Builds a pyarrow Schema from a schema capsule exported by the core."""
+    return pa.schema(CapsuleHolder(capsule))
+
+
+def field_from_capsule(capsule: Any) -> pa.Field:
+    """Builds a pyarrow Field from a field capsule exported by the core."""
+    return pa.field(CapsuleHolder(capsule))

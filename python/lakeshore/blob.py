@@ -1,0 +1,66 @@
+"""The blob column type (RFC-100): a struct holding a blob inline or referencing an external file.
+
+A column of type :func:`blob_type` is a blob column. Each value is::
+
+    {"type": "INLINE" | "OUT_OF_LINE",
+     "data": bytes | None,                      # INLINE blobs
+     "reference": {"external_path": str,        # OUT_OF_LINE blobs
+                   "offset": int | None, "length": int | None,
+                   "managed": bool} | None}
+
+``managed`` decides only whether Lakeshore may delete the file once nothing references it; any
+reference, managed or not, keeps the file alive.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import pyarrow as pa
+
+from lakeshore import _core
+from lakeshore._arrow import field_from_capsule
+
+__all__ = ["blob_type", "inline_blob", "is_blob_type", "out_of_line_blob"]
+
+_BLOB_TYPE: Optional[pa.DataType] = None
+
+
+def blob_type() -> pa.DataType:
+    """Returns the pyarrow struct type of a blob column, exactly as the core defines it."""
+    global _BLOB_TYPE
+    if _BLOB_TYPE is None:
+        _BLOB_TYPE = field_from_capsule(_core.blob_field()).type
+    return _BLOB_TYPE
+
+
+def is_blob_type(type_: pa.DataType) -> bool:
+    """True when ``type_`` is exactly the blob struct (field names, order and types)."""
+    return bool(_core.is_blob_type(type_.__arrow_c_schema__()))
+
+
+def inline_blob(data: bytes) -> dict[str, Any]:
+    """A blob value stored inside the table (use for small payloads)."""
+    return {"type": "INLINE", "data": bytes(data), "reference": None}
+
+
+def out_of_line_blob(
+    external_path: str,
+    *,
+    offset: Optional[int] = None,
+    length: Optional[int] = None,
+    managed: bool = False,
+) -> dict[str, Any]:
+    """A blob value referencing ``external_path`` (a whole file, or ``length`` bytes at
+    ``offset``). ``managed=True`` lets Lakeshore's cleaner delete the file once no retained
+    version of the table references it."""
+    return {
+        "type": "OUT_OF_LINE",
+        "data": None,
+        "reference": {
+            "external_path": external_path,
+            "offset": offset,
+            "length": length,
+            "managed": managed,
+        },
+    }

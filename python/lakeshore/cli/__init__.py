@@ -1,0 +1,67 @@
+"""The ``lakeshore`` command line: one module per verb in this package, each exposing
+``register(subparsers)`` (which adds its parser and sets ``func``, the function that runs it)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import pkgutil
+import sys
+from collections.abc import Sequence
+from typing import Optional
+
+from lakeshore.errors import LakeshoreError
+
+EPILOG = """\
+examples:
+  lakeshore demo                                   build a demo table in a temp folder and tour it
+  lakeshore create ./t --schema "id:int64,name:string,city:string,ts:timestamp[ms]" \\
+      --record-key id --partition-by city --ordering-field ts
+  lakeshore write ./t day1.parquet --mode upsert   upsert records from files (Parquet, CSV, JSON)
+  lakeshore write ./t gone.csv --mode delete       delete the keys listed in a file
+  lakeshore show ./t                               schema, config, latest files, row count, rows
+  lakeshore timeline ./t --json                    every instant, as JSON
+
+Tables may live in a folder, at file:///abs/path, or on S3:
+  s3://bucket/prefix?endpoint_override=host:port&scheme=http
+Run `lakeshore VERB --help` for the options of a verb.
+"""
+
+
+def verb_modules() -> list[str]:
+    """The names of the verb modules of this package (every module not starting with '_')."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with one subcommand per verb module."""
+    parser = argparse.ArgumentParser(
+        prog="lakeshore",
+        description="Lakeshore: a lakehouse table engine. Create tables, write and read records, "
+        "look at their timeline.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    subparsers = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
+    for name in verb_modules():
+        module = importlib.import_module(f"{__name__}.{name}")
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Runs the CLI; returns the process exit code (0 ok, 1 a Lakeshore or input error)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (LakeshoreError, OSError, ValueError, TypeError) as e:
+        kind = getattr(e, "kind", None)
+        if getattr(args, "json", False):
+            sys.stdout.write(json.dumps({"error": {"type": type(e).__name__, "kind": kind, "message": str(e)}}) + "\n")
+        print(f"lakeshore {args.verb}: error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"lakeshore {args.verb}: interrupted", file=sys.stderr)
+        return 130

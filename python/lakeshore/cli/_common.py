@@ -1,0 +1,281 @@
+"""What the CLI verbs share: output (human or --json), input files, schemas, progress, summaries."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, Optional
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table as RichTable
+
+from lakeshore.blob import blob_type
+from lakeshore.table import ProgressFn
+
+#: File formats the CLI reads, by file extension.
+FORMATS_BY_SUFFIX = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".csv": "csv",
+    ".json": "json",
+    ".jsonl": "json",
+    ".ndjson": "json",
+}
+
+
+class Output:
+    """Where a verb's results go: rich text on stdout, or with --json one JSON document on stdout
+    and nothing else there."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+        self.console = Console(highlight=False)
+        self.err = Console(stderr=True, highlight=False)
+
+    def json(self, doc: Any) -> None:
+        """Prints ``doc`` as the verb's JSON answer (only in --json mode)."""
+        if self.as_json:
+            sys.stdout.write(json.dumps(doc, indent=2, default=str) + "\n")
+
+    def print(self, *objects: Any) -> None:
+        """Prints human output (suppressed in --json mode)."""
+        if not self.as_json:
+            self.console.print(*objects)
+
+    def note(self, message: str) -> None:
+        """A side remark on stderr (never on stdout)."""
+        self.err.print(message)
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    """Adds the --json flag every verb has."""
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON document on stdout and nothing else there"
+    )
+
+
+def detect_format(path: str, explicit: Optional[str]) -> str:
+    """The input format of ``path``: ``explicit`` if given, else from the file extension."""
+    if explicit:
+        return explicit
+    fmt = FORMATS_BY_SUFFIX.get(Path(path).suffix.lower())
+    if fmt is None:
+        raise ValueError(f"cannot tell the format of {path!r} from its extension; pass --format parquet|csv|json")
+    return fmt
+
+
+def open_input(paths: Sequence[str], fmt: Optional[str], schema: Optional[pa.Schema]) -> ds.Dataset:
+    """A dataset over the input files (all of one format). With ``schema``, CSV and JSON values are
+    parsed as the table's types and the columns come out in the table's order."""
+    formats = {detect_format(p, fmt) for p in paths}
+    if len(formats) != 1:
+        raise ValueError(f"input files mix formats {sorted(formats)}; write them one format at a time")
+    fmt = formats.pop()
+    for p in paths:
+        if not Path(p).is_file():
+            raise FileNotFoundError(f"input file {p!r} does not exist")
+        if schema is not None:
+            # A dataset with an explicit schema fills absent columns with nulls: refuse instead.
+            present = set(ds.dataset(p, format=fmt).schema.names)
+            missing = [n for n in schema.names if n not in present]
+            if missing:
+                raise ValueError(f"input file {p!r} lacks the column(s) {missing} of the table")
+    return ds.dataset(list(paths), format=fmt, schema=schema)
+
+
+def read_input(paths: Sequence[str], fmt: Optional[str], schema: Optional[pa.Schema]) -> pa.RecordBatchReader:
+    """A streaming reader over the input files (see :func:`open_input`); nothing is loaded whole."""
+    dataset = open_input(paths, fmt, schema)
+    columns = schema.names if schema is not None else None
+    return dataset.scanner(columns=columns).to_reader()
+
+
+def schema_from_sample(path: str, fmt: Optional[str]) -> pa.Schema:
+    """The schema of a Parquet, CSV or JSON sample file."""
+    return open_input([path], fmt, None).schema
+
+
+def _split_top_level(text: str, sep: str = ",") -> list[str]:
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "[(<":
+            depth += 1
+        elif ch in "])>":
+            depth -= 1
+        if ch == sep and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return [p.strip() for p in parts if p.strip()]
+
+
+def parse_type(spec: str) -> pa.DataType:
+    """Parses a type name: pyarrow aliases (int64, string, bool, double, date32, binary, ...),
+    ``timestamp[ms]`` / ``timestamp[us, UTC]``, ``decimal(10, 2)``, ``list<int64>`` and
+    ``blob`` (the RFC-100 blob struct)."""
+    s = spec.strip()
+    low = s.lower()
+    if low == "blob":
+        return blob_type()
+    if low.startswith("timestamp[") and low.endswith("]"):
+        args = [a.strip() for a in s[len("timestamp[") : -1].split(",")]
+        return pa.timestamp(args[0], tz=args[1] if len(args) > 1 else None)
+    for prefix in ("decimal128(", "decimal("):
+        if low.startswith(prefix) and low.endswith(")"):
+            precision, scale = (int(a) for a in s[len(prefix) : -1].split(","))
+            return pa.decimal128(precision, scale)
+    if low.startswith("list<") and low.endswith(">"):
+        return pa.list_(parse_type(s[len("list<") : -1]))
+    try:
+        return pa.type_for_alias(s)
+    except ValueError:
+        raise ValueError(f"unknown type {spec!r}") from None
+
+
+def parse_schema(text: str) -> pa.Schema:
+    """Parses ``"id:int64,name:string,ts:timestamp[ms]"`` into a schema. A ``!`` after the type
+    makes the field non-nullable (``id:int64!``)."""
+    fields = []
+    for item in _split_top_level(text):
+        name, sep, type_spec = item.partition(":")
+        if not sep or not name.strip() or not type_spec.strip():
+            raise ValueError(f"bad schema item {item!r}: expected name:type")
+        nullable = not type_spec.strip().endswith("!")
+        fields.append(pa.field(name.strip(), parse_type(type_spec.strip().rstrip("!")), nullable=nullable))
+    if not fields:
+        raise ValueError("empty schema")
+    return pa.schema(fields)
+
+
+def names_list(text: Optional[str]) -> list[str]:
+    """Splits a comma-separated list of field names ("a,b")."""
+    if not text:
+        return []
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+@contextlib.contextmanager
+def progress_bar(out: Output, enabled: bool) -> Iterator[Optional[ProgressFn]]:
+    """A rich progress bar on stderr fed by the core's progress callback; yields the callback
+    (None when disabled, in --json mode or when stderr is not a terminal)."""
+    if not enabled or out.as_json or not out.err.is_terminal:
+        yield None
+        return
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[unit]}"),
+               TimeElapsedColumn())
+    with Progress(*columns, console=out.err, transient=False) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def update(phase: str, done: int, total: int, unit: str) -> None:
+            task = tasks.get(phase)
+            if task is None:
+                task = tasks[phase] = bar.add_task(phase, total=max(total, 1), unit=unit)
+            bar.update(task, completed=done, total=max(total, done, 1))
+
+        yield update
+
+
+def human_bytes(n: int) -> str:
+    """1536 -> '1.5 KiB'."""
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if value < 1024 or unit == "TiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"
+
+
+def human_instant(time_str: Optional[str]) -> str:
+    """'20261129110203123' -> '2026-11-29 11:02:03.123' (other strings unchanged)."""
+    if not time_str or len(time_str) != 17 or not time_str.isdigit():
+        return time_str or ""
+    t = time_str
+    return f"{t[0:4]}-{t[4:6]}-{t[6:8]} {t[8:10]}:{t[10:12]}:{t[12:14]}.{t[14:17]}"
+
+
+def write_summary_table(result: dict[str, Any], title: str = "write") -> RichTable:
+    """A rich table of one write's WriteResult."""
+    t = RichTable(title=title, show_header=False, title_justify="left")
+    t.add_column("what", style="bold")
+    t.add_column("value", justify="right")
+    t.add_row("instant", f"{result['instant_time']} ({human_instant(result['instant_time'])})")
+    t.add_row("operation", str(result["operation"]))
+    for key in ("records_in", "records_inserted", "records_updated", "records_deleted", "files_written",
+                "file_groups_touched"):
+        t.add_row(key.replace("_", " "), f"{result[key]:,}")
+    t.add_row("bytes written", human_bytes(int(result["bytes_written"])))
+    t.add_row("time", f"{result['duration_ms'] / 1000:.2f} s")
+    if result.get("rolled_back_instants"):
+        t.add_row("rolled back first", ", ".join(result["rolled_back_instants"]))
+    return t
+
+
+def timeline_table(instants: Sequence[dict[str, Any]], title: str = "timeline") -> RichTable:
+    """A rich table of timeline instants."""
+    t = RichTable(title=title, title_justify="left")
+    for col in ("instant", "when (UTC)", "action", "state", "completed"):
+        t.add_column(col)
+    for i in instants:
+        t.add_row(i["time"], human_instant(i["time"]), i["action"], i["state"], human_instant(i.get("completion_time")))
+    return t
+
+
+def schema_table(schema: pa.Schema, title: str = "schema") -> RichTable:
+    """A rich table of a schema's fields."""
+    t = RichTable(title=title, title_justify="left")
+    t.add_column("field")
+    t.add_column("type")
+    t.add_column("nullable")
+    for f in schema:
+        type_name = "blob" if f.type == blob_type() else str(f.type)
+        t.add_row(f.name, type_name, "yes" if f.nullable else "no")
+    return t
+
+
+def rows_table(table: pa.Table, title: str, max_width: int = 40) -> RichTable:
+    """A rich table of the rows of a (small) Arrow table, values shortened to ``max_width``."""
+    t = RichTable(title=title, title_justify="left")
+    for name in table.column_names:
+        t.add_column(name, overflow="ellipsis", max_width=max_width)
+    for row in table.to_pylist():
+        t.add_row(*(_short(v, max_width) for v in row.values()))
+    return t
+
+
+def _short(value: Any, width: int) -> str:
+    if isinstance(value, bytes):
+        text = f"<{len(value)} bytes>"
+    elif isinstance(value, dict) and value.get("type") in ("INLINE", "OUT_OF_LINE"):
+        text = _blob_text(value)
+    else:
+        text = "" if value is None else str(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _blob_text(blob: dict[str, Any]) -> str:
+    if blob["type"] == "INLINE":
+        data = blob.get("data")
+        return f"inline <{len(data) if data is not None else 0} bytes>"
+    ref = blob.get("reference") or {}
+    return f"→ {ref.get('external_path')}"
+
+
+class Stopwatch:
+    """Wall time of a piece of work, for the summaries."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+
+    def seconds(self) -> float:
+        """Seconds since the stopwatch started."""
+        return time.perf_counter() - self.start

@@ -1,0 +1,82 @@
+"""``lakeshore show``: what a table is and holds."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import pyarrow as pa
+from rich.table import Table as RichTable
+
+from lakeshore.cli._common import Output, add_json_flag, rows_table, schema_table
+from lakeshore.table import Table
+
+EPILOG = """\
+examples:
+  lakeshore show ./trips
+  lakeshore show ./trips --rows 20 --files 50
+  lakeshore show ./trips --as-of 20261129110203123     the table right after that instant
+  lakeshore show ./trips --json
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Adds the ``show`` verb."""
+    p = subparsers.add_parser(
+        "show",
+        help="schema, config, latest files, row count and a few rows",
+        description="Show a table: its schema and config, the data files of its latest file slices, "
+        "its row count and a few rows.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("path", help="the table")
+    p.add_argument("--rows", type=int, default=5, help="how many rows to show (default 5)")
+    p.add_argument("--files", type=int, default=20, help="how many files to list (default 20; --json lists all)")
+    p.add_argument("--as-of", help="show the table as of this instant time (yyyyMMddHHmmssSSS)")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def describe(table: Table, rows: int, as_of: str | None) -> dict[str, Any]:
+    """What `show` reports about ``table``, as a JSON-ready dict."""
+    data = table.to_arrow(as_of=as_of)
+    user_columns = table.schema.names
+    return {
+        "uri": table.uri,
+        "config": table.config,
+        "schema": [{"name": f.name, "type": str(f.type), "nullable": f.nullable} for f in table.schema],
+        "as_of": as_of,
+        "files": table.files(as_of=as_of),
+        "row_count": data.num_rows,
+        "rows": data.select(user_columns).slice(0, rows).to_pylist(),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    """Prints the description."""
+    out = Output(args.json)
+    table = Table.open(args.path)
+    doc = describe(table, args.rows, args.as_of)
+    out.json(doc)
+    if out.as_json:
+        return 0
+    c = doc["config"]
+    out.print(f"[bold]{c['name']}[/] at {doc['uri']}" + (f" as of {args.as_of}" if args.as_of else ""))
+    config = RichTable(show_header=False, title="config", title_justify="left")
+    for key in ("record_key", "partition_by", "ordering_field", "table_type", "blob_columns"):
+        value = c[key]
+        config.add_row(key, ", ".join(value) if isinstance(value, list) else str(value or "-"))
+    out.print(config)
+    out.print(schema_table(table.schema))
+    files = RichTable(title=f"latest files ({len(doc['files'])})", title_justify="left")
+    files.add_column("file")
+    for f in doc["files"][: args.files]:
+        files.add_row(f)
+    if len(doc["files"]) > args.files:
+        files.add_row(f"… {len(doc['files']) - args.files} more")
+    out.print(files)
+    out.print(f"rows: [bold]{doc['row_count']:,}[/]")
+    if args.rows > 0 and doc["row_count"] > 0:
+        out.print(rows_table(pa.Table.from_pylist(doc["rows"], schema=table.schema), title=f"first {len(doc['rows'])} rows"))
+    return 0

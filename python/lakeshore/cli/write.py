@@ -1,0 +1,83 @@
+"""``lakeshore write``: insert, upsert, delete or bulk-insert records from files."""
+
+from __future__ import annotations
+
+import argparse
+
+import pyarrow as pa
+
+from lakeshore.cli._common import (
+    Output,
+    Stopwatch,
+    add_json_flag,
+    open_input,
+    progress_bar,
+    read_input,
+    write_summary_table,
+)
+from lakeshore.table import Table
+
+EPILOG = """\
+examples:
+  lakeshore write ./trips day1.parquet day2.parquet          upsert (the default mode)
+  lakeshore write ./trips backfill/*.parquet --mode bulk_insert
+  lakeshore write ./trips new.csv --mode insert
+  lakeshore write ./trips cancelled.json --mode delete       the files need only the key field(s)
+
+modes:
+  upsert       update records whose key is stored, insert the others (the ordering field picks the
+               winner between records with the same key)
+  insert       add records without looking keys up (an existing key is stored again)
+  bulk_insert  add records sorted into new file groups: the fast path for a first load
+  delete       delete the records whose keys the files list
+
+All files of one call are written as one instant: all of it becomes visible, or none of it.
+CSV and JSON values are parsed as the table's column types.
+"""
+
+MODES = ("upsert", "insert", "bulk_insert", "delete")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Adds the ``write`` verb."""
+    p = subparsers.add_parser(
+        "write",
+        help="write records from Parquet, CSV or JSON files",
+        description="Write records from files into a table, as one instant.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("path", help="the table")
+    p.add_argument("files", nargs="+", metavar="FILE", help="input files (Parquet, CSV or JSON lines)")
+    p.add_argument("--mode", choices=MODES, default="upsert", help="how to write (default: upsert)")
+    p.add_argument("--format", choices=["parquet", "csv", "json"], help="input format (default: by extension)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def input_schema(table: Table, mode: str, files: list[str], fmt: str | None) -> pa.Schema:
+    """The columns to read from the files: the table schema, or for delete the key fields (and
+    the partition fields, when the files have them)."""
+    schema = table.schema
+    if mode != "delete":
+        return schema
+    present = set(open_input(files, fmt, None).schema.names)
+    names = list(table.record_key)
+    names += [f for f in table.partition_by if f in present and f not in names]
+    return pa.schema([schema.field(n) for n in names])
+
+
+def run(args: argparse.Namespace) -> int:
+    """Writes the files and prints a summary of the write."""
+    out = Output(args.json)
+    watch = Stopwatch()
+    table = Table.open(args.path)
+    stream = read_input(args.files, args.format, input_schema(table, args.mode, args.files, args.format))
+    with progress_bar(out, enabled=not args.no_progress) as progress:
+        result = table.write(stream, args.mode, progress=progress)
+    result["input_files"] = len(args.files)
+    result["wall_seconds"] = round(watch.seconds(), 3)
+    out.json(result)
+    out.print(write_summary_table(result, title=f"{args.mode} into {table.uri} ({len(args.files)} input files)"))
+    return 0

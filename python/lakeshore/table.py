@@ -1,0 +1,307 @@
+"""lakeshore.Table: create, write and read a Lakeshore table from Python.
+
+Data goes in as a pyarrow Table, RecordBatch, RecordBatchReader or anything with
+``__arrow_c_stream__`` (polars, DuckDB results, ...) and comes out as a pyarrow Table; both
+directions go through the Arrow C stream interface without copying. Every method that does I/O
+releases the GIL while the native core works.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Callable, Optional, Union
+
+import pyarrow as pa
+
+from lakeshore import _core
+from lakeshore._arrow import schema_capsule, schema_from_capsule, stream_capsule, table_from_capsule
+
+__all__ = ["ProgressFn", "Table", "format_instant_time"]
+
+#: ``progress(phase, done, total, unit)``, called as a write advances.
+ProgressFn = Callable[[str, int, int, str], None]
+#: A time-travel point: an instant time "yyyyMMddHHmmssSSS" (str or int) or a datetime (UTC if
+#: naive).
+AsOf = Union[str, int, _dt.datetime, None]
+#: A partition filter: (field, op, value) tuples, ANDed (pyarrow's DNF with one conjunction).
+Filter = Optional[Sequence[Any]]
+
+_OPS = {"=": "=", "==": "=", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
+        "in": "in", "not in": "not in"}
+
+
+def format_instant_time(when: _dt.datetime) -> str:
+    """Formats a datetime as an instant time ``yyyyMMddHHmmssSSS`` in UTC (naive means UTC)."""
+    if when.tzinfo is not None:
+        when = when.astimezone(_dt.timezone.utc)
+    return when.strftime("%Y%m%d%H%M%S") + f"{when.microsecond // 1000:03d}"
+
+
+def _instant(value: AsOf, what: str) -> Optional[str]:
+    if value is None:
+        return None
+    if isinstance(value, _dt.datetime):
+        return format_instant_time(value)
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise TypeError(f"{what} must be an instant time string, an int or a datetime, not {type(value).__name__}")
+    return str(value)
+
+
+def _names(value: Union[str, Sequence[str], None], what: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    names = list(value)
+    if not all(isinstance(n, str) for n in names):
+        raise TypeError(f"{what} must be a field name or a list of field names")
+    return names
+
+
+def _render_value(value: Any) -> str:
+    """Renders a filter value the way partition values are written in paths."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, pa.Scalar):
+        return _render_value(value.as_py())
+    return str(value)
+
+
+def _predicates(filter: Filter) -> list[tuple[str, str, list[str]]]:
+    """Normalizes a pyarrow-style DNF filter with one conjunction into core predicates."""
+    if filter is None:
+        return []
+    items = list(filter)
+    if items and all(isinstance(i, list) for i in items):
+        if len(items) != 1:
+            raise ValueError("partition filters support one conjunction (AND of predicates), not OR")
+        items = items[0]
+    out = []
+    for item in items:
+        if not isinstance(item, (tuple, list)) or len(item) != 3:
+            raise ValueError(f"a filter predicate is a (field, op, value) tuple, got {item!r}")
+        field, op, value = item
+        norm = _OPS.get(str(op).lower())
+        if norm is None:
+            raise ValueError(f"unknown filter op {op!r}; use one of {sorted(set(_OPS))}")
+        if norm in ("in", "not in"):
+            if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+                raise ValueError(f"the value of '{op}' must be a collection, got {value!r}")
+            values = [_render_value(v) for v in value]
+        else:
+            values = [_render_value(value)]
+        out.append((str(field), norm, values))
+    return out
+
+
+class Table:
+    """A Lakeshore table: records keyed by a record key, in hive-style partitions, with a
+    timeline of instants. Get one from :meth:`create` or :meth:`open`.
+
+    Paths may be a plain folder, ``file:///abs/path`` or
+    ``s3://bucket/prefix?endpoint_override=host:port&scheme=http`` (credentials from
+    ``storage_options`` or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_REGION).
+    """
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: _core.Table) -> None:
+        """Wraps a native table; use :meth:`create` or :meth:`open` instead."""
+        self._native = native
+
+    # ---- lifecycle ------------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        path: str,
+        schema: pa.Schema,
+        record_key: Union[str, Sequence[str]],
+        partition_by: Union[str, Sequence[str], None] = None,
+        ordering_field: Optional[str] = None,
+        table_type: str = "cow",
+        *,
+        name: Optional[str] = None,
+        properties: Optional[Mapping[str, str]] = None,
+        storage_options: Optional[Mapping[str, str]] = None,
+    ) -> Table:
+        """Creates a new table at ``path`` and returns it.
+
+        ``schema`` holds the user columns (a column of :func:`lakeshore.blob_type` is a blob
+        column); ``record_key`` names the key field(s) (several make a composite key);
+        ``partition_by`` the hive-style partition field(s); ``ordering_field`` the field whose
+        larger value wins between records with the same key (None: the latest write wins);
+        ``table_type`` "cow" (copy-on-write) or "mor" (merge-on-read). ``name`` defaults to the
+        last segment of the path. Raises AlreadyExistsError if a table is there, and
+        InvalidArgumentError naming the field if the config is invalid.
+        """
+        native = _core.Table.create(
+            path,
+            schema_capsule(schema),
+            _names(record_key, "record_key"),
+            _names(partition_by, "partition_by"),
+            ordering_field or "",
+            table_type,
+            name if name is not None else _default_name(path),
+            dict(properties or {}),
+            dict(storage_options or {}),
+        )
+        return cls(native)
+
+    @classmethod
+    def open(cls, path: str, *, storage_options: Optional[Mapping[str, str]] = None) -> Table:
+        """Opens the table at ``path``. Raises CorruptMetadataError naming the file if its
+        table.json is damaged, StorageError if nothing is there."""
+        return cls(_core.Table.open(path, dict(storage_options or {})))
+
+    # ---- what the table is ----------------------------------------------------------------
+
+    @property
+    def uri(self) -> str:
+        """The table root as a URI."""
+        return str(self._native.uri)
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The table config: name, record_key, partition_by, ordering_field, table_type,
+        blob_columns, properties, format_version."""
+        return dict(self._native.config())
+
+    @property
+    def schema(self) -> pa.Schema:
+        """The user schema (without the meta columns)."""
+        return schema_from_capsule(self._native.schema())
+
+    @property
+    def full_schema(self) -> pa.Schema:
+        """The schema of a full read: the meta columns ``_lakeshore_*`` first, then the user
+        columns."""
+        return schema_from_capsule(self._native.full_schema())
+
+    @property
+    def record_key(self) -> list[str]:
+        """The record key field(s)."""
+        return list(self.config["record_key"])
+
+    @property
+    def partition_by(self) -> list[str]:
+        """The partition field(s), in path order."""
+        return list(self.config["partition_by"])
+
+    def __repr__(self) -> str:
+        c = self.config
+        return (
+            f"lakeshore.Table({self.uri!r}, record_key={c['record_key']}, "
+            f"partition_by={c['partition_by']}, table_type={c['table_type']!r})"
+        )
+
+    # ---- writes ---------------------------------------------------------------------------
+
+    def write(self, data: Any, mode: str = "upsert", *, progress: Optional[ProgressFn] = None) -> dict[str, Any]:
+        """Writes ``data`` as one instant with ``mode`` ("insert", "upsert", "delete",
+        "bulk_insert") and returns what the write did (the WriteResult fields as a dict:
+        instant_time, operation, records_in, records_inserted, records_updated,
+        records_deleted, files_written, bytes_written, file_groups_touched,
+        rolled_back_instants, duration_ms).
+
+        Raises SchemaMismatchError if the data does not match the table schema and
+        CommitConflictError if a concurrent writer committed to the same file groups first (then
+        nothing of this write is visible: retry it).
+        """
+        return dict(self._native.write(mode, stream_capsule(data), progress))
+
+    def insert(self, data: Any, *, progress: Optional[ProgressFn] = None) -> dict[str, Any]:
+        """Inserts new records without looking up existing keys (a key already stored is stored
+        again). See :meth:`write` for the result and errors."""
+        return self.write(data, "insert", progress=progress)
+
+    def upsert(self, data: Any, *, progress: Optional[ProgressFn] = None) -> dict[str, Any]:
+        """Updates records whose key is stored and inserts the others; among records with the
+        same key the larger ordering field wins. See :meth:`write`."""
+        return self.write(data, "upsert", progress=progress)
+
+    def bulk_insert(self, data: Any, *, progress: Optional[ProgressFn] = None) -> dict[str, Any]:
+        """Inserts new records sorted by partition and key into new file groups (the fast path
+        for loading a table). See :meth:`write`."""
+        return self.write(data, "bulk_insert", progress=progress)
+
+    def delete(self, keys: Any, *, progress: Optional[ProgressFn] = None) -> dict[str, Any]:
+        """Deletes records by key. ``keys`` is Arrow data holding the key field(s), or a list of
+        key values (one key field), or a list of tuples or dicts (composite keys). See
+        :meth:`write`."""
+        return self.write(self._keys_to_arrow(keys), "delete", progress=progress)
+
+    def _keys_to_arrow(self, keys: Any) -> Any:
+        if hasattr(keys, "__arrow_c_stream__") or isinstance(keys, pa.RecordBatch) or hasattr(keys, "__arrow_c_array__"):
+            return keys
+        if isinstance(keys, (str, bytes)) or not isinstance(keys, Iterable):
+            raise TypeError("keys must be Arrow data or a list of key values")
+        fields = self.record_key
+        schema = self.schema
+        rows = list(keys)
+        if len(fields) == 1:
+            columns = {fields[0]: [r[fields[0]] if isinstance(r, Mapping) else r for r in rows]}
+        else:
+            columns = {f: [] for f in fields}
+            for r in rows:
+                if isinstance(r, Mapping):
+                    values = [r[f] for f in fields]
+                elif isinstance(r, (tuple, list)) and len(r) == len(fields):
+                    values = list(r)
+                else:
+                    raise TypeError(f"a composite key is a tuple or dict of {fields}, got {r!r}")
+                for f, v in zip(fields, values):
+                    columns[f].append(v)
+        return pa.table({f: pa.array(columns[f], type=schema.field(f).type) for f in fields})
+
+    # ---- reads ----------------------------------------------------------------------------
+
+    def to_arrow(self, columns: Optional[Sequence[str]] = None, filter: Filter = None, as_of: AsOf = None) -> pa.Table:
+        """Reads the table (or the state right after instant ``as_of``) as a pyarrow Table.
+
+        ``columns`` picks and orders the columns (default: the meta columns, then all user
+        columns); ``filter`` keeps only partitions matching ``[(field, op, value), ...]`` (op in
+        =, ==, !=, <, <=, >, >=, in, not in; the predicates are ANDed).
+        """
+        capsule = self._native.read(_names(columns, "columns"), _predicates(filter), _instant(as_of, "as_of"))
+        return table_from_capsule(capsule)
+
+    def read_incremental(
+        self,
+        start: Union[str, int, _dt.datetime],
+        end: AsOf = None,
+        *,
+        columns: Optional[Sequence[str]] = None,
+        filter: Filter = None,
+    ) -> pa.Table:
+        """The records written by the completed instants after ``start`` up to and including
+        ``end`` (default: the latest), in their state as of those writes. Deleted records are not
+        reported."""
+        start_time = _instant(start, "start")
+        assert start_time is not None
+        capsule = self._native.read_incremental(start_time, _instant(end, "end"), _names(columns, "columns"), _predicates(filter))
+        return table_from_capsule(capsule)
+
+    def timeline(self) -> list[dict[str, Any]]:
+        """Every instant of the active timeline, oldest first: dicts with ``time``, ``action``,
+        ``state`` ("requested", "inflight", "completed") and ``completion_time``."""
+        return [dict(i) for i in self._native.timeline()]
+
+    def files(self, as_of: AsOf = None) -> list[str]:
+        """The data files (paths relative to the table root) of the file slices a snapshot read
+        as of ``as_of`` (default: the latest) reads."""
+        return list(self._native.files(_instant(as_of, "as_of")))
+
+    def rollback_failed_writes(self) -> list[str]:
+        """Rolls back every failed write (pending, with an expired heartbeat) and returns their
+        instant times. Writers do this on their own before they write."""
+        return list(self._native.rollback_failed_writes())
+
+
+def _default_name(path: str) -> str:
+    """The last path segment of a table path or URI, ignoring a query string."""
+    base = path.split("?", 1)[0].rstrip("/")
+    return base.rsplit("/", 1)[-1] or "table"

@@ -1,0 +1,66 @@
+#include "lakeshore/config.h"
+
+#include <charconv>
+#include <cstdlib>
+
+namespace lakeshore {
+namespace {
+Status BadValue(std::string_view key, const std::string& value, const char* expected) {
+  return Status::Invalid("config '", key, "': '", value, "' is not ", expected);
+}
+}  // namespace
+
+template <>
+Result<bool> ParseConfigValue<bool>(std::string_view key, const std::string& value) {
+  if (value == "true" || value == "1") return true;
+  if (value == "false" || value == "0") return false;
+  return BadValue(key, value, "a boolean (true/false)");
+}
+
+template <>
+Result<int64_t> ParseConfigValue<int64_t>(std::string_view key, const std::string& value) {
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (value.empty() || ec != std::errc() || ptr != value.data() + value.size()) {
+    return BadValue(key, value, "an integer");
+  }
+  return v;
+}
+
+template <>
+Result<double> ParseConfigValue<double>(std::string_view key, const std::string& value) {
+  char* end = nullptr;
+  double v = std::strtod(value.c_str(), &end);
+  if (value.empty() || end != value.c_str() + value.size()) return BadValue(key, value, "a number");
+  return v;
+}
+
+template <>
+Result<std::string> ParseConfigValue<std::string>(std::string_view, const std::string& value) {
+  return value;
+}
+
+std::string RenderConfigValue(bool v) { return v ? "true" : "false"; }
+std::string RenderConfigValue(int64_t v) { return std::to_string(v); }
+std::string RenderConfigValue(double v) { return std::to_string(v); }
+std::string RenderConfigValue(const std::string& v) { return v; }
+
+Status ValidateProperties(const Properties& props, const std::vector<const ConfigOptionBase*>& known) {
+  for (const auto& [key, value] : props) {
+    const ConfigOptionBase* option = nullptr;
+    for (const auto* k : known)
+      if (k->key() == key) option = k;
+    if (option == nullptr) return Status::Invalid("unknown config key '", key, "'");
+    ARROW_RETURN_NOT_OK(option->Check(value));
+  }
+  return Status::OK();
+}
+
+Status MustBePositive(const int64_t& v) {
+  return v > 0 ? Status::OK() : Status::Invalid("must be > 0, got ", v);
+}
+Status MustBeNonNegative(const int64_t& v) {
+  return v >= 0 ? Status::OK() : Status::Invalid("must be >= 0, got ", v);
+}
+
+}  // namespace lakeshore

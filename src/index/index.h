@@ -1,0 +1,41 @@
+// Record-location indexes: where does each incoming record already live?
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lakeshore/engine/engine.h"
+#include "lakeshore/storage/storage.h"
+#include "table/file_system_view.h"
+
+namespace lakeshore {
+
+/// The keys to tag: parallel arrays, one entry per incoming record.
+struct KeysToTag {
+  const std::vector<std::string>* partitions = nullptr;
+  const std::vector<std::string>* record_keys = nullptr;
+  /// Indices into the arrays of the records to tag (others are left untagged).
+  std::vector<int64_t> rows;
+};
+
+/// A record-location index. Implementations: the simple index (reads the key column of the
+/// candidate files); the metadata-table indexes (bloom filters, column stats, record index)
+/// plug in here later.
+class Index {
+ public:
+  virtual ~Index() = default;
+  virtual const char* name() const = 0;
+
+  /// For each row of `keys.rows`, the file id of the live file group in the record's
+  /// partition that holds its key, or nullopt for a new record. The result is indexed like
+  /// the full arrays (rows not asked for stay nullopt). Must never miss a stored key.
+  virtual Result<std::vector<std::optional<std::string>>> TagLocations(
+      const KeysToTag& keys, const FileSystemView& view, Storage& storage, Engine& engine) = 0;
+};
+
+/// The index named by the table option `index.type`.
+Result<std::unique_ptr<Index>> MakeIndex(const std::string& type);
+
+}  // namespace lakeshore

@@ -1,0 +1,20 @@
+// The simple index: read the record-key column of every live base file in the partitions an
+// incoming batch touches.
+#pragma once
+
+#include "index/index.h"
+
+namespace lakeshore {
+
+/// Cost: one key-column read per live file group in the touched partitions, in parallel;
+/// files whose [min, max] key range (from commit stats) holds none of the batch's keys in that
+/// partition are skipped without being opened.
+class SimpleIndex : public Index {
+ public:
+  const char* name() const override { return "simple"; }
+  Result<std::vector<std::optional<std::string>>> TagLocations(const KeysToTag& keys,
+                                                               const FileSystemView& view,
+                                                               Storage& storage, Engine& engine) override;
+};
+
+}  // namespace lakeshore

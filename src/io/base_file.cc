@@ -1,0 +1,101 @@
+#include "io/base_file.h"
+
+#include <arrow/compute/api.h>
+#include <arrow/io/memory.h>
+#include <arrow/scalar.h>
+#include <functional>
+#include <parquet/arrow/reader.h>
+#include <parquet/arrow/schema.h>
+#include <parquet/arrow/writer.h>
+#include <parquet/exception.h>
+#include <parquet/properties.h>
+
+#include "table/meta_columns.h"
+
+namespace lakeshore {
+namespace {
+Result<arrow::Compression::type> Codec(const std::string& name) {
+  if (name == "snappy") return arrow::Compression::SNAPPY;
+  if (name == "zstd") return arrow::Compression::ZSTD;
+  if (name == "gzip") return arrow::Compression::GZIP;
+  if (name == "lz4") return arrow::Compression::LZ4;
+  if (name == "none") return arrow::Compression::UNCOMPRESSED;
+  return Status::Invalid("unknown compression '", name, "'");
+}
+
+Result<std::pair<std::string, std::string>> KeyRange(const arrow::Table& rows) {
+  auto keys = rows.GetColumnByName(meta_columns::kRecordKey);
+  if (keys == nullptr || rows.num_rows() == 0) return std::make_pair(std::string(), std::string());
+  ARROW_ASSIGN_OR_RAISE(auto datum, arrow::compute::MinMax(keys));
+  const auto& st = datum.scalar_as<arrow::StructScalar>();
+  auto text = [](const std::shared_ptr<arrow::Scalar>& s) {
+    return s->is_valid ? static_cast<const arrow::StringScalar&>(*s).ToString() : std::string();
+  };
+  return std::make_pair(text(st.value[0]), text(st.value[1]));
+}
+}  // namespace
+
+Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& path,
+                                          const arrow::Table& rows,
+                                          const ParquetWriteSettings& settings) {
+  ARROW_ASSIGN_OR_RAISE(auto codec, Codec(settings.compression));
+  auto props = parquet::WriterProperties::Builder()
+                   .compression(codec)
+                   ->max_row_group_length(settings.row_group_rows)
+                   ->build();
+  auto arrow_props = parquet::ArrowWriterProperties::Builder().store_schema()->build();
+  ARROW_ASSIGN_OR_RAISE(auto sink, arrow::io::BufferOutputStream::Create(1 << 20));
+  ARROW_RETURN_NOT_OK(parquet::arrow::WriteTable(rows, arrow::default_memory_pool(), sink,
+                                                 settings.row_group_rows, props, arrow_props));
+  ARROW_ASSIGN_OR_RAISE(auto buffer, sink->Finish());
+  BaseFileWriteResult result;
+  result.size = buffer->size();
+  result.num_records = rows.num_rows();
+  ARROW_ASSIGN_OR_RAISE(auto range, KeyRange(rows));
+  result.min_record_key = std::move(range.first);
+  result.max_record_key = std::move(range.second);
+  ARROW_RETURN_NOT_OK(storage.WriteFile(path, std::move(buffer)));
+  return result;
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadBaseFile(Storage& storage, const std::string& path,
+                                                   const std::vector<std::string>& columns,
+                                                   std::optional<int64_t> size_hint) {
+  ARROW_ASSIGN_OR_RAISE(auto input, storage.OpenInputFile(path, size_hint));
+  parquet::ArrowReaderProperties arrow_props;
+  arrow_props.set_pre_buffer(true);
+  arrow_props.set_use_threads(true);
+  parquet::arrow::FileReaderBuilder builder;
+  Status st = builder.Open(input);
+  if (!st.ok()) return CorruptMetadata("base file '" + path + "' is not a readable Parquet file: " + st.message());
+  builder.properties(arrow_props);
+  std::unique_ptr<parquet::arrow::FileReader> reader;
+  ARROW_ASSIGN_OR_RAISE(reader, builder.Build());
+  if (columns.empty()) return reader->ReadTable();
+  // Map each top-level column name to its Parquet leaf columns (nested types have several).
+  const auto& fields = reader->manifest().schema_fields;
+  std::vector<int> leaves;
+  std::function<void(const parquet::arrow::SchemaField&)> collect =
+      [&](const parquet::arrow::SchemaField& f) {
+        if (f.is_leaf()) leaves.push_back(f.column_index);
+        for (const auto& c : f.children) collect(c);
+      };
+  for (const auto& name : columns) {
+    bool found = false;
+    for (const auto& f : fields) {
+      if (f.field->name() == name) {
+        collect(f);
+        found = true;
+        break;
+      }
+    }
+    if (!found) return Status::Invalid("base file '", path, "' has no column '", name, "'");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto table, reader->ReadTable(leaves));
+  // ReadTable returns columns in file order; restore the order the caller asked for.
+  std::vector<int> order;
+  for (const auto& name : columns) order.push_back(table->schema()->GetFieldIndex(name));
+  return table->SelectColumns(order);
+}
+
+}  // namespace lakeshore

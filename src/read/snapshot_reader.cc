@@ -1,0 +1,180 @@
+#include "read/snapshot_reader.h"
+
+#include <cstdlib>
+#include <set>
+
+#include <arrow/builder.h>
+#include <arrow/compute/api.h>
+
+#include "io/base_file.h"
+#include "table/meta_columns.h"
+#include "table/partition_path.h"
+#include "timeline/instant_time.h"
+
+namespace lakeshore {
+namespace {
+bool IsNumeric(const arrow::DataType& type) {
+  return arrow::is_integer(type.id()) || arrow::is_floating(type.id());
+}
+
+// -1, 0, 1 comparing a partition value with a filter value, numerically for numeric fields.
+int Compare(const std::string& a, const std::string& b, bool numeric) {
+  if (numeric) {
+    long double x = std::strtold(a.c_str(), nullptr), y = std::strtold(b.c_str(), nullptr);
+    return x < y ? -1 : (x > y ? 1 : 0);
+  }
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+Result<bool> Evaluate(const PartitionPredicate& p, const std::string& value, bool numeric) {
+  const auto& op = p.op;
+  if (p.values.empty()) return Status::Invalid("partition filter on '", p.field, "' has no value");
+  if (op == "in" || op == "not in") {
+    bool found = false;
+    for (const auto& v : p.values) found |= Compare(value, v, numeric) == 0;
+    return op == "in" ? found : !found;
+  }
+  int c = Compare(value, p.values[0], numeric);
+  if (op == "=" || op == "==") return c == 0;
+  if (op == "!=") return c != 0;
+  if (op == "<") return c < 0;
+  if (op == "<=") return c <= 0;
+  if (op == ">") return c > 0;
+  if (op == ">=") return c >= 0;
+  return Status::Invalid("unknown partition filter operator '", op, "' (=, !=, <, <=, >, >=, in, not in)");
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadFiles(TableContext& ctx, const std::vector<BaseFile>& files,
+                                                const std::vector<std::string>& columns) {
+  ARROW_ASSIGN_OR_RAISE(auto tables, ctx.engine->Map<std::shared_ptr<arrow::Table>>(
+                                         static_cast<int64_t>(files.size()),
+                                         [&](int64_t i) -> Result<std::shared_ptr<arrow::Table>> {
+                                           const auto& f = files[static_cast<size_t>(i)];
+                                           ARROW_ASSIGN_OR_RAISE(auto t, ReadBaseFile(*ctx.storage, f.path, columns, f.size));
+                                           return t;
+                                         }));
+  std::shared_ptr<arrow::Schema> schema = ctx.full_schema;
+  if (!columns.empty()) {
+    std::vector<std::shared_ptr<arrow::Field>> fields;
+    for (const auto& c : columns) fields.push_back(ctx.full_schema->GetFieldByName(c));
+    schema = arrow::schema(fields);
+  }
+  std::vector<std::shared_ptr<arrow::Table>> conformed;
+  for (auto& t : tables) {
+    if (t->num_rows() == 0) continue;
+    conformed.push_back(arrow::Table::Make(schema, t->columns(), t->num_rows()));
+  }
+  if (conformed.empty()) return arrow::Table::MakeEmpty(schema);
+  return arrow::ConcatenateTables(conformed);
+}
+
+Status CheckColumns(TableContext& ctx, const std::vector<std::string>& columns) {
+  for (const auto& c : columns) {
+    if (ctx.full_schema->GetFieldIndex(c) < 0) {
+      return Status::Invalid("no column '", c, "' in table ", ctx.uri, " (columns: ",
+                             ctx.full_schema->ToString(false), ")");
+    }
+  }
+  return Status::OK();
+}
+}  // namespace
+
+Result<std::string> ResolveAsOf(const Timeline& timeline, const std::string& as_of) {
+  if (!LooksLikeInstantTime(as_of) || !ParseInstantTime(as_of).ok()) {
+    return Status::Invalid("as_of '", as_of, "' is not an instant time (yyyyMMddHHmmssSSS)");
+  }
+  auto instant = timeline.Find(as_of);
+  if (instant && instant->is_completed()) return instant->completion_time;
+  if (instant) return Status::Invalid("instant ", as_of, " is not completed; readers see completed instants only");
+  return as_of;
+}
+
+Result<std::function<bool(const std::string&)>> MakePartitionFilter(
+    const TableConfig& config, const std::vector<PartitionPredicate>& predicates) {
+  if (predicates.empty()) return std::function<bool(const std::string&)>();
+  std::vector<bool> numeric;
+  for (const auto& p : predicates) {
+    bool known = false;
+    for (const auto& f : config.partition_fields) known |= (f == p.field);
+    if (!known) return Status::Invalid("filter field '", p.field, "' is not a partition field of the table");
+    numeric.push_back(IsNumeric(*config.schema->GetFieldByName(p.field)->type()));
+    ARROW_RETURN_NOT_OK(Evaluate(p, p.values.empty() ? "" : p.values[0], numeric.back()).status());
+  }
+  return std::function<bool(const std::string&)>([predicates, numeric](const std::string& path) {
+    auto parsed = ParsePartitionPath(path);
+    if (!parsed.ok()) return false;
+    for (size_t i = 0; i < predicates.size(); ++i) {
+      const auto& p = predicates[i];
+      const std::string* value = nullptr;
+      for (const auto& [field, v] : *parsed)
+        if (field == p.field) value = &v;
+      if (value == nullptr || *value == kNullPartitionValue) return false;
+      auto ok = Evaluate(p, *value, numeric[i]);
+      if (!ok.ok() || !*ok) return false;
+    }
+    return true;
+  });
+}
+
+Result<FileSystemView> ViewAsOf(TableContext& ctx, const std::optional<std::string>& as_of) {
+  ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
+  std::string bound;
+  if (as_of && !as_of->empty()) {
+    ARROW_ASSIGN_OR_RAISE(bound, ResolveAsOf(timeline, *as_of));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
+  return FileSystemView::Build(commits, bound);
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadSnapshot(TableContext& ctx, const ReadOptions& options) {
+  ARROW_RETURN_NOT_OK(CheckColumns(ctx, options.columns));
+  ARROW_ASSIGN_OR_RAISE(auto keep, MakePartitionFilter(ctx.config, options.partition_filter));
+  ARROW_ASSIGN_OR_RAISE(auto view, ViewAsOf(ctx, options.as_of));
+  std::vector<BaseFile> files;
+  for (const FileGroup* g : view.LiveFileGroups(keep)) files.push_back(*g->latest().base_file);
+  return ReadFiles(ctx, files, options.columns);
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadIncremental(TableContext& ctx, const std::string& start_exclusive,
+                                                      const std::string& end_inclusive,
+                                                      const ReadOptions& options) {
+  ARROW_RETURN_NOT_OK(CheckColumns(ctx, options.columns));
+  ARROW_ASSIGN_OR_RAISE(auto keep, MakePartitionFilter(ctx.config, options.partition_filter));
+  ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
+  std::string start, end;
+  if (!start_exclusive.empty()) {
+    ARROW_ASSIGN_OR_RAISE(start, ResolveAsOf(timeline, start_exclusive));
+  }
+  if (!end_inclusive.empty()) {
+    ARROW_ASSIGN_OR_RAISE(end, ResolveAsOf(timeline, end_inclusive));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
+  FileSystemView view = FileSystemView::Build(commits, end);
+  // The instants in range and the file groups they wrote.
+  std::set<std::string> times;
+  std::set<std::pair<std::string, std::string>> groups;
+  for (const auto& c : commits) {
+    const auto& done = c.instant.completion_time;
+    if (done <= start || (!end.empty() && done > end) || !actions::WritesData(c.instant.action)) continue;
+    times.insert(c.instant.time);
+    for (const auto& s : c.metadata.write_stats) groups.insert({s.partition, s.file_id});
+  }
+  std::vector<BaseFile> files;
+  for (const FileGroup* g : view.LiveFileGroups(keep))
+    if (groups.count({g->partition, g->file_id})) files.push_back(*g->latest().base_file);
+  ARROW_ASSIGN_OR_RAISE(auto all, ReadFiles(ctx, files, {}));
+  // Keep the rows whose commit time is one of the instants in range.
+  arrow::StringBuilder builder;
+  for (const auto& t : times) ARROW_RETURN_NOT_OK(builder.Append(t));
+  ARROW_ASSIGN_OR_RAISE(auto value_set, builder.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto mask, arrow::compute::IsIn(all->GetColumnByName(meta_columns::kCommitTime),
+                                                        arrow::compute::SetLookupOptions(value_set)));
+  ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(all, mask));
+  auto table = filtered.table();
+  if (options.columns.empty()) return table;
+  std::vector<int> indices;
+  for (const auto& c : options.columns) indices.push_back(table->schema()->GetFieldIndex(c));
+  return table->SelectColumns(indices);
+}
+
+}  // namespace lakeshore

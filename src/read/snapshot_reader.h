@@ -1,0 +1,38 @@
+// Reads: snapshot (with time travel and a partition filter) and incremental.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <arrow/table.h>
+
+#include "lakeshore/table/table.h"
+#include "table/table_context.h"
+
+namespace lakeshore {
+
+/// The completion-time bound of `as_of`: the completion time of the completed instant with
+/// that time, or `as_of` itself read as a wall-clock time. Invalid for a malformed time or
+/// a pending instant.
+Result<std::string> ResolveAsOf(const Timeline& timeline, const std::string& as_of);
+
+/// A predicate over partition paths from a partition filter; Invalid naming the field for a
+/// non-partition field or an unknown operator.
+Result<std::function<bool(const std::string&)>> MakePartitionFilter(
+    const TableConfig& config, const std::vector<PartitionPredicate>& predicates);
+
+/// The view of the table as of `options.as_of` (or the latest).
+Result<FileSystemView> ViewAsOf(TableContext& ctx, const std::optional<std::string>& as_of);
+
+/// Reads the latest slice of every live file group that passes the filter, in parallel.
+Result<std::shared_ptr<arrow::Table>> ReadSnapshot(TableContext& ctx, const ReadOptions& options);
+
+/// The latest values of the records written by instants completed in
+/// (start_exclusive, end_inclusive].
+Result<std::shared_ptr<arrow::Table>> ReadIncremental(TableContext& ctx, const std::string& start_exclusive,
+                                                      const std::string& end_inclusive,
+                                                      const ReadOptions& options);
+
+}  // namespace lakeshore

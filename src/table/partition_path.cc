@@ -1,0 +1,114 @@
+#include "table/partition_path.h"
+
+#include <arrow/array.h>
+#include <arrow/compute/api.h>
+
+namespace lakeshore {
+namespace {
+bool NeedsEscape(unsigned char c) {
+  if (c < 0x20 || c == 0x7f) return true;
+  switch (c) {
+    case '"': case '#': case '%': case '\'': case '*': case '/': case ':': case '=':
+    case '?': case '\\': case '{': case '[': case ']': case '^':
+      return true;
+    default:
+      return false;
+  }
+}
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+}  // namespace
+
+std::string EscapePartitionValue(const std::string& value) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(value.size());
+  for (unsigned char c : value) {
+    if (NeedsEscape(c)) {
+      out.push_back('%');
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 15]);
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
+Result<std::string> UnescapePartitionValue(const std::string& escaped) {
+  std::string out;
+  out.reserve(escaped.size());
+  for (size_t i = 0; i < escaped.size(); ++i) {
+    if (escaped[i] != '%') {
+      out.push_back(escaped[i]);
+      continue;
+    }
+    int hi = i + 2 < escaped.size() + 0 ? HexValue(escaped[i + 1]) : -1;
+    int lo = i + 2 < escaped.size() ? HexValue(escaped[i + 2]) : -1;
+    if (i + 2 >= escaped.size() || hi < 0 || lo < 0) {
+      return Status::Invalid("malformed escape in partition value '", escaped, "'");
+    }
+    out.push_back(static_cast<char>(hi * 16 + lo));
+    i += 2;
+  }
+  return out;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> ParsePartitionPath(const std::string& path) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (path.empty()) return out;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    std::string seg = path.substr(start, end - start);
+    size_t eq = seg.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::Invalid("partition path '", path, "' has segment '", seg, "' not of the form field=value");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto value, UnescapePartitionValue(seg.substr(eq + 1)));
+    out.emplace_back(seg.substr(0, eq), std::move(value));
+    start = end + 1;
+  }
+  return out;
+}
+
+Result<std::vector<std::optional<std::string>>> ValuesAsStrings(const std::shared_ptr<arrow::ChunkedArray>& column) {
+  std::vector<std::optional<std::string>> out;
+  out.reserve(static_cast<size_t>(column->length()));
+  std::shared_ptr<arrow::ChunkedArray> strings = column;
+  if (column->type()->id() != arrow::Type::STRING) {
+    ARROW_ASSIGN_OR_RAISE(auto datum, arrow::compute::Cast(arrow::Datum(column), arrow::utf8()));
+    strings = datum.chunked_array();
+  }
+  for (const auto& chunk : strings->chunks()) {
+    const auto& arr = static_cast<const arrow::StringArray&>(*chunk);
+    for (int64_t i = 0; i < arr.length(); ++i) {
+      if (arr.IsNull(i)) out.emplace_back(std::nullopt);
+      else out.emplace_back(std::string(arr.GetView(i)));
+    }
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> ComputePartitionPaths(const arrow::Table& table,
+                                                       const std::vector<std::string>& fields) {
+  std::vector<std::string> paths(static_cast<size_t>(table.num_rows()));
+  for (size_t f = 0; f < fields.size(); ++f) {
+    auto column = table.GetColumnByName(fields[f]);
+    if (column == nullptr) return SchemaMismatch("the batch has no partition column '" + fields[f] + "'");
+    ARROW_ASSIGN_OR_RAISE(auto values, ValuesAsStrings(column));
+    for (size_t r = 0; r < paths.size(); ++r) {
+      if (f > 0) paths[r].push_back('/');
+      paths[r].append(fields[f]).push_back('=');
+      paths[r].append(values[r] ? EscapePartitionValue(*values[r]) : kNullPartitionValue);
+    }
+  }
+  return paths;
+}
+
+}  // namespace lakeshore

@@ -1,0 +1,142 @@
+#include "lakeshore/table/table_config.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <nlohmann/json.hpp>
+
+#include "lakeshore/table/blob.h"
+#include "lakeshore/table/table_options.h"
+#include "table/meta_columns.h"
+#include "table/schema_json.h"
+
+namespace lakeshore {
+namespace {
+using nlohmann::json;
+
+bool IsKeyableType(const arrow::DataType& type) {
+  switch (type.id()) {
+    case arrow::Type::BOOL: case arrow::Type::INT8: case arrow::Type::INT16:
+    case arrow::Type::INT32: case arrow::Type::INT64: case arrow::Type::UINT8:
+    case arrow::Type::UINT16: case arrow::Type::UINT32: case arrow::Type::UINT64:
+    case arrow::Type::STRING: case arrow::Type::LARGE_STRING: case arrow::Type::DATE32:
+    case arrow::Type::DATE64: case arrow::Type::TIMESTAMP: case arrow::Type::DECIMAL128:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsOrderableType(const arrow::DataType& type) {
+  return IsKeyableType(type) || type.id() == arrow::Type::FLOAT || type.id() == arrow::Type::DOUBLE;
+}
+
+Status CheckField(const arrow::Schema& schema, const std::string& name, const char* role,
+                  bool (*type_ok)(const arrow::DataType&)) {
+  auto field = schema.GetFieldByName(name);
+  if (field == nullptr) {
+    return Status::Invalid(role, " field '", name, "' is not a column of the schema");
+  }
+  if (!type_ok(*field->type())) {
+    return Status::Invalid(role, " field '", name, "' has type ", field->type()->ToString(),
+                           ", which cannot be used as a ", role, " field");
+  }
+  return Status::OK();
+}
+}  // namespace
+
+const char* TableTypeName(TableType type) {
+  return type == TableType::kCopyOnWrite ? "cow" : "mor";
+}
+
+Result<TableType> ParseTableType(const std::string& name) {
+  std::string n = name;
+  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (n == "cow" || n == "copy_on_write") return TableType::kCopyOnWrite;
+  if (n == "mor" || n == "merge_on_read") return TableType::kMergeOnRead;
+  return Status::Invalid("unknown table type '", name, "' (cow or mor)");
+}
+
+std::vector<std::string> TableConfig::BlobColumns() const {
+  std::vector<std::string> out;
+  if (!schema) return out;
+  for (const auto& f : schema->fields())
+    if (IsBlobType(*f->type())) out.push_back(f->name());
+  return out;
+}
+
+Status TableConfig::Validate() const {
+  if (format_version != kFormatVersion) {
+    return UnsupportedFeature("table format version " + std::to_string(format_version) +
+                              " is not supported by this build (supports " +
+                              std::to_string(kFormatVersion) + ")");
+  }
+  if (!schema || schema->num_fields() == 0) return Status::Invalid("the table schema has no columns");
+  for (const auto& f : schema->fields()) {
+    if (meta_columns::IsReserved(f->name())) {
+      return Status::Invalid("column '", f->name(), "' uses the reserved prefix _lakeshore_");
+    }
+    if (schema->GetAllFieldIndices(f->name()).size() > 1) {
+      return Status::Invalid("column '", f->name(), "' appears more than once");
+    }
+  }
+  if (record_key_fields.empty()) return Status::Invalid("a table needs at least one record key field");
+  for (const auto& k : record_key_fields) ARROW_RETURN_NOT_OK(CheckField(*schema, k, "record key", IsKeyableType));
+  for (const auto& p : partition_fields) ARROW_RETURN_NOT_OK(CheckField(*schema, p, "partition", IsKeyableType));
+  if (!ordering_field.empty()) {
+    ARROW_RETURN_NOT_OK(CheckField(*schema, ordering_field, "ordering", IsOrderableType));
+  }
+  return ValidateProperties(properties, table_options::All());
+}
+
+std::string TableConfig::ToJson() const {
+  json j;
+  j["name"] = name;
+  j["format_version"] = format_version;
+  j["table_type"] = TableTypeName(table_type);
+  j["schema"] = *SchemaToJson(*schema);  // Validate() ran before: the schema is describable
+  j["record_key_fields"] = record_key_fields;
+  j["partition_fields"] = partition_fields;
+  j["ordering_field"] = ordering_field;
+  j["blob_columns"] = BlobColumns();
+  j["properties"] = properties;
+  return j.dump(2);
+}
+
+Result<TableConfig> TableConfig::FromJson(const std::string& text, const std::string& source) {
+  auto corrupt = [&](const std::string& why) {
+    return CorruptMetadata("table config '" + source + "' is invalid: " + why);
+  };
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    return corrupt(std::string("not valid JSON (") + e.what() + ")");
+  }
+  TableConfig config;
+  try {
+    if (!j.is_object()) return corrupt("not a JSON object");
+    config.name = j.at("name").get<std::string>();
+    config.format_version = j.at("format_version").get<int>();
+    auto type = ParseTableType(j.at("table_type").get<std::string>());
+    if (!type.ok()) return corrupt(type.status().message());
+    config.table_type = *type;
+    auto schema = SchemaFromJson(j.at("schema"));
+    if (!schema.ok()) return corrupt(schema.status().message());
+    config.schema = *schema;
+    config.record_key_fields = j.at("record_key_fields").get<std::vector<std::string>>();
+    config.partition_fields = j.at("partition_fields").get<std::vector<std::string>>();
+    config.ordering_field = j.value("ordering_field", std::string());
+    config.properties = j.value("properties", Properties());
+  } catch (const json::exception& e) {
+    return corrupt(e.what());
+  }
+  Status st = config.Validate();
+  if (!st.ok()) {
+    if (IsError(st, ErrorKind::kUnsupportedFeature)) return st;
+    return corrupt(st.message());
+  }
+  return config;
+}
+
+}  // namespace lakeshore

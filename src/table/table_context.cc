@@ -1,0 +1,23 @@
+#include "table/table_context.h"
+
+#include "lakeshore/table/table_options.h"
+
+namespace lakeshore {
+
+Status TableContext::LoadSettings() {
+  namespace o = table_options;
+  const auto& p = config.properties;
+  ARROW_ASSIGN_OR_RAISE(plan.max_file_size_bytes, o::kMaxFileSizeBytes.Get(p));
+  ARROW_ASSIGN_OR_RAISE(plan.small_file_limit_bytes, o::kSmallFileLimitBytes.Get(p));
+  ARROW_ASSIGN_OR_RAISE(plan.record_size_estimate_bytes, o::kRecordSizeEstimateBytes.Get(p));
+  ARROW_ASSIGN_OR_RAISE(parquet.row_group_rows, o::kParquetRowGroupRows.Get(p));
+  ARROW_ASSIGN_OR_RAISE(parquet.compression, o::kParquetCompression.Get(p));
+  ARROW_ASSIGN_OR_RAISE(heartbeat.interval_ms, o::kHeartbeatIntervalMs.Get(p));
+  ARROW_ASSIGN_OR_RAISE(heartbeat.tolerable_misses, o::kHeartbeatTolerableMisses.Get(p));
+  ARROW_ASSIGN_OR_RAISE(lock.lease_ms, o::kLockLeaseMs.Get(p));
+  ARROW_ASSIGN_OR_RAISE(lock.wait_timeout_ms, o::kLockWaitTimeoutMs.Get(p));
+  ARROW_ASSIGN_OR_RAISE(index_type, o::kIndexType.Get(p));
+  return Status::OK();
+}
+
+}  // namespace lakeshore

@@ -1,0 +1,51 @@
+// The shared state of an open table: storage, clock, engine, config and typed settings.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "io/base_file.h"
+#include "lakeshore/clock.h"
+#include "lakeshore/engine/engine.h"
+#include "lakeshore/storage/storage.h"
+#include "lakeshore/table/table_config.h"
+#include "timeline/commit_metadata_cache.h"
+#include "timeline/timeline.h"
+#include "write/heartbeat.h"
+#include "write/table_lock.h"
+#include "write/write_planner.h"
+
+namespace lakeshore {
+
+/// What every layer above the timeline needs to act on one table. Built once per open.
+struct TableContext {
+  std::string uri;
+  std::shared_ptr<Storage> storage;
+  std::shared_ptr<Clock> clock;
+  std::shared_ptr<Engine> engine;
+  TableConfig config;
+  std::shared_ptr<arrow::Schema> full_schema;  ///< meta columns + user columns
+
+  LockSettings lock;
+  HeartbeatSettings heartbeat;
+  WritePlanSettings plan;
+  ParquetWriteSettings parquet;
+  std::string index_type;
+
+  CommitMetadataCache commits;
+  std::mutex write_mu;  ///< serializes writes through one Table object
+
+  /// Reads the typed settings out of config.properties.
+  Status LoadSettings();
+  /// The active timeline (one listing).
+  Result<Timeline> LoadTimeline() { return Timeline::Load(*storage); }
+  /// Completed commits of `timeline` with their metadata, in completion order.
+  Result<std::vector<CompletedCommit>> LoadCommits(const Timeline& timeline) {
+    return commits.LoadCompleted(*storage, *engine, timeline);
+  }
+  /// A lock on this table.
+  TableLock Lock() { return TableLock(storage, clock, lock); }
+};
+
+}  // namespace lakeshore

@@ -1,0 +1,55 @@
+#include "lakeshore/table/table_options.h"
+
+namespace lakeshore::table_options {
+namespace {
+Status KnownCompression(const std::string& v) {
+  for (const char* c : {"snappy", "zstd", "gzip", "lz4", "none"})
+    if (v == c) return Status::OK();
+  return Status::Invalid("unknown compression '", v, "' (snappy, zstd, gzip, lz4, none)");
+}
+Status KnownIndex(const std::string& v) {
+  return v == "simple" ? Status::OK() : Status::Invalid("unknown index type '", v, "' (simple)");
+}
+}  // namespace
+
+const ConfigOption<int64_t> kMaxFileSizeBytes{
+    "write.max_file_size_bytes", 120LL << 20, "Target upper bound of a base file in bytes.",
+    MustBePositive};
+const ConfigOption<int64_t> kSmallFileLimitBytes{
+    "write.small_file_limit_bytes", 100LL << 20,
+    "Base files smaller than this take new inserts; 0 turns small-file packing off.",
+    MustBeNonNegative};
+const ConfigOption<int64_t> kParquetRowGroupRows{
+    "write.parquet.row_group_rows", 1LL << 20, "Rows per Parquet row group.", MustBePositive};
+const ConfigOption<std::string> kParquetCompression{
+    "write.parquet.compression", "snappy", "Parquet codec: snappy, zstd, gzip, lz4, none.",
+    KnownCompression};
+const ConfigOption<int64_t> kRecordSizeEstimateBytes{
+    "write.record_size_estimate_bytes", 1024,
+    "Bytes per record assumed for file sizing before the table has statistics.", MustBePositive};
+const ConfigOption<int64_t> kHeartbeatIntervalMs{
+    "write.heartbeat.interval_ms", 60000, "How often a writer renews its heartbeat.",
+    MustBePositive};
+const ConfigOption<int64_t> kHeartbeatTolerableMisses{
+    "write.heartbeat.tolerable_misses", 2,
+    "Missed heartbeats after which a pending write counts as failed and may be rolled back.",
+    MustBeNonNegative};
+const ConfigOption<int64_t> kLockLeaseMs{
+    "write.lock.lease_ms", 60000, "Lease of the table lock; an unreleased lock expires after it.",
+    MustBePositive};
+const ConfigOption<int64_t> kLockWaitTimeoutMs{
+    "write.lock.wait_timeout_ms", 120000, "How long a writer waits for the table lock.",
+    MustBePositive};
+const ConfigOption<std::string> kIndexType{
+    "index.type", "simple", "Record-location index for upserts and deletes: simple.", KnownIndex};
+
+const std::vector<const ConfigOptionBase*>& All() {
+  static const std::vector<const ConfigOptionBase*> all = {
+      &kMaxFileSizeBytes,    &kSmallFileLimitBytes,      &kParquetRowGroupRows,
+      &kParquetCompression,  &kRecordSizeEstimateBytes,  &kHeartbeatIntervalMs,
+      &kHeartbeatTolerableMisses, &kLockLeaseMs,         &kLockWaitTimeoutMs,
+      &kIndexType};
+  return all;
+}
+
+}  // namespace lakeshore::table_options

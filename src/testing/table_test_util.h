@@ -1,0 +1,49 @@
+// Helpers for table tests: a small schema, batch builders and a temp folder.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <arrow/api.h>
+
+#include "lakeshore/table/table.h"
+
+namespace lakeshore::testing {
+
+/// A fresh empty folder under the temp dir, removed on destruction.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name);
+  ~TempDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+/// Schema {id int64, name string, ts int64, part string}; key id, partition part, ordering ts.
+std::shared_ptr<arrow::Schema> PeopleSchema();
+TableConfig PeopleConfig(bool partitioned = true);
+
+/// One row of the people schema.
+struct Person {
+  int64_t id;
+  std::string name;
+  int64_t ts;
+  std::string part;
+  bool operator==(const Person&) const = default;
+};
+
+/// A reader over the given people rows.
+std::shared_ptr<arrow::RecordBatchReader> PeopleReader(const std::vector<Person>& rows);
+/// A reader with only id and part (the fields a delete needs).
+std::shared_ptr<arrow::RecordBatchReader> KeysReader(const std::vector<std::pair<int64_t, std::string>>& keys);
+
+/// Reads the table's latest snapshot into (part, id) -> Person.
+std::map<std::pair<std::string, int64_t>, Person> ReadPeople(Table& table, const ReadOptions& options = {});
+
+}  // namespace lakeshore::testing

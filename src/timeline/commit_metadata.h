@@ -1,0 +1,41 @@
+// What a completed write instant records: one WriteStat per file it wrote.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lakeshore/status.h"
+
+namespace lakeshore {
+
+/// One file written (or one file group retired) by an instant.
+struct WriteStat {
+  std::string partition;   ///< partition path, "" when unpartitioned
+  std::string file_id;
+  std::string path;        ///< the new base file, relative to the table root; "" if retired
+  std::string prev_base_instant;  ///< base instant of the slice this replaces, "" for new groups
+  int64_t num_records = 0;
+  int64_t num_inserts = 0;
+  int64_t num_updates = 0;
+  int64_t num_deletes = 0;
+  int64_t file_size = 0;
+  std::string min_record_key;
+  std::string max_record_key;
+  bool retired = false;    ///< every record was deleted: the file group ends here
+};
+
+/// The content of a completed commit (and, with an empty stat list, of its inflight plan).
+struct CommitMetadata {
+  std::string operation;               ///< insert, upsert, delete, bulk_insert, rollback, ...
+  std::vector<WriteStat> write_stats;
+  /// Paths of every data file the write may create: the markers rollback deletes.
+  std::vector<std::string> planned_files;
+  std::map<std::string, std::string> extra;
+
+  std::string ToJson() const;
+  /// Parses; kCorruptMetadata naming `source` on any problem.
+  static Result<CommitMetadata> FromJson(const std::string& json, const std::string& source);
+};
+
+}  // namespace lakeshore

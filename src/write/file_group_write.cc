@@ -1,0 +1,163 @@
+#include "write/file_group_write.h"
+
+#include <unordered_map>
+
+#include <arrow/array.h>
+#include <arrow/builder.h>
+#include <arrow/compute/api.h>
+#include <arrow/scalar.h>
+
+#include "table/meta_columns.h"
+
+namespace lakeshore {
+namespace {
+Result<std::shared_ptr<arrow::Array>> ToIndexArray(const std::vector<int64_t>& idx) {
+  arrow::Int64Builder builder;
+  ARROW_RETURN_NOT_OK(builder.AppendValues(idx));
+  return builder.Finish();
+}
+
+Result<std::shared_ptr<arrow::Table>> TakeRows(const std::shared_ptr<arrow::Table>& table,
+                                               const std::vector<int64_t>& rows) {
+  ARROW_ASSIGN_OR_RAISE(auto indices, ToIndexArray(rows));
+  ARROW_ASSIGN_OR_RAISE(auto datum, arrow::compute::Take(table, indices));
+  return datum.table();
+}
+
+// The new rows with meta columns, in full-schema order.
+Result<std::shared_ptr<arrow::Table>> BuildNewRows(const FileGroupWriteContext& ctx, const FileGroupWrite& plan,
+                                                   const std::vector<int64_t>& rows) {
+  ARROW_ASSIGN_OR_RAISE(auto user, TakeRows(ctx.input->table, rows));
+  int64_t n = static_cast<int64_t>(rows.size());
+  ARROW_ASSIGN_OR_RAISE(auto commit_time,
+                        arrow::MakeArrayFromScalar(arrow::StringScalar(ctx.instant_time), n));
+  ARROW_ASSIGN_OR_RAISE(auto partition, arrow::MakeArrayFromScalar(arrow::StringScalar(plan.partition), n));
+  arrow::StringBuilder keys;
+  for (int64_t r : rows) ARROW_RETURN_NOT_OK(keys.Append(ctx.input->record_keys[r]));
+  ARROW_ASSIGN_OR_RAISE(auto key_array, keys.Finish());
+  std::vector<std::shared_ptr<arrow::ChunkedArray>> columns = {
+      std::make_shared<arrow::ChunkedArray>(commit_time), std::make_shared<arrow::ChunkedArray>(key_array),
+      std::make_shared<arrow::ChunkedArray>(partition)};
+  for (const auto& c : user->columns()) columns.push_back(c);
+  return arrow::Table::Make(ctx.full_schema, std::move(columns), n);
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadOld(Storage& storage, const FileGroupWriteContext& ctx,
+                                              const BaseFile& base) {
+  ARROW_ASSIGN_OR_RAISE(auto table, ReadBaseFile(storage, base.path, {}, base.size));
+  if (table->num_columns() != ctx.full_schema->num_fields()) {
+    return CorruptMetadata("base file '" + base.path + "' has " + std::to_string(table->num_columns()) +
+                           " columns, the table schema has " + std::to_string(ctx.full_schema->num_fields()));
+  }
+  for (int i = 0; i < table->num_columns(); ++i) {
+    if (!table->column(i)->type()->Equals(*ctx.full_schema->field(i)->type())) {
+      return CorruptMetadata("base file '" + base.path + "' column '" + table->field(i)->name() +
+                             "' has type " + table->column(i)->type()->ToString() + ", expected " +
+                             ctx.full_schema->field(i)->type()->ToString());
+    }
+  }
+  return arrow::Table::Make(ctx.full_schema, table->columns(), table->num_rows());
+}
+
+// For each update pair (old row, input row), true when the input row wins on ordering.
+Result<std::vector<bool>> IncomingWins(const FileGroupWriteContext& ctx, const std::shared_ptr<arrow::Table>& old,
+                                       const std::vector<int64_t>& old_rows,
+                                       const std::vector<int64_t>& input_rows) {
+  std::vector<bool> wins(old_rows.size(), true);
+  const std::string& field = ctx.config->ordering_field;
+  if (field.empty() || old_rows.empty()) return wins;
+  ARROW_ASSIGN_OR_RAISE(auto old_idx, ToIndexArray(old_rows));
+  ARROW_ASSIGN_OR_RAISE(auto new_idx, ToIndexArray(input_rows));
+  ARROW_ASSIGN_OR_RAISE(auto old_vals, arrow::compute::Take(old->GetColumnByName(field), old_idx));
+  ARROW_ASSIGN_OR_RAISE(auto new_vals, arrow::compute::Take(ctx.input->table->GetColumnByName(field), new_idx));
+  arrow::ArrayVector chunks;
+  for (const auto& c : old_vals.chunked_array()->chunks()) chunks.push_back(c);
+  for (const auto& c : new_vals.chunked_array()->chunks()) chunks.push_back(c);
+  auto both = std::make_shared<arrow::ChunkedArray>(chunks, old_vals.type());
+  // Stable ranks over [old..., new...]: a tie ranks the incoming value higher, so it wins.
+  ARROW_ASSIGN_OR_RAISE(auto ranks, StableRanks(both));
+  size_t n = old_rows.size();
+  for (size_t i = 0; i < n; ++i) wins[i] = ranks[n + i] > ranks[i];
+  return wins;
+}
+}  // namespace
+
+Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const FileGroupWriteContext& ctx,
+                                                       const FileGroupWrite& plan) {
+  WriteStat stat;
+  stat.partition = plan.partition;
+  stat.file_id = plan.file_id;
+  stat.prev_base_instant = plan.prev_base_instant;
+
+  std::shared_ptr<arrow::Table> old;
+  std::unordered_map<std::string_view, int64_t> old_index;
+  std::shared_ptr<arrow::Table> old_keys_holder;
+  if (plan.old_base) {
+    ARROW_ASSIGN_OR_RAISE(old, ReadOld(storage, ctx, *plan.old_base));
+    ARROW_ASSIGN_OR_RAISE(old, old->CombineChunks());
+    const auto& keys = static_cast<const arrow::StringArray&>(*old->GetColumnByName(meta_columns::kRecordKey)->chunk(0));
+    old_index.reserve(static_cast<size_t>(keys.length()));
+    for (int64_t i = 0; i < keys.length(); ++i) old_index.emplace(keys.GetView(i), i);
+  }
+  int64_t old_rows = old ? old->num_rows() : 0;
+  std::vector<char> dropped(static_cast<size_t>(old_rows), 0);
+
+  std::vector<int64_t> inserts, update_old, update_new;
+  for (int64_t r : plan.upserts) {
+    auto it = old_index.find(ctx.input->record_keys[r]);
+    if (it == old_index.end()) {
+      inserts.push_back(r);
+    } else {
+      update_old.push_back(it->second);
+      update_new.push_back(r);
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(auto wins, IncomingWins(ctx, old, update_old, update_new));
+  std::vector<int64_t> new_rows = inserts;
+  for (size_t i = 0; i < wins.size(); ++i) {
+    if (!wins[i]) continue;
+    dropped[update_old[i]] = 1;
+    new_rows.push_back(update_new[i]);
+    ++stat.num_updates;
+  }
+  for (int64_t r : plan.deletes) {
+    auto it = old_index.find(ctx.input->record_keys[r]);
+    if (it != old_index.end() && !dropped[it->second]) {
+      dropped[it->second] = 1;
+      ++stat.num_deletes;
+    }
+  }
+  stat.num_inserts = static_cast<int64_t>(inserts.size());
+  if (stat.num_inserts + stat.num_updates + stat.num_deletes == 0) return std::optional<WriteStat>();
+
+  std::vector<std::shared_ptr<arrow::Table>> parts;
+  if (old) {
+    std::vector<int64_t> kept;
+    for (int64_t i = 0; i < old_rows; ++i)
+      if (!dropped[i]) kept.push_back(i);
+    if (static_cast<int64_t>(kept.size()) == old_rows) {
+      parts.push_back(old);
+    } else if (!kept.empty()) {
+      ARROW_ASSIGN_OR_RAISE(auto kept_rows, TakeRows(old, kept));
+      parts.push_back(kept_rows);
+    }
+  }
+  if (!new_rows.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto fresh, BuildNewRows(ctx, plan, new_rows));
+    parts.push_back(fresh);
+  }
+  if (parts.empty()) {
+    stat.retired = true;
+    return std::optional<WriteStat>(std::move(stat));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto merged, arrow::ConcatenateTables(parts));
+  ARROW_ASSIGN_OR_RAISE(auto written, WriteBaseFile(storage, plan.new_path, *merged, ctx.parquet));
+  stat.path = plan.new_path;
+  stat.num_records = written.num_records;
+  stat.file_size = written.size;
+  stat.min_record_key = written.min_record_key;
+  stat.max_record_key = written.max_record_key;
+  return std::optional<WriteStat>(std::move(stat));
+}
+
+}  // namespace lakeshore

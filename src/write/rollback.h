@@ -1,0 +1,25 @@
+// Rolling back failed writes: delete what they wrote, record a rollback instant.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "table/table_context.h"
+
+namespace lakeshore {
+
+/// Rolls back every failed write on `timeline`: a pending data instant whose heartbeat has
+/// expired (a live writer is never rolled back), and finishes interrupted rollbacks. Must run
+/// under the table lock. For each: a rollback instant is requested with the failed instant's
+/// planned files (its markers), those files are deleted, the rollback completes, then the
+/// failed instant's pending files and heartbeat go. Idempotent at every step: a crash leaves
+/// either a pending rollback (re-executed next time) or a completed one naming the instant
+/// (the leftovers are then just removed). Returns the instant times rolled back.
+Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const Timeline& timeline);
+
+/// Deletes an aborted write of this process at once (its files, its pending instant files);
+/// used when a write fails before its commit point, e.g. on a commit conflict. Errors are
+/// returned, and the instant is then left for RollbackFailedWrites.
+Status AbortWrite(TableContext& ctx, const Instant& instant, const std::vector<std::string>& planned_files);
+
+}  // namespace lakeshore

@@ -1,0 +1,146 @@
+#include "write/table_lock.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "table/file_naming.h"
+#include "table/layout.h"
+
+namespace lakeshore {
+namespace {
+constexpr int kSeqDigits = 20;
+constexpr int64_t kKeepLockObjects = 8;
+
+std::string SeqName(int64_t seq) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%020lld", static_cast<long long>(seq));
+  return buf;
+}
+
+bool ParseSeq(const std::string& name, int64_t* seq) {
+  if (name.size() != kSeqDigits) return false;
+  for (char c : name)
+    if (c < '0' || c > '9') return false;
+  *seq = std::stoll(name);
+  return true;
+}
+
+struct LockState {
+  int64_t max_seq = -1;
+  std::map<int64_t, FileEntry> objects;
+  std::map<int64_t, bool> released;
+};
+
+Result<LockState> ReadLockState(Storage& storage) {
+  ARROW_ASSIGN_OR_RAISE(auto entries, storage.List(layout::kLockDir, false));
+  LockState state;
+  for (const auto& e : entries) {
+    std::string name(BaseName(e.path));
+    int64_t seq;
+    if (ParseSeq(name, &seq)) {
+      state.objects[seq] = e;
+      state.max_seq = std::max(state.max_seq, seq);
+    } else if (name.size() == kSeqDigits + 9 && name.compare(kSeqDigits, 9, ".released") == 0 &&
+               ParseSeq(name.substr(0, kSeqDigits), &seq)) {
+      state.released[seq] = true;
+    }
+  }
+  return state;
+}
+
+// True when the lock object's lease has run out. An unreadable lock object (it cannot be
+// partial: it was created whole by put-if-absent) falls back to its mtime and `default_lease`.
+Result<bool> LeaseExpired(Storage& storage, const FileEntry& entry, int64_t now_ms, int64_t default_lease) {
+  auto text = storage.ReadString(entry.path);
+  if (!text.ok()) {
+    ARROW_ASSIGN_OR_RAISE(auto info, storage.GetFileInfo(entry.path));
+    if (!info) return true;  // pruned meanwhile: a newer lock exists; re-list decides
+    return text.status();
+  }
+  try {
+    auto j = nlohmann::json::parse(*text);
+    return now_ms > j.at("acquired_ms").get<int64_t>() + j.at("lease_ms").get<int64_t>();
+  } catch (const nlohmann::json::exception&) {
+    return now_ms > entry.mtime_ms + default_lease;
+  }
+}
+}  // namespace
+
+LockGuard::LockGuard(std::shared_ptr<Storage> storage, std::shared_ptr<Clock> clock, std::string path,
+                     std::string owner, int64_t acquired_ms, int64_t lease_ms)
+    : storage_(std::move(storage)), clock_(std::move(clock)), path_(std::move(path)),
+      owner_(std::move(owner)), acquired_ms_(acquired_ms), lease_ms_(lease_ms) {}
+
+LockGuard::~LockGuard() { (void)Release(); }
+
+Status LockGuard::Release() {
+  if (released_) return Status::OK();
+  released_ = true;
+  ARROW_RETURN_NOT_OK(storage_->PutIfAbsentString(path_ + ".released", owner_).status());
+  // Prune lock objects far behind this one; best effort, never needed for correctness.
+  int64_t seq = std::stoll(std::string(BaseName(path_)));
+  if (seq >= 2 * kKeepLockObjects && seq % kKeepLockObjects == 0) {
+    std::vector<std::string> old;
+    for (int64_t s = seq - 2 * kKeepLockObjects; s < seq - kKeepLockObjects; ++s) {
+      old.push_back(JoinPath(layout::kLockDir, SeqName(s)));
+      old.push_back(JoinPath(layout::kLockDir, SeqName(s) + ".released"));
+    }
+    (void)storage_->DeleteFiles(old);
+  }
+  return Status::OK();
+}
+
+Status LockGuard::CheckHeld(int64_t margin_ms) const {
+  if (released_) return Status::Invalid("table lock ", path_, " was already released");
+  if (clock_->NowMs() + margin_ms > acquired_ms_ + lease_ms_) {
+    return MakeError(ErrorKind::kLockTimeout,
+                     "the lease of table lock '" + path_ + "' ran out before the commit point; "
+                     "nothing was committed");
+  }
+  return Status::OK();
+}
+
+TableLock::TableLock(std::shared_ptr<Storage> storage, std::shared_ptr<Clock> clock, LockSettings settings)
+    : storage_(std::move(storage)), clock_(std::move(clock)), settings_(settings) {}
+
+Result<std::unique_ptr<LockGuard>> TableLock::Acquire(const std::string& purpose) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(settings_.wait_timeout_ms);
+  std::string owner = purpose + "@" + std::to_string(getpid()) + "-" + NewWriteToken();
+  int sleep_ms = 5;
+  for (;;) {
+    ARROW_ASSIGN_OR_RAISE(auto state, ReadLockState(*storage_));
+    int64_t now = clock_->NowMs();
+    bool free = state.max_seq < 0 || state.released.count(state.max_seq) > 0;
+    if (!free) {
+      ARROW_ASSIGN_OR_RAISE(free, LeaseExpired(*storage_, state.objects[state.max_seq], now,
+                                               settings_.lease_ms));
+    }
+    if (free) {
+      int64_t seq = state.max_seq + 1;
+      std::string path = JoinPath(layout::kLockDir, SeqName(seq));
+      nlohmann::json content = {{"owner", owner}, {"acquired_ms", now}, {"lease_ms", settings_.lease_ms},
+                                {"purpose", purpose}};
+      ARROW_ASSIGN_OR_RAISE(bool won, storage_->PutIfAbsentString(path, content.dump()));
+      if (won) {
+        return std::unique_ptr<LockGuard>(
+            new LockGuard(storage_, clock_, path, owner, now, settings_.lease_ms));
+      }
+      continue;  // someone else took seq; re-read at once
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return MakeError(ErrorKind::kLockTimeout,
+                       "could not take the table lock within " + std::to_string(settings_.wait_timeout_ms) +
+                           " ms (held by lock object " + SeqName(state.max_seq) + ")");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+    sleep_ms = std::min(sleep_ms * 2, 100);
+  }
+}
+
+}  // namespace lakeshore

@@ -1,0 +1,174 @@
+#include "write/write_client.h"
+
+#include <atomic>
+#include <chrono>
+#include <set>
+
+#include "index/index.h"
+#include "timeline/instant_time.h"
+#include "write/file_group_write.h"
+#include "write/rollback.h"
+#include "write/write_input.h"
+#include "write/write_planner.h"
+
+namespace lakeshore {
+namespace {
+using FileGroupKey = std::pair<std::string, std::string>;
+
+class ProgressReporter {
+ public:
+  explicit ProgressReporter(const ProgressCallback& cb) : cb_(cb) {}
+  void Report(const std::string& phase, int64_t done, int64_t total, const std::string& unit) {
+    if (!cb_) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    cb_(Progress{phase, done, total, unit});
+  }
+
+ private:
+  const ProgressCallback& cb_;
+  std::mutex mu_;
+};
+
+// State of one write between its begin and its commit.
+struct WriteState {
+  Instant instant;
+  std::unique_ptr<Heartbeat> heartbeat;
+  std::string base_completion;  // the newest completion this write's view includes
+  std::vector<CompletedCommit> commits;
+  std::vector<std::string> rolled_back;
+  std::vector<std::string> planned_files;
+  bool commit_attempted = false;
+};
+
+Status Begin(TableContext& ctx, WriteOperation op, WriteState& state) {
+  ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("write"));
+  ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
+  ARROW_ASSIGN_OR_RAISE(state.rolled_back, RollbackFailedWrites(ctx, timeline));
+  if (!state.rolled_back.empty()) {
+    ARROW_ASSIGN_OR_RAISE(timeline, ctx.LoadTimeline());
+  }
+  state.instant = Instant{NextInstantTime(ctx.clock->NowMs(), timeline.LastTime()), actions::kCommit};
+  ARROW_ASSIGN_OR_RAISE(state.heartbeat, Heartbeat::Start(ctx.storage, ctx.clock, state.instant.time, ctx.heartbeat));
+  CommitMetadata requested;
+  requested.operation = WriteOperationName(op);
+  ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*ctx.storage, state.instant, requested.ToJson()));
+  ARROW_RETURN_NOT_OK(guard->Release());
+  state.base_completion = timeline.LastCompletionTime();
+  ARROW_ASSIGN_OR_RAISE(state.commits, ctx.LoadCommits(timeline));
+  return Status::OK();
+}
+
+Status CheckConflicts(const std::vector<CompletedCommit>& commits, const WriteState& state,
+                      const std::set<FileGroupKey>& touched) {
+  for (const auto& c : commits) {
+    if (c.instant.completion_time <= state.base_completion || !actions::WritesData(c.instant.action)) continue;
+    for (const auto& stat : c.metadata.write_stats) {
+      if (touched.count({stat.partition, stat.file_id}) == 0) continue;
+      return CommitConflict("write " + state.instant.time + " conflicts with " + c.instant.action + " " +
+                            c.instant.time + ", which committed first and also wrote file group " +
+                            stat.file_id + " in partition '" + stat.partition + "'; retry the write");
+    }
+  }
+  return Status::OK();
+}
+
+Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metadata,
+              const std::set<FileGroupKey>& touched) {
+  ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("commit"));
+  ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
+  auto self = timeline.Find(state.instant.time);
+  if (!self || self->is_completed()) {
+    return CommitConflict("write " + state.instant.time +
+                          " was rolled back by another writer (its heartbeat had expired)");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
+  ARROW_RETURN_NOT_OK(CheckConflicts(commits, state, touched));
+  ARROW_RETURN_NOT_OK(guard->CheckHeld());
+  std::string completion = NextInstantTime(ctx.clock->NowMs(), timeline.LastTime());
+  state.commit_attempted = true;
+  ARROW_RETURN_NOT_OK(timeline_ops::Complete(*ctx.storage, state.instant, completion, metadata.ToJson()).status());
+  // Committed. A failed release only delays the next writer until the lease runs out.
+  (void)guard->Release();
+  return Status::OK();
+}
+
+Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& input, WriteState& state,
+                        ProgressReporter& progress) {
+  FileSystemView view = FileSystemView::Build(state.commits);
+  std::vector<std::optional<std::string>> tags;
+  if (op == WriteOperation::kUpsert || op == WriteOperation::kDelete) {
+    progress.Report("tagging", 0, 1, "batches");
+    ARROW_ASSIGN_OR_RAISE(auto index, MakeIndex(ctx.index_type));
+    KeysToTag keys{&input.partitions, &input.record_keys, input.rows};
+    ARROW_ASSIGN_OR_RAISE(tags, index->TagLocations(keys, view, *ctx.storage, *ctx.engine));
+    progress.Report("tagging", 1, 1, "batches");
+  }
+  std::vector<FileGroupWrite> plan = PlanFileGroupWrites(op, input, tags, view, ctx.plan, state.instant.time);
+
+  CommitMetadata metadata;
+  metadata.operation = WriteOperationName(op);
+  std::set<FileGroupKey> touched;
+  for (const auto& w : plan) {
+    metadata.planned_files.push_back(w.new_path);
+    if (w.old_base) touched.insert({w.partition, w.file_id});
+  }
+  state.planned_files = metadata.planned_files;
+  ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(*ctx.storage, state.instant, metadata.ToJson()));
+
+  FileGroupWriteContext wctx{&ctx.config, ctx.full_schema, &input, state.instant.time, ctx.parquet};
+  std::atomic<int64_t> done{0};
+  int64_t total = static_cast<int64_t>(plan.size());
+  progress.Report("writing", 0, total, "files");
+  ARROW_ASSIGN_OR_RAISE(
+      auto stats, ctx.engine->Map<std::optional<WriteStat>>(total, [&](int64_t i) -> Result<std::optional<WriteStat>> {
+        auto stat = ExecuteFileGroupWrite(*ctx.storage, wctx, plan[static_cast<size_t>(i)]);
+        progress.Report("writing", ++done, total, "files");
+        return stat;
+      }));
+
+  WriteResult result;
+  result.instant_time = state.instant.time;
+  result.operation = op;
+  result.records_in = input.records_in;
+  for (auto& stat : stats) {
+    if (!stat) continue;
+    result.records_inserted += stat->num_inserts;
+    result.records_updated += stat->num_updates;
+    result.records_deleted += stat->num_deletes;
+    result.files_written += stat->path.empty() ? 0 : 1;
+    result.bytes_written += stat->file_size;
+    ++result.file_groups_touched;
+    metadata.write_stats.push_back(std::move(*stat));
+  }
+  progress.Report("committing", 0, 1, "instants");
+  ARROW_RETURN_NOT_OK(Commit(ctx, state, metadata, touched));
+  progress.Report("committing", 1, 1, "instants");
+  return result;
+}
+}  // namespace
+
+Result<WriteResult> ExecuteWrite(TableContext& ctx, WriteOperation op,
+                                 const std::shared_ptr<arrow::RecordBatchReader>& data,
+                                 const WriteOptions& options) {
+  std::lock_guard<std::mutex> serial(ctx.write_mu);
+  auto start = std::chrono::steady_clock::now();
+  ProgressReporter progress(options.progress);
+  ARROW_ASSIGN_OR_RAISE(WriteInput input, PrepareWriteInput(ctx.config, op, data));
+  WriteState state;
+  Status st = Begin(ctx, op, state);
+  Result<WriteResult> result = st.ok() ? Run(ctx, op, input, state, progress) : Result<WriteResult>(st);
+  if (!result.ok() && !state.instant.time.empty() && !state.commit_attempted) {
+    // Nothing of this write is visible; remove its files now rather than waiting for a rollback.
+    (void)AbortWrite(ctx, state.instant, state.planned_files);
+  }
+  // A heartbeat file left behind by a failed Stop is harmless: the instant is completed, or
+  // pending and then judged by its (aging) heartbeat.
+  if (state.heartbeat) (void)state.heartbeat->Stop();
+  if (!result.ok()) return result.status();
+  result->rolled_back_instants = state.rolled_back;
+  result->duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace lakeshore

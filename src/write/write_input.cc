@@ -1,0 +1,102 @@
+#include "write/write_input.h"
+
+#include <unordered_map>
+
+#include <arrow/array.h>
+#include <arrow/compute/api.h>
+
+#include "table/partition_path.h"
+#include "table/record_key.h"
+
+namespace lakeshore {
+namespace {
+Result<std::shared_ptr<arrow::Table>> Conform(const arrow::Table& input, const arrow::Schema& target) {
+  for (const auto& f : input.schema()->fields()) {
+    if (target.GetFieldIndex(f->name()) < 0) {
+      return SchemaMismatch("the batch has column '" + f->name() + "', which is not in the table schema (" +
+                            target.ToString(false) + ")");
+    }
+  }
+  std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
+  for (const auto& field : target.fields()) {
+    auto column = input.GetColumnByName(field->name());
+    if (column == nullptr) {
+      return SchemaMismatch("the batch has no column '" + field->name() + "' (" + field->type()->ToString() + ")");
+    }
+    if (!column->type()->Equals(*field->type())) {
+      return SchemaMismatch("column '" + field->name() + "' has type " + column->type()->ToString() +
+                            " but the table expects " + field->type()->ToString());
+    }
+    if (!field->nullable() && column->null_count() > 0) {
+      return SchemaMismatch("column '" + field->name() + "' is not nullable but the batch has " +
+                            std::to_string(column->null_count()) + " nulls in it");
+    }
+    columns.push_back(column);
+  }
+  return arrow::Table::Make(arrow::schema(target.fields()), std::move(columns), input.num_rows());
+}
+
+std::shared_ptr<arrow::Schema> DeleteSchema(const TableConfig& config) {
+  std::vector<std::shared_ptr<arrow::Field>> fields;
+  for (const auto& f : config.schema->fields()) {
+    bool needed = false;
+    for (const auto& k : config.record_key_fields) needed |= (k == f->name());
+    for (const auto& p : config.partition_fields) needed |= (p == f->name());
+    if (needed) fields.push_back(f);
+  }
+  return arrow::schema(std::move(fields));
+}
+
+// Keeps, per (partition, key), the row with the largest rank (the last row when no ranks).
+std::vector<int64_t> Deduplicate(const WriteInput& in, const std::vector<int64_t>* ranks) {
+  std::unordered_map<std::string, int64_t> best;
+  best.reserve(in.record_keys.size());
+  for (int64_t r = 0; r < static_cast<int64_t>(in.record_keys.size()); ++r) {
+    std::string id = in.partitions[r];
+    id.push_back('\x1f');
+    id += in.record_keys[r];
+    auto [it, inserted] = best.emplace(std::move(id), r);
+    if (!inserted && (ranks == nullptr || (*ranks)[r] > (*ranks)[it->second])) it->second = r;
+  }
+  std::vector<int64_t> rows;
+  rows.reserve(best.size());
+  for (const auto& [id, r] : best) rows.push_back(r);
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+}  // namespace
+
+Result<std::vector<int64_t>> StableRanks(const std::shared_ptr<arrow::ChunkedArray>& values) {
+  arrow::compute::ArraySortOptions options(arrow::compute::SortOrder::Ascending,
+                                           arrow::compute::NullPlacement::AtStart);
+  ARROW_ASSIGN_OR_RAISE(auto indices, arrow::compute::SortIndices(*values, options));
+  const auto& idx = static_cast<const arrow::UInt64Array&>(*indices);
+  std::vector<int64_t> ranks(static_cast<size_t>(idx.length()));
+  for (int64_t i = 0; i < idx.length(); ++i) ranks[idx.Value(i)] = i;
+  return ranks;
+}
+
+Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation op,
+                                     const std::shared_ptr<arrow::RecordBatchReader>& reader) {
+  ARROW_ASSIGN_OR_RAISE(auto raw, reader->ToTable());
+  WriteInput in;
+  in.records_in = raw->num_rows();
+  auto target = op == WriteOperation::kDelete ? DeleteSchema(config) : config.schema;
+  ARROW_ASSIGN_OR_RAISE(in.table, Conform(*raw, *target));
+  ARROW_ASSIGN_OR_RAISE(in.record_keys, ComputeRecordKeys(*in.table, config.record_key_fields));
+  ARROW_ASSIGN_OR_RAISE(in.partitions, ComputePartitionPaths(*in.table, config.partition_fields));
+  if (op == WriteOperation::kUpsert || op == WriteOperation::kDelete) {
+    std::vector<int64_t> ranks;
+    bool ordered = op == WriteOperation::kUpsert && !config.ordering_field.empty();
+    if (ordered) {
+      ARROW_ASSIGN_OR_RAISE(ranks, StableRanks(in.table->GetColumnByName(config.ordering_field)));
+    }
+    in.rows = Deduplicate(in, ordered ? &ranks : nullptr);
+  } else {
+    in.rows.resize(static_cast<size_t>(in.table->num_rows()));
+    for (size_t r = 0; r < in.rows.size(); ++r) in.rows[r] = static_cast<int64_t>(r);
+  }
+  return in;
+}
+
+}  // namespace lakeshore

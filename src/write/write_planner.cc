@@ -1,0 +1,99 @@
+#include "write/write_planner.h"
+
+#include <algorithm>
+#include <map>
+
+#include "lakeshore/storage/storage.h"
+#include "table/file_naming.h"
+
+namespace lakeshore {
+namespace {
+FileGroupWrite ForExisting(const FileGroup& group) {
+  FileGroupWrite w;
+  w.partition = group.partition;
+  w.file_id = group.file_id;
+  w.old_base = group.latest().base_file;
+  w.prev_base_instant = group.latest().base_instant;
+  return w;
+}
+
+FileGroupWrite ForNew(const std::string& partition) {
+  FileGroupWrite w;
+  w.partition = partition;
+  w.file_id = NewFileId();
+  return w;
+}
+}  // namespace
+
+int64_t AverageRecordSize(const FileSystemView& view, int64_t fallback) {
+  int64_t bytes = 0, records = 0;
+  for (const FileGroup* g : view.LiveFileGroups()) {
+    bytes += g->latest().base_file->size;
+    records += g->latest().base_file->num_records;
+  }
+  return records > 0 ? std::max<int64_t>(1, bytes / records) : fallback;
+}
+
+std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteInput& input,
+                                                const std::vector<std::optional<std::string>>& tags,
+                                                const FileSystemView& view, const WritePlanSettings& settings,
+                                                const std::string& instant_time) {
+  // Existing groups touched by updates or deletes, by (partition, file id).
+  std::map<std::pair<std::string, std::string>, FileGroupWrite> existing;
+  std::map<std::string, std::vector<int64_t>> inserts_by_partition;
+  bool tagged = op == WriteOperation::kUpsert || op == WriteOperation::kDelete;
+  for (int64_t r : input.rows) {
+    const std::string& partition = input.partitions[r];
+    if (tagged && tags[r]) {
+      auto key = std::make_pair(partition, *tags[r]);
+      auto it = existing.find(key);
+      if (it == existing.end()) it = existing.emplace(key, ForExisting(*view.Find(partition, *tags[r]))).first;
+      (op == WriteOperation::kDelete ? it->second.deletes : it->second.upserts).push_back(r);
+    } else if (op != WriteOperation::kDelete) {
+      inserts_by_partition[partition].push_back(r);
+    }
+  }
+
+  int64_t record_size = AverageRecordSize(view, settings.record_size_estimate_bytes);
+  int64_t per_file = std::max<int64_t>(1, settings.max_file_size_bytes / record_size);
+  std::vector<FileGroupWrite> fresh;
+  for (auto& [partition, rows] : inserts_by_partition) {
+    if (op == WriteOperation::kBulkInsert) {
+      std::stable_sort(rows.begin(), rows.end(),
+                       [&](int64_t a, int64_t b) { return input.record_keys[a] < input.record_keys[b]; });
+    }
+    size_t next = 0;
+    bool pack = op != WriteOperation::kBulkInsert && settings.small_file_limit_bytes > 0;
+    if (pack) {
+      for (const FileGroup* group : view.LiveFileGroupsIn(partition)) {
+        if (next >= rows.size()) break;
+        int64_t size = group->latest().base_file->size;
+        if (size >= settings.small_file_limit_bytes) continue;
+        int64_t room = (settings.max_file_size_bytes - size) / record_size;
+        if (room <= 0) continue;
+        auto key = std::make_pair(partition, group->file_id);
+        auto it = existing.find(key);
+        if (it == existing.end()) it = existing.emplace(key, ForExisting(*group)).first;
+        size_t take = std::min<size_t>(static_cast<size_t>(room), rows.size() - next);
+        it->second.upserts.insert(it->second.upserts.end(), rows.begin() + next, rows.begin() + next + take);
+        next += take;
+      }
+    }
+    while (next < rows.size()) {
+      FileGroupWrite w = ForNew(partition);
+      size_t take = std::min<size_t>(static_cast<size_t>(per_file), rows.size() - next);
+      w.upserts.assign(rows.begin() + next, rows.begin() + next + take);
+      next += take;
+      fresh.push_back(std::move(w));
+    }
+  }
+
+  std::vector<FileGroupWrite> plan;
+  for (auto& [key, w] : existing) plan.push_back(std::move(w));
+  for (auto& w : fresh) plan.push_back(std::move(w));
+  std::string token = NewWriteToken();
+  for (auto& w : plan) w.new_path = JoinPath(w.partition, BaseFileName(w.file_id, token, instant_time));
+  return plan;
+}
+
+}  // namespace lakeshore

@@ -1,0 +1,37 @@
+// Assigning incoming records to file groups: updates go where the index found them, inserts
+// fill small file groups first, then new file groups of the target size.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lakeshore/table/table.h"
+#include "table/file_system_view.h"
+#include "write/file_group_write.h"
+#include "write/write_input.h"
+
+namespace lakeshore {
+
+struct WritePlanSettings {
+  int64_t max_file_size_bytes = 120LL << 20;
+  int64_t small_file_limit_bytes = 100LL << 20;  ///< 0: no small-file packing
+  int64_t record_size_estimate_bytes = 1024;     ///< used while the table has no statistics
+};
+
+/// Plans the file group writes of one instant.
+///
+/// `tags[r]` is the file id holding input row r's key (upsert and delete; ignored otherwise).
+/// Inserts (untagged upsert rows, insert rows) go to small file groups of their partition
+/// while they have room by the average record size, then to new file groups of about
+/// max_file_size_bytes; bulk inserts skip small-file packing and are sorted by key. Deletes of
+/// untagged keys are dropped (nothing to delete). New base file paths carry `instant_time`.
+std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteInput& input,
+                                                const std::vector<std::optional<std::string>>& tags,
+                                                const FileSystemView& view, const WritePlanSettings& settings,
+                                                const std::string& instant_time);
+
+/// Average bytes per record over the live base files of `view`, or `fallback` when empty.
+int64_t AverageRecordSize(const FileSystemView& view, int64_t fallback);
+
+}  // namespace lakeshore

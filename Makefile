@@ -1,7 +1,7 @@
 # Lakeshore: the two commands of the README, each doing all set-up on a fresh machine.
 #   make demo   Debian packages, .venv, build, then `lakeshore demo`
 #   make test   the same set-up, then the C++ tests (ctest) and the Python tests (pytest)
-# Other targets: make install (set-up only), make bench, make clean.
+# Other targets: make install (set-up only), make bench, make lint, make clean.
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -15,7 +15,7 @@ BUILD_DIR = build/$(shell $(PY) -c 'import sys; print(sys.implementation.cache_t
 DEMO_ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: demo test install system-packages ctest pytest bench clean
+.PHONY: demo test install system-packages ctest pytest bench lint clean
 
 demo: install
 	$(VENV)/bin/lakeshore demo $(DEMO_ARGS)
@@ -47,6 +47,11 @@ pytest: install
 
 bench: install
 	$(PY) bench/write_read.py
+
+lint: $(VENV)/.requirements-dev.stamp
+	$(VENV)/bin/ruff check python tests bench
+	$(VENV)/bin/ruff format --check python tests bench
+	$(VENV)/bin/mypy --strict --ignore-missing-imports python/lakeshore
 
 clean:
 	rm -rf build dist

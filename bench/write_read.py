@@ -19,14 +19,14 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+import lakeshore
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-
-import lakeshore
 
 TARGETS = {"write": 0.7, "read": 0.8}
 
@@ -35,8 +35,10 @@ def make_data(rows: int) -> pa.Table:
     """Deterministic rows: a unique key, a low-cardinality string, a float, a timestamp and a
     short text column."""
     ids = pa.array(range(rows), pa.int64())
-    city = pc.choose(pc.cast(pc.bit_wise_and(ids, 7), pa.int8()), *[pa.scalar(c) for c in
-                     ("lisbon", "oslo", "quito", "lima", "pune", "kyiv", "accra", "hanoi")])
+    city = pc.choose(
+        pc.cast(pc.bit_wise_and(ids, 7), pa.int8()),
+        *[pa.scalar(c) for c in ("lisbon", "oslo", "quito", "lima", "pune", "kyiv", "accra", "hanoi")],
+    )
     fare = pc.divide(pc.cast(pc.multiply(pc.bit_wise_and(ids, 1023), 37), pa.float64()), 10.0)
     ts = pc.cast(pc.add(pc.multiply(ids, 1000), 1_767_225_600_000), pa.timestamp("ms"))
     note = pc.binary_join_element_wise("rider-", pc.cast(ids, pa.string()), "")

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import lakeshore
 import pyarrow as pa
 import pytest
-
-import lakeshore
 from lakeshore import _core
 from lakeshore._arrow import schema_capsule, schema_from_capsule, stream_capsule, table_from_capsule
 
@@ -98,6 +97,4 @@ def test_schema_roundtrip_keeps_metadata_and_nesting() -> None:
         [pa.field("id", pa.int64(), nullable=False), pa.field("s", pa.struct([("a", pa.binary())]))],
         metadata={b"k": b"v"},
     )
-    assert schema_from_capsule(_core.schema_roundtrip(schema_capsule(schema))).equals(
-        schema, check_metadata=True
-    )
+    assert schema_from_capsule(_core.schema_roundtrip(schema_capsule(schema))).equals(schema, check_metadata=True)

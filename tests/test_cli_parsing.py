@@ -9,14 +9,15 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from lakeshore.cli import build_parser, main, verb_modules
 from lakeshore.cli._common import detect_format, human_instant, open_input, parse_schema
 
 
 def test_schema_string() -> None:
-    schema = parse_schema("id:int64!, name:string,ts:timestamp[ms],at:timestamp[us, UTC],amount:decimal(10, 2),"
-                          "tags:list<string>,ok:bool,d:date32,f:double")
+    schema = parse_schema(
+        "id:int64!, name:string,ts:timestamp[ms],at:timestamp[us, UTC],amount:decimal(10, 2),"
+        "tags:list<string>,ok:bool,d:date32,f:double"
+    )
     assert schema == pa.schema(
         [
             pa.field("id", pa.int64(), nullable=False),
@@ -98,9 +99,21 @@ def test_console_script_is_installed() -> None:
 def test_errors_go_to_stderr_and_json_errors_to_stdout(tmp_path: Path) -> None:
     missing = str(tmp_path / "nope.parquet")
     done = subprocess.run(
-        [sys.executable, "-m", "lakeshore", "create", str(tmp_path / "t"), "--sample", missing, "--record-key", "id",
-         "--json"],
-        capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "lakeshore",
+            "create",
+            str(tmp_path / "t"),
+            "--sample",
+            missing,
+            "--record-key",
+            "id",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 1
     assert "does not exist" in done.stderr

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pickle
 
-import pytest
-
 import lakeshore
+import pytest
 from lakeshore import _core
 from lakeshore.errors import error_class_for_kind
 

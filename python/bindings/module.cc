@@ -6,5 +6,7 @@ NB_MODULE(_core, m) {
   lakeshore::python::BindErrors(m);
   lakeshore::python::BindRuntime(m);
   lakeshore::python::BindArrowStream(m);
+  lakeshore::python::BindBlob(m);
+  lakeshore::python::BindTable(m);
   lakeshore::python::BindVacuum(m);
 }

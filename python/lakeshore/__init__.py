@@ -12,6 +12,7 @@ import atexit
 import pyarrow  # noqa: F401
 
 from lakeshore import _core
+from lakeshore.blob import blob_type, inline_blob, is_blob_type, out_of_line_blob
 from lakeshore.errors import (
     AlreadyExistsError,
     CommitConflictError,
@@ -26,7 +27,6 @@ from lakeshore.errors import (
     StorageError,
     UnsupportedFeatureError,
 )
-from lakeshore.blob import blob_type, inline_blob, is_blob_type, out_of_line_blob
 from lakeshore.table import Table
 from lakeshore.vacuum import vacuum
 

@@ -14,7 +14,7 @@ reference, managed or not, keeps the file alive.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import pyarrow as pa
 
@@ -23,7 +23,7 @@ from lakeshore._arrow import field_from_capsule
 
 __all__ = ["blob_type", "inline_blob", "is_blob_type", "out_of_line_blob"]
 
-_BLOB_TYPE: Optional[pa.DataType] = None
+_BLOB_TYPE: pa.DataType | None = None
 
 
 def blob_type() -> pa.DataType:
@@ -47,8 +47,8 @@ def inline_blob(data: bytes) -> dict[str, Any]:
 def out_of_line_blob(
     external_path: str,
     *,
-    offset: Optional[int] = None,
-    length: Optional[int] = None,
+    offset: int | None = None,
+    length: int | None = None,
     managed: bool = False,
 ) -> dict[str, Any]:
     """A blob value referencing ``external_path`` (a whole file, or ``length`` bytes at

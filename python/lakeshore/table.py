@@ -9,8 +9,8 @@ releases the GIL while the native core works.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Callable, Optional, Union
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import pyarrow as pa
 
@@ -23,12 +23,11 @@ __all__ = ["ProgressFn", "Table", "format_instant_time"]
 ProgressFn = Callable[[str, int, int, str], None]
 #: A time-travel point: an instant time "yyyyMMddHHmmssSSS" (str or int) or a datetime (UTC if
 #: naive).
-AsOf = Union[str, int, _dt.datetime, None]
+AsOf = str | int | _dt.datetime | None
 #: A partition filter: (field, op, value) tuples, ANDed (pyarrow's DNF with one conjunction).
-Filter = Optional[Sequence[Any]]
+Filter = Sequence[Any] | None
 
-_OPS = {"=": "=", "==": "=", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
-        "in": "in", "not in": "not in"}
+_OPS = {"=": "=", "==": "=", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "in": "in", "not in": "not in"}
 
 
 def format_instant_time(when: _dt.datetime) -> str:
@@ -38,7 +37,7 @@ def format_instant_time(when: _dt.datetime) -> str:
     return when.strftime("%Y%m%d%H%M%S") + f"{when.microsecond // 1000:03d}"
 
 
-def _instant(value: AsOf, what: str) -> Optional[str]:
+def _instant(value: AsOf, what: str) -> str | None:
     if value is None:
         return None
     if isinstance(value, _dt.datetime):
@@ -48,7 +47,7 @@ def _instant(value: AsOf, what: str) -> Optional[str]:
     return str(value)
 
 
-def _names(value: Union[str, Sequence[str], None], what: str) -> list[str]:
+def _names(value: str | Sequence[str] | None, what: str) -> list[str]:
     if value is None:
         return []
     if isinstance(value, str):
@@ -119,14 +118,14 @@ class Table:
         cls,
         path: str,
         schema: pa.Schema,
-        record_key: Union[str, Sequence[str]],
-        partition_by: Union[str, Sequence[str], None] = None,
-        ordering_field: Optional[str] = None,
+        record_key: str | Sequence[str],
+        partition_by: str | Sequence[str] | None = None,
+        ordering_field: str | None = None,
         table_type: str = "cow",
         *,
-        name: Optional[str] = None,
-        properties: Optional[Mapping[str, str]] = None,
-        storage_options: Optional[Mapping[str, str]] = None,
+        name: str | None = None,
+        properties: Mapping[str, str] | None = None,
+        storage_options: Mapping[str, str] | None = None,
     ) -> Table:
         """Creates a new table at ``path`` and returns it.
 
@@ -152,7 +151,7 @@ class Table:
         return cls(native)
 
     @classmethod
-    def open(cls, path: str, *, storage_options: Optional[Mapping[str, str]] = None) -> Table:
+    def open(cls, path: str, *, storage_options: Mapping[str, str] | None = None) -> Table:
         """Opens the table at ``path``. Raises CorruptMetadataError naming the file if its
         table.json is damaged, StorageError if nothing is there."""
         return cls(_core.Table.open(path, dict(storage_options or {})))
@@ -200,7 +199,7 @@ class Table:
 
     # ---- writes ---------------------------------------------------------------------------
 
-    def write(self, data: Any, mode: str = "upsert", *, progress: Optional[ProgressFn] = None) -> dict[str, Any]:
+    def write(self, data: Any, mode: str = "upsert", *, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Writes ``data`` as one instant with ``mode`` ("insert", "upsert", "delete",
         "bulk_insert") and returns what the write did (the WriteResult fields as a dict:
         instant_time, operation, records_in, records_inserted, records_updated,
@@ -213,29 +212,43 @@ class Table:
         """
         return dict(self._native.write(mode, stream_capsule(data), progress))
 
-    def insert(self, data: Any, *, progress: Optional[ProgressFn] = None) -> dict[str, Any]:
+    def insert(self, data: Any, *, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Inserts new records without looking up existing keys (a key already stored is stored
         again). See :meth:`write` for the result and errors."""
         return self.write(data, "insert", progress=progress)
 
-    def upsert(self, data: Any, *, progress: Optional[ProgressFn] = None) -> dict[str, Any]:
+    def upsert(self, data: Any, *, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Updates records whose key is stored and inserts the others; among records with the
         same key the larger ordering field wins. See :meth:`write`."""
         return self.write(data, "upsert", progress=progress)
 
-    def bulk_insert(self, data: Any, *, progress: Optional[ProgressFn] = None) -> dict[str, Any]:
+    def bulk_insert(self, data: Any, *, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Inserts new records sorted by partition and key into new file groups (the fast path
         for loading a table). See :meth:`write`."""
         return self.write(data, "bulk_insert", progress=progress)
 
-    def delete(self, keys: Any, *, progress: Optional[ProgressFn] = None) -> dict[str, Any]:
+    def delete(self, keys: Any, *, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Deletes records by key. ``keys`` is Arrow data holding the key field(s), or a list of
         key values (one key field), or a list of tuples or dicts (composite keys). See
-        :meth:`write`."""
-        return self.write(self._keys_to_arrow(keys), "delete", progress=progress)
+        :meth:`write` for the result and errors.
+
+        On a partitioned table the core deletes by (partition, key). When ``keys`` lacks the
+        partition field(s), they are looked up first by reading the key and partition columns
+        of the latest snapshot (a key that is not stored is skipped); pass them along to spare
+        that read.
+        """
+        data = self._keys_to_arrow(keys)
+        partition_by = self.partition_by
+        if partition_by and not _has_columns(data, partition_by):
+            data = self._locate_partitions(pa.table(data))
+        return self.write(data, "delete", progress=progress)
 
     def _keys_to_arrow(self, keys: Any) -> Any:
-        if hasattr(keys, "__arrow_c_stream__") or isinstance(keys, pa.RecordBatch) or hasattr(keys, "__arrow_c_array__"):
+        if (
+            hasattr(keys, "__arrow_c_stream__")
+            or isinstance(keys, pa.RecordBatch)
+            or hasattr(keys, "__arrow_c_array__")
+        ):
             return keys
         if isinstance(keys, (str, bytes)) or not isinstance(keys, Iterable):
             raise TypeError("keys must be Arrow data or a list of key values")
@@ -253,13 +266,26 @@ class Table:
                     values = list(r)
                 else:
                     raise TypeError(f"a composite key is a tuple or dict of {fields}, got {r!r}")
-                for f, v in zip(fields, values):
+                for f, v in zip(fields, values, strict=False):
                     columns[f].append(v)
         return pa.table({f: pa.array(columns[f], type=schema.field(f).type) for f in fields})
 
+    def _locate_partitions(self, keys: pa.Table) -> pa.Table:
+        """Adds the partition fields of the stored records to ``keys`` (inner join on the record
+        key against the latest snapshot's key and partition columns)."""
+        key_fields = self.record_key
+        missing = [f for f in key_fields if f not in keys.column_names]
+        if missing:
+            # Let the core name the problem the way it names every schema mismatch.
+            return keys
+        schema = self.schema
+        keys = keys.select(key_fields).cast(pa.schema([schema.field(f) for f in key_fields]))
+        stored = self.to_arrow(columns=key_fields + [f for f in self.partition_by if f not in key_fields])
+        return keys.join(stored, keys=key_fields, join_type="inner")
+
     # ---- reads ----------------------------------------------------------------------------
 
-    def to_arrow(self, columns: Optional[Sequence[str]] = None, filter: Filter = None, as_of: AsOf = None) -> pa.Table:
+    def to_arrow(self, columns: Sequence[str] | None = None, filter: Filter = None, as_of: AsOf = None) -> pa.Table:
         """Reads the table (or the state right after instant ``as_of``) as a pyarrow Table.
 
         ``columns`` picks and orders the columns (default: the meta columns, then all user
@@ -271,10 +297,10 @@ class Table:
 
     def read_incremental(
         self,
-        start: Union[str, int, _dt.datetime],
+        start: str | int | _dt.datetime,
         end: AsOf = None,
         *,
-        columns: Optional[Sequence[str]] = None,
+        columns: Sequence[str] | None = None,
         filter: Filter = None,
     ) -> pa.Table:
         """The records written by the completed instants after ``start`` up to and including
@@ -282,7 +308,9 @@ class Table:
         reported."""
         start_time = _instant(start, "start")
         assert start_time is not None
-        capsule = self._native.read_incremental(start_time, _instant(end, "end"), _names(columns, "columns"), _predicates(filter))
+        capsule = self._native.read_incremental(
+            start_time, _instant(end, "end"), _names(columns, "columns"), _predicates(filter)
+        )
         return table_from_capsule(capsule)
 
     def timeline(self) -> list[dict[str, Any]]:
@@ -299,6 +327,17 @@ class Table:
         """Rolls back every failed write (pending, with an expired heartbeat) and returns their
         instant times. Writers do this on their own before they write."""
         return list(self._native.rollback_failed_writes())
+
+
+def _has_columns(data: Any, names: Sequence[str]) -> bool:
+    """True when Arrow ``data`` has every column in ``names`` (by its schema, without reading)."""
+    if isinstance(data, (pa.Table, pa.RecordBatch, pa.RecordBatchReader)):
+        present = set(data.schema.names)
+    elif hasattr(data, "__arrow_c_schema__"):
+        present = set(pa.schema(data).names)
+    else:
+        return False
+    return all(n in present for n in names)
 
 
 def _default_name(path: str) -> str:

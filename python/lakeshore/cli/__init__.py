@@ -9,7 +9,6 @@ import json
 import pkgutil
 import sys
 from collections.abc import Sequence
-from typing import Optional
 
 from lakeshore.errors import LakeshoreError
 
@@ -50,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Runs the CLI; returns the process exit code (0 ok, 1 a Lakeshore or input error)."""
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -9,11 +9,12 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.dataset as ds
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
@@ -57,12 +58,10 @@ class Output:
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     """Adds the --json flag every verb has."""
-    parser.add_argument(
-        "--json", action="store_true", help="print one JSON document on stdout and nothing else there"
-    )
+    parser.add_argument("--json", action="store_true", help="print one JSON document on stdout and nothing else there")
 
 
-def detect_format(path: str, explicit: Optional[str]) -> str:
+def detect_format(path: str, explicit: str | None) -> str:
     """The input format of ``path``: ``explicit`` if given, else from the file extension."""
     if explicit:
         return explicit
@@ -72,7 +71,7 @@ def detect_format(path: str, explicit: Optional[str]) -> str:
     return fmt
 
 
-def open_input(paths: Sequence[str], fmt: Optional[str], schema: Optional[pa.Schema]) -> ds.Dataset:
+def open_input(paths: Sequence[str], fmt: str | None, schema: pa.Schema | None) -> ds.Dataset:
     """A dataset over the input files (all of one format). With ``schema``, CSV and JSON values are
     parsed as the table's types and the columns come out in the table's order."""
     formats = {detect_format(p, fmt) for p in paths}
@@ -91,20 +90,22 @@ def open_input(paths: Sequence[str], fmt: Optional[str], schema: Optional[pa.Sch
     return ds.dataset(list(paths), format=fmt, schema=schema)
 
 
-def read_input(paths: Sequence[str], fmt: Optional[str], schema: Optional[pa.Schema]) -> pa.RecordBatchReader:
+def read_input(paths: Sequence[str], fmt: str | None, schema: pa.Schema | None) -> pa.RecordBatchReader:
     """A streaming reader over the input files (see :func:`open_input`); nothing is loaded whole."""
     dataset = open_input(paths, fmt, schema)
     columns = schema.names if schema is not None else None
     return dataset.scanner(columns=columns).to_reader()
 
 
-def schema_from_sample(path: str, fmt: Optional[str]) -> pa.Schema:
+def schema_from_sample(path: str, fmt: str | None) -> pa.Schema:
     """The schema of a Parquet, CSV or JSON sample file."""
     return open_input([path], fmt, None).schema
 
 
 def _split_top_level(text: str, sep: str = ",") -> list[str]:
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "[(<":
             depth += 1
@@ -157,7 +158,7 @@ def parse_schema(text: str) -> pa.Schema:
     return pa.schema(fields)
 
 
-def names_list(text: Optional[str]) -> list[str]:
+def names_list(text: str | None) -> list[str]:
     """Splits a comma-separated list of field names ("a,b")."""
     if not text:
         return []
@@ -165,14 +166,19 @@ def names_list(text: Optional[str]) -> list[str]:
 
 
 @contextlib.contextmanager
-def progress_bar(out: Output, enabled: bool) -> Iterator[Optional[ProgressFn]]:
+def progress_bar(out: Output, enabled: bool) -> Iterator[ProgressFn | None]:
     """A rich progress bar on stderr fed by the core's progress callback; yields the callback
     (None when disabled, in --json mode or when stderr is not a terminal)."""
     if not enabled or out.as_json or not out.err.is_terminal:
         yield None
         return
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[unit]}"),
-               TimeElapsedColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[unit]}"),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=out.err, transient=False) as bar:
         tasks: dict[str, TaskID] = {}
 
@@ -195,7 +201,7 @@ def human_bytes(n: int) -> str:
     return f"{n} B"
 
 
-def human_instant(time_str: Optional[str]) -> str:
+def human_instant(time_str: str | None) -> str:
     """'20261129110203123' -> '2026-11-29 11:02:03.123' (other strings unchanged)."""
     if not time_str or len(time_str) != 17 or not time_str.isdigit():
         return time_str or ""
@@ -205,13 +211,19 @@ def human_instant(time_str: Optional[str]) -> str:
 
 def write_summary_table(result: dict[str, Any], title: str = "write") -> RichTable:
     """A rich table of one write's WriteResult."""
-    t = RichTable(title=title, show_header=False, title_justify="left")
+    t = RichTable(title=escape(title), show_header=False, title_justify="left")
     t.add_column("what", style="bold")
     t.add_column("value", justify="right")
     t.add_row("instant", f"{result['instant_time']} ({human_instant(result['instant_time'])})")
     t.add_row("operation", str(result["operation"]))
-    for key in ("records_in", "records_inserted", "records_updated", "records_deleted", "files_written",
-                "file_groups_touched"):
+    for key in (
+        "records_in",
+        "records_inserted",
+        "records_updated",
+        "records_deleted",
+        "files_written",
+        "file_groups_touched",
+    ):
         t.add_row(key.replace("_", " "), f"{result[key]:,}")
     t.add_row("bytes written", human_bytes(int(result["bytes_written"])))
     t.add_row("time", f"{result['duration_ms'] / 1000:.2f} s")
@@ -222,33 +234,33 @@ def write_summary_table(result: dict[str, Any], title: str = "write") -> RichTab
 
 def timeline_table(instants: Sequence[dict[str, Any]], title: str = "timeline") -> RichTable:
     """A rich table of timeline instants."""
-    t = RichTable(title=title, title_justify="left")
-    for col in ("instant", "when (UTC)", "action", "state", "completed"):
-        t.add_column(col)
+    t = RichTable(title=escape(title), title_justify="left")
+    for col in ("instant", "action", "state", "completed at (UTC)"):
+        t.add_column(col, no_wrap=True)
     for i in instants:
-        t.add_row(i["time"], human_instant(i["time"]), i["action"], i["state"], human_instant(i.get("completion_time")))
+        t.add_row(i["time"], i["action"], i["state"], human_instant(i.get("completion_time")))
     return t
 
 
 def schema_table(schema: pa.Schema, title: str = "schema") -> RichTable:
     """A rich table of a schema's fields."""
-    t = RichTable(title=title, title_justify="left")
+    t = RichTable(title=escape(title), title_justify="left")
     t.add_column("field")
     t.add_column("type")
     t.add_column("nullable")
     for f in schema:
         type_name = "blob" if f.type == blob_type() else str(f.type)
-        t.add_row(f.name, type_name, "yes" if f.nullable else "no")
+        t.add_row(escape(f.name), escape(type_name), "yes" if f.nullable else "no")
     return t
 
 
 def rows_table(table: pa.Table, title: str, max_width: int = 40) -> RichTable:
     """A rich table of the rows of a (small) Arrow table, values shortened to ``max_width``."""
-    t = RichTable(title=title, title_justify="left")
+    t = RichTable(title=escape(title), title_justify="left")
     for name in table.column_names:
-        t.add_column(name, overflow="ellipsis", max_width=max_width)
+        t.add_column(escape(name), overflow="ellipsis", max_width=max_width)
     for row in table.to_pylist():
-        t.add_row(*(_short(v, max_width) for v in row.values()))
+        t.add_row(*(escape(_short(v, max_width)) for v in row.values()))
     return t
 
 
@@ -267,7 +279,9 @@ def _blob_text(blob: dict[str, Any]) -> str:
         data = blob.get("data")
         return f"inline <{len(data) if data is not None else 0} bytes>"
     ref = blob.get("reference") or {}
-    return f"→ {ref.get('external_path')}"
+    path = str(ref.get("external_path") or "")
+    tail = "/".join(path.rstrip("/").split("/")[-2:])  # the informative end of a long path
+    return f"→ {tail}" if tail != path else f"→ {path}"
 
 
 class Stopwatch:

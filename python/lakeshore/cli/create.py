@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from rich.markup import escape
+
 from lakeshore.cli._common import Output, add_json_flag, names_list, parse_schema, schema_from_sample, schema_table
 from lakeshore.table import Table
 
@@ -23,7 +25,7 @@ schema types: int8..int64, uint8..uint64, float/double, bool, string, binary, da
 """
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Adds the ``create`` verb."""
     p = subparsers.add_parser(
         "create",
@@ -40,7 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--record-key", required=True, help="record key field(s), comma-separated for a composite key")
     p.add_argument("--partition-by", help="hive-style partition field(s), comma-separated, in path order")
     p.add_argument("--ordering-field", help="field whose larger value wins between records with the same key")
-    p.add_argument("--table-type", default="cow", choices=["cow", "mor"], help="copy-on-write (default) or merge-on-read")
+    p.add_argument(
+        "--table-type", default="cow", choices=["cow", "mor"], help="copy-on-write (default) or merge-on-read"
+    )
     p.add_argument("--name", help="table name (default: the last path segment)")
     add_json_flag(p)
     p.set_defaults(func=run)
@@ -59,12 +63,19 @@ def run(args: argparse.Namespace) -> int:
         table_type=args.table_type,
         name=args.name,
     )
-    doc: dict[str, Any] = {"uri": table.uri, "config": table.config, "schema": [
-        {"name": f.name, "type": str(f.type), "nullable": f.nullable} for f in table.schema]}
+    doc: dict[str, Any] = {
+        "uri": table.uri,
+        "config": table.config,
+        "schema": [{"name": f.name, "type": str(f.type), "nullable": f.nullable} for f in table.schema],
+    }
     out.json(doc)
-    out.print(f"[green]created[/] table [bold]{table.config['name']}[/] at {table.uri}")
+    out.print(f"[green]created[/] table [bold]{escape(table.config['name'])}[/] at {escape(table.uri)}")
     out.print(schema_table(table.schema))
     c = table.config
-    out.print(f"record key: {', '.join(c['record_key'])}   partitioned by: {', '.join(c['partition_by']) or '-'}   "
-              f"ordering field: {c['ordering_field'] or '-'}   type: {c['table_type']}")
+    out.print(
+        escape(
+            f"record key: {', '.join(c['record_key'])}   partitioned by: {', '.join(c['partition_by']) or '-'}   "
+            f"ordering field: {c['ordering_field'] or '-'}   type: {c['table_type']}"
+        )
+    )
     return 0

@@ -12,9 +12,10 @@ import random
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import pyarrow as pa
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from lakeshore.blob import blob_type, inline_blob, out_of_line_blob
@@ -43,7 +44,6 @@ checks every read against what it wrote.
 """
 
 
-
 def demo_schema() -> pa.Schema:
     """The demo table's schema: riders with a photo blob column."""
     return pa.schema(
@@ -56,12 +56,13 @@ def demo_schema() -> pa.Schema:
         ]
     )
 
+
 CITIES = ("lisbon", "oslo", "quito")
 NAMES = ("Ana", "Bo", "Chen", "Dara", "Eli", "Femi", "Gus", "Hana", "Ivo", "Jun", "Kai", "Lea")
 T0 = dt.datetime(2026, 1, 1, 8, 0, 0)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Adds the ``demo`` verb."""
     p = subparsers.add_parser(
         "demo",
@@ -82,7 +83,7 @@ class Demo:
 
     root: Path
     out: Output
-    table: Optional[Table] = None
+    table: Table | None = None
     expected: dict[int, dict[str, Any]] = field(default_factory=dict)
     expected_by_instant: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict)
     steps: list[dict[str, Any]] = field(default_factory=list)
@@ -111,8 +112,13 @@ class Demo:
 
     def rider(self, rid: int, name: str, minutes: int, photo: dict[str, Any]) -> dict[str, Any]:
         """One record."""
-        return {"id": rid, "name": name, "city": CITIES[rid % len(CITIES)],
-                "updated_at": T0 + dt.timedelta(minutes=minutes), "photo": photo}
+        return {
+            "id": rid,
+            "name": name,
+            "city": CITIES[rid % len(CITIES)],
+            "updated_at": T0 + dt.timedelta(minutes=minutes),
+            "photo": photo,
+        }
 
     # ---- steps --------------------------------------------------------------------------
 
@@ -149,7 +155,7 @@ def _canonical(records: dict[int, dict[str, Any]]) -> list[tuple[Any, ...]]:
     return sorted((k, r["name"], r["city"], r["updated_at"], repr(r["photo"])) for k, r in records.items())
 
 
-def prepare_root(path: Optional[str]) -> Path:
+def prepare_root(path: str | None) -> Path:
     """The demo folder: ``path`` (absent or empty) or a fresh temporary folder."""
     if path is None:
         return Path(tempfile.mkdtemp(prefix="lakeshore-demo-"))
@@ -166,11 +172,17 @@ def run(args: argparse.Namespace) -> int:
     watch = Stopwatch()
     demo = Demo(root=prepare_root(args.path), out=out)
     photos = demo.make_photos(10)
-    out.print(f"[bold]Lakeshore demo[/] in {demo.root}")
-    out.print(f"wrote {len(photos)} photo files to {demo.blobs} (the blob column references them)")
+    out.print(f"[bold]Lakeshore demo[/] in {escape(str(demo.root))}")
+    out.print(escape(f"wrote {len(photos)} photo files to {demo.blobs} (the blob column references them)"))
 
-    demo.table = Table.create(str(demo.table_path), demo_schema(), record_key="id", partition_by="city",
-                              ordering_field="updated_at", name="riders")
+    demo.table = Table.create(
+        str(demo.table_path),
+        demo_schema(),
+        record_key="id",
+        partition_by="city",
+        ordering_field="updated_at",
+        name="riders",
+    )
     ref = [out_of_line_blob(str(p), managed=True) for p in photos]
 
     first = [demo.rider(i, NAMES[i], minutes=i, photo=ref[i]) for i in range(8)]
@@ -178,10 +190,10 @@ def run(args: argparse.Namespace) -> int:
     r1 = demo.write("bulk insert 8 riders", "bulk_insert", first)
 
     updates = [
-        demo.rider(1, "Bo B.", minutes=60, photo=ref[8]),        # new name and a new photo
+        demo.rider(1, "Bo B.", minutes=60, photo=ref[8]),  # new name and a new photo
         demo.rider(2, "Chen C.", minutes=61, photo=ref[2]),
         demo.rider(4, "stale Eli", minutes=-30, photo=ref[4]),  # older than stored: must lose
-        demo.rider(8, NAMES[8], minutes=62, photo=ref[9]),      # new rider
+        demo.rider(8, NAMES[8], minutes=62, photo=ref[9]),  # new rider
         demo.rider(9, NAMES[9], minutes=63, photo=inline_blob(b"inline avatar")),
     ]
     demo.write("upsert 3 updates (one stale) and 2 new riders", "upsert", updates)
@@ -193,28 +205,42 @@ def run(args: argparse.Namespace) -> int:
     for instant, expected in demo.expected_by_instant.items():
         demo.check_snapshot(f"time travel as of {instant}", table.to_arrow(as_of=instant), expected)
     oslo = table.to_arrow(filter=[("city", "=", "oslo")])
-    demo.check_snapshot("partition filter city = oslo", oslo,
-                        {k: r for k, r in demo.expected.items() if r["city"] == "oslo"})
+    demo.check_snapshot(
+        "partition filter city = oslo", oslo, {k: r for k, r in demo.expected.items() if r["city"] == "oslo"}
+    )
     changed = table.read_incremental(r1["instant_time"])
-    demo.check("incremental read after the first instant returns the upserted survivors",
-               sorted(changed.column("id").to_pylist()),
-               sorted(k for k in (1, 2, 8, 9) if k in demo.expected))
-    referenced = [r["photo"]["reference"]["external_path"] for r in latest.to_pylist()
-                  if r["photo"] and r["photo"]["type"] == "OUT_OF_LINE"]
+    demo.check(
+        "incremental read after the first instant returns the upserted survivors",
+        sorted(changed.column("id").to_pylist()),
+        sorted(k for k in (1, 2, 8, 9) if k in demo.expected),
+    )
+    referenced = [
+        r["photo"]["reference"]["external_path"]
+        for r in latest.to_pylist()
+        if r["photo"] and r["photo"]["type"] == "OUT_OF_LINE"
+    ]
     demo.check("every referenced blob file exists", all(Path(p).is_file() for p in referenced), True)
 
     timeline = table.timeline()
     files = table.files()
     file_bytes = sum((demo.table_path / f).stat().st_size for f in files)
-    blob_bytes = sum(p.stat().st_size for p in photos)
+    blob_bytes = sum(Path(p).stat().st_size for p in set(referenced))
     ok = all(c["ok"] for c in demo.checks)
     report = {
-        "root": str(demo.root), "table": table.uri, "blobs": str(demo.blobs), "steps": demo.steps,
-        "timeline": timeline, "files": files, "file_bytes": file_bytes,
+        "root": str(demo.root),
+        "table": table.uri,
+        "blobs": str(demo.blobs),
+        "steps": demo.steps,
+        "timeline": timeline,
+        "files": files,
+        "file_bytes": file_bytes,
         "rows_latest": latest.num_rows,
         "rows_by_instant": {i: len(e) for i, e in demo.expected_by_instant.items()},
-        "referenced_blobs": len(referenced), "blob_bytes": blob_bytes,
-        "checks": demo.checks, "ok": ok, "seconds": round(watch.seconds(), 3),
+        "referenced_blobs": len(set(referenced)),
+        "blob_bytes": blob_bytes,
+        "checks": demo.checks,
+        "ok": ok,
+        "seconds": round(watch.seconds(), 3),
     }
     out.json(report)
     if out.as_json:
@@ -232,15 +258,21 @@ def run(args: argparse.Namespace) -> int:
     checks.add_column("check")
     checks.add_column("result")
     for c in demo.checks:
-        checks.add_row(c["check"], "[green]ok[/]" if c["ok"] else f"[red]FAILED[/] got {c.get('actual')}")
+        checks.add_row(
+            escape(c["check"]), "[green]ok[/]" if c["ok"] else f"[red]FAILED[/] got {escape(str(c.get('actual')))}"
+        )
     out.print(checks)
     summary = RichTable(title="summary", show_header=False, title_justify="left")
     summary.add_row("data files (latest slices)", str(len(files)))
     summary.add_row("data bytes", human_bytes(file_bytes))
-    summary.add_row("blob files referenced", f"{len(referenced)} ({human_bytes(blob_bytes)} in {demo.blobs})")
+    summary.add_row(
+        "blob files referenced", escape(f"{len(set(referenced))} ({human_bytes(blob_bytes)} in {demo.blobs})")
+    )
     summary.add_row("instants", str(len(timeline)))
     summary.add_row("time", f"{watch.seconds():.2f} s")
     out.print(summary)
-    out.print(f"[green]demo ok[/]: the table is at {demo.table_path}" if ok else "[red]demo found problems[/]")
-    out.print(f"try: lakeshore show {demo.table_path}   lakeshore timeline {demo.table_path}")
+    out.print(
+        f"[green]demo ok[/]: the table is at {escape(str(demo.table_path))}" if ok else "[red]demo found problems[/]"
+    )
+    out.print(escape(f"try: lakeshore show {demo.table_path}   lakeshore timeline {demo.table_path}"))
     return 0 if ok else 1

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 import pyarrow as pa
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from lakeshore.cli._common import Output, add_json_flag, rows_table, schema_table
@@ -20,7 +21,7 @@ examples:
 """
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Adds the ``show`` verb."""
     p = subparsers.add_parser(
         "show",
@@ -62,21 +63,25 @@ def run(args: argparse.Namespace) -> int:
     if out.as_json:
         return 0
     c = doc["config"]
-    out.print(f"[bold]{c['name']}[/] at {doc['uri']}" + (f" as of {args.as_of}" if args.as_of else ""))
+    out.print(
+        f"[bold]{escape(c['name'])}[/] at {escape(doc['uri'])}" + (f" as of {escape(args.as_of)}" if args.as_of else "")
+    )
     config = RichTable(show_header=False, title="config", title_justify="left")
     for key in ("record_key", "partition_by", "ordering_field", "table_type", "blob_columns"):
         value = c[key]
-        config.add_row(key, ", ".join(value) if isinstance(value, list) else str(value or "-"))
+        config.add_row(key, escape((", ".join(value) if isinstance(value, list) else str(value or "")) or "-"))
     out.print(config)
     out.print(schema_table(table.schema))
     files = RichTable(title=f"latest files ({len(doc['files'])})", title_justify="left")
-    files.add_column("file")
+    files.add_column("file", overflow="fold")
     for f in doc["files"][: args.files]:
-        files.add_row(f)
+        files.add_row(escape(f))
     if len(doc["files"]) > args.files:
         files.add_row(f"… {len(doc['files']) - args.files} more")
     out.print(files)
     out.print(f"rows: [bold]{doc['row_count']:,}[/]")
     if args.rows > 0 and doc["row_count"] > 0:
-        out.print(rows_table(pa.Table.from_pylist(doc["rows"], schema=table.schema), title=f"first {len(doc['rows'])} rows"))
+        out.print(
+            rows_table(pa.Table.from_pylist(doc["rows"], schema=table.schema), title=f"first {len(doc['rows'])} rows")
+        )
     return 0

@@ -16,7 +16,7 @@ An instant is born requested, goes inflight, then completed; readers see complet
 """
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Adds the ``timeline`` verb."""
     p = subparsers.add_parser(
         "timeline",

@@ -38,7 +38,7 @@ CSV and JSON values are parsed as the table's column types.
 MODES = ("upsert", "insert", "bulk_insert", "delete")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Adds the ``write`` verb."""
     p = subparsers.add_parser(
         "write",
@@ -75,7 +75,10 @@ def run(args: argparse.Namespace) -> int:
     table = Table.open(args.path)
     stream = read_input(args.files, args.format, input_schema(table, args.mode, args.files, args.format))
     with progress_bar(out, enabled=not args.no_progress) as progress:
-        result = table.write(stream, args.mode, progress=progress)
+        if args.mode == "delete":
+            result = table.delete(stream, progress=progress)  # finds partitions if the files lack them
+        else:
+            result = table.write(stream, args.mode, progress=progress)
     result["input_files"] = len(args.files)
     result["wall_seconds"] = round(watch.seconds(), 3)
     out.json(result)

@@ -1,0 +1,242 @@
+// lakeshore._core.Table: the C++ Table for Python. The lakeshore.Table class (table.py) wraps it
+// with the user-facing argument handling; this layer converts types, releases the GIL around
+// every call that does I/O, and turns a non-OK Status into the mapped Python exception.
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.h"
+#include "lakeshore/table/table.h"
+#include "lakeshore/table/table_config.h"
+
+namespace lakeshore::python {
+namespace {
+
+using StringMap = std::map<std::string, std::string>;
+/// (field, op, values): one predicate of a partition filter, values already rendered as strings.
+using PredicateTuple = std::tuple<std::string, std::string, std::vector<std::string>>;
+
+/// Runs `fn` (a call into the core) without the GIL, then raises its error, if any, with it.
+template <typename Fn>
+auto WithoutGil(Fn&& fn) {
+  using R = decltype(fn());
+  std::optional<R> result;
+  {
+    nb::gil_scoped_release release;
+    result.emplace(fn());
+  }
+  if constexpr (std::is_same_v<R, arrow::Status>) {
+    CheckStatus(*result);
+  } else {
+    return ValueOrRaise(std::move(*result));
+  }
+}
+
+TableOpenOptions MakeOpenOptions(const StringMap& storage_options) {
+  TableOpenOptions options;
+  for (const auto& [key, value] : storage_options) {
+    if (key == "access_key") {
+      options.storage.s3_access_key = value;
+    } else if (key == "secret_key") {
+      options.storage.s3_secret_key = value;
+    } else if (key == "region") {
+      options.storage.s3_region = value;
+    } else {
+      RaiseStatus(arrow::Status::Invalid("unknown storage option '", key,
+                                         "'; known: access_key, secret_key, region"));
+    }
+  }
+  return options;
+}
+
+std::vector<PartitionPredicate> MakeFilter(const std::vector<PredicateTuple>& filter) {
+  std::vector<PartitionPredicate> out;
+  out.reserve(filter.size());
+  for (const auto& [field, op, values] : filter) out.push_back({field, op, values});
+  return out;
+}
+
+ReadOptions MakeReadOptions(std::vector<std::string> columns,
+                            const std::vector<PredicateTuple>& filter,
+                            std::optional<std::string> as_of) {
+  ReadOptions options;
+  options.columns = std::move(columns);
+  options.partition_filter = MakeFilter(filter);
+  options.as_of = std::move(as_of);
+  return options;
+}
+
+nb::dict WriteResultDict(const WriteResult& r) {
+  nb::dict d;
+  d["instant_time"] = r.instant_time;
+  d["operation"] = WriteOperationName(r.operation);
+  d["records_in"] = r.records_in;
+  d["records_inserted"] = r.records_inserted;
+  d["records_updated"] = r.records_updated;
+  d["records_deleted"] = r.records_deleted;
+  d["files_written"] = r.files_written;
+  d["bytes_written"] = r.bytes_written;
+  d["file_groups_touched"] = r.file_groups_touched;
+  d["rolled_back_instants"] = nb::cast(r.rolled_back_instants);
+  d["duration_ms"] = r.duration_ms;
+  return d;
+}
+
+nb::dict InstantDict(const InstantView& v) {
+  nb::dict d;
+  d["time"] = v.time;
+  d["action"] = v.action;
+  d["state"] = v.state;
+  d["completion_time"] = v.completion_time.empty() ? nb::object(nb::none()) : nb::cast(v.completion_time);
+  return d;
+}
+
+nb::dict ConfigDict(const TableConfig& c) {
+  nb::dict d;
+  d["name"] = c.name;
+  d["format_version"] = c.format_version;
+  d["record_key"] = nb::cast(c.record_key_fields);
+  d["partition_by"] = nb::cast(c.partition_fields);
+  d["ordering_field"] = c.ordering_field.empty() ? nb::object(nb::none()) : nb::cast(c.ordering_field);
+  d["table_type"] = TableTypeName(c.table_type);
+  d["blob_columns"] = nb::cast(c.BlobColumns());
+  d["properties"] = nb::cast(c.properties);
+  return d;
+}
+
+std::shared_ptr<Table> CreateTable(const std::string& uri, nb::handle schema_capsule,
+                                   std::vector<std::string> record_key,
+                                   std::vector<std::string> partition_by,
+                                   std::string ordering_field, const std::string& table_type,
+                                   std::string name, StringMap properties,
+                                   const StringMap& storage_options) {
+  TableConfig config;
+  config.name = std::move(name);
+  config.schema = ImportSchemaCapsule(schema_capsule);
+  config.record_key_fields = std::move(record_key);
+  config.partition_fields = std::move(partition_by);
+  config.ordering_field = std::move(ordering_field);
+  config.table_type = ValueOrRaise(ParseTableType(table_type));
+  config.properties = std::move(properties);
+  TableOpenOptions options = MakeOpenOptions(storage_options);
+  return WithoutGil([&] { return Table::Create(uri, std::move(config), std::move(options)); });
+}
+
+std::shared_ptr<Table> OpenTable(const std::string& uri, const StringMap& storage_options) {
+  TableOpenOptions options = MakeOpenOptions(storage_options);
+  return WithoutGil([&] { return Table::Open(uri, std::move(options)); });
+}
+
+/// Table::Write with an optional Python progress callback `progress(phase, done, total, unit)`.
+/// The core calls the callback on its driver thread with the GIL released; the callback takes
+/// the GIL back. An exception in the callback does not interrupt the write (the core cannot be
+/// cancelled half-way); it is raised once the write returns, after a write error if any.
+nb::dict Write(Table& table, const std::string& operation, nb::handle stream_capsule,
+               nb::object progress) {
+  WriteOperation op = ValueOrRaise(ParseWriteOperation(operation));
+  std::shared_ptr<arrow::RecordBatchReader> reader = ImportStreamCapsule(stream_capsule);
+  WriteOptions options;
+  std::optional<nb::python_error> callback_error;  // touched only with the GIL held
+  if (!progress.is_none()) {
+    options.progress = [&progress, &callback_error](const Progress& p) {
+      nb::gil_scoped_acquire gil;
+      if (callback_error.has_value()) return;
+      try {
+        progress(p.phase, p.done, p.total, p.unit);
+      } catch (nb::python_error& e) {
+        callback_error.emplace(std::move(e));
+      }
+    };
+  }
+  arrow::Result<WriteResult> result;
+  {
+    nb::gil_scoped_release release;
+    result = table.Write(op, std::move(reader), options);
+  }
+  if (!result.ok()) RaiseStatus(result.status());
+  if (callback_error.has_value()) {
+    callback_error->restore();
+    throw nb::python_error();
+  }
+  return WriteResultDict(*result);
+}
+
+}  // namespace
+
+void BindTable(nb::module_& m) {
+  nb::class_<Table>(m, "Table",
+                    "The C++ table. Use lakeshore.Table, which wraps this with argument handling.")
+      .def_static("create", &CreateTable, nb::arg("uri"), nb::arg("schema"),
+                  nb::arg("record_key"), nb::arg("partition_by"), nb::arg("ordering_field"),
+                  nb::arg("table_type"), nb::arg("name"), nb::arg("properties"),
+                  nb::arg("storage_options"),
+                  "Creates a table at `uri` (schema: an `arrow_schema` capsule); refused if one "
+                  "is already there.")
+      .def_static("open", &OpenTable, nb::arg("uri"), nb::arg("storage_options"),
+                  "Opens the table at `uri`; CorruptMetadataError if its table.json is bad.")
+      .def_prop_ro("uri", &Table::uri, "The table root as a URI.")
+      .def("config", [](const Table& t) { return ConfigDict(t.config()); },
+           "The table's config as a dict (name, record_key, partition_by, ordering_field, "
+           "table_type, blob_columns, properties, format_version).")
+      .def("schema", [](const Table& t) { return ExportSchemaCapsule(*t.config().schema); },
+           "The user schema (no meta columns) as an `arrow_schema` capsule.")
+      .def("full_schema", [](const Table& t) { return ExportSchemaCapsule(*t.full_schema()); },
+           "The schema with the meta columns first, as an `arrow_schema` capsule.")
+      .def("write", &Write, nb::arg("operation"), nb::arg("data"), nb::arg("progress").none(),
+           "Writes the `arrow_array_stream` capsule `data` with `operation` (insert, upsert, "
+           "delete, bulk_insert) as one instant; returns the WriteResult as a dict. Releases the "
+           "GIL.")
+      .def(
+          "read",
+          [](Table& t, std::vector<std::string> columns, const std::vector<PredicateTuple>& filter,
+             std::optional<std::string> as_of) {
+            ReadOptions options = MakeReadOptions(std::move(columns), filter, std::move(as_of));
+            return ExportTableCapsule(WithoutGil([&] { return t.Read(options); }));
+          },
+          nb::arg("columns"), nb::arg("filter"), nb::arg("as_of").none(),
+          "Snapshot read; returns an `arrow_array_stream` capsule. Releases the GIL.")
+      .def(
+          "read_incremental",
+          [](Table& t, const std::string& start, std::optional<std::string> end,
+             std::vector<std::string> columns, const std::vector<PredicateTuple>& filter) {
+            ReadOptions options = MakeReadOptions(std::move(columns), filter, std::nullopt);
+            std::string end_inclusive = end.value_or("");
+            return ExportTableCapsule(
+                WithoutGil([&] { return t.ReadIncremental(start, end_inclusive, options); }));
+          },
+          nb::arg("start"), nb::arg("end").none(), nb::arg("columns"), nb::arg("filter"),
+          "Records written by completed instants in (start, end]; an `arrow_array_stream` "
+          "capsule. Releases the GIL.")
+      .def(
+          "timeline",
+          [](Table& t) {
+            std::vector<InstantView> instants = WithoutGil([&] { return t.Timeline(); });
+            nb::list out;
+            for (const InstantView& v : instants) out.append(InstantDict(v));
+            return out;
+          },
+          "Every instant of the active timeline, oldest first, as dicts (time, action, state, "
+          "completion_time).")
+      .def(
+          "files",
+          [](Table& t, std::optional<std::string> as_of) {
+            return WithoutGil([&] { return t.Files(as_of); });
+          },
+          nb::arg("as_of").none(),
+          "The data files (relative to the table root) of the latest slices as of `as_of`.")
+      .def(
+          "rollback_failed_writes",
+          [](Table& t) { return WithoutGil([&] { return t.RollbackFailedWrites(); }); },
+          "Rolls back every failed write (pending, heartbeat expired); returns their instant "
+          "times.");
+}
+
+}  // namespace lakeshore::python

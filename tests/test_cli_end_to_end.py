@@ -1,0 +1,115 @@
+"""The `lakeshore` command line end to end: create, write (Parquet, CSV, JSON; every mode), show,
+timeline, demo; --json output is one JSON document and nothing else."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import lakeshore
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from lakeshore.cli import main
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
+    code = main([*argv, "--json"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    return json.loads(out)  # fails if anything but one JSON document was printed
+
+
+def test_create_write_show_timeline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    t = str(tmp_path / "t")
+    doc = run_json(
+        capsys,
+        "create",
+        t,
+        "--schema",
+        "id:int64!,city:string,ts:timestamp[ms],n:double",
+        "--record-key",
+        "id",
+        "--partition-by",
+        "city",
+        "--ordering-field",
+        "ts",
+    )
+    assert doc["config"]["record_key"] == ["id"] and doc["config"]["partition_by"] == ["city"]
+
+    pq.write_table(
+        pa.table(
+            {
+                "id": pa.array([1, 2, 3], pa.int64()),
+                "city": ["oslo", "lima", "oslo"],
+                "ts": pa.array([1, 1, 1], pa.timestamp("ms")),
+                "n": [1.0, 2.0, 3.0],
+            }
+        ),
+        tmp_path / "a.parquet",
+    )
+    (tmp_path / "b.csv").write_text("n,id,city,ts\n20.5,2,lima,2026-01-01 00:00:01\n4,4,quito,2026-01-01 00:00:01\n")
+    (tmp_path / "c.json").write_text('{"id": 5, "city": "oslo", "ts": "2026-01-01 00:00:02", "n": 5}\n')
+    (tmp_path / "gone.csv").write_text("id\n1\n")
+
+    r = run_json(capsys, "write", t, str(tmp_path / "a.parquet"), "--mode", "bulk_insert")
+    assert r["records_inserted"] == 3 and r["input_files"] == 1
+    r = run_json(capsys, "write", t, str(tmp_path / "b.csv"))
+    assert (r["operation"], r["records_updated"], r["records_inserted"]) == ("upsert", 1, 1)
+    run_json(capsys, "write", t, str(tmp_path / "c.json"), "--mode", "insert")
+    r = run_json(capsys, "write", t, str(tmp_path / "gone.csv"), "--mode", "delete")
+    assert r["records_deleted"] == 1
+
+    show = run_json(capsys, "show", t, "--rows", "2")
+    assert show["row_count"] == 4 and len(show["rows"]) == 2
+    assert show["files"] == lakeshore.Table.open(t).files()
+    rows = {r["id"]: r["n"] for r in lakeshore.Table.open(t).to_arrow(columns=["id", "n"]).to_pylist()}
+    assert rows == {2: 20.5, 3: 3.0, 4: 4.0, 5: 5.0}
+
+    timeline = run_json(capsys, "timeline", t)
+    assert [i["state"] for i in timeline] == ["completed"] * 4
+
+    first = timeline[0]["time"]
+    assert run_json(capsys, "show", t, "--as-of", first)["row_count"] == 3
+
+
+def test_create_from_a_sample_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sample = tmp_path / "s.parquet"
+    pq.write_table(pa.table({"k": ["a"], "v": pa.array([1], pa.int32())}), sample)
+    doc = run_json(capsys, "create", str(tmp_path / "t"), "--sample", str(sample), "--record-key", "k")
+    assert [(f["name"], f["type"]) for f in doc["schema"]] == [("k", "string"), ("v", "int32")]
+
+
+def test_human_output_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    t = str(tmp_path / "t")
+    assert main(["create", t, "--schema", "id:int64", "--record-key", "id"]) == 0
+    assert "created" in capsys.readouterr().out
+    assert main(["create", t, "--schema", "id:int64", "--record-key", "id"]) == 1
+    err = capsys.readouterr().err
+    assert "error" in err and "already" in err
+    bad = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"other": [1]}), bad)
+    assert main(["write", t, str(bad)]) == 1
+    assert "lacks the column" in capsys.readouterr().err
+    (tmp_path / "x.parquet").write_bytes(b"not parquet")
+    assert main(["write", t, str(tmp_path / "x.parquet"), "--json"]) == 1
+    assert "error" in json.loads(capsys.readouterr().out)
+
+
+def test_demo_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = run_json(capsys, "demo", str(tmp_path / "demo"))
+    assert report["ok"], report["checks"]
+    assert len(report["steps"]) == 3
+    assert report["referenced_blobs"] > 0
+    assert all(Path(report["root"], "table", f).is_file() for f in report["files"])
+    assert main(["demo", str(tmp_path / "demo")]) == 1  # never overwrites a folder with content
+
+
+def test_demo_console_script(tmp_path: Path) -> None:
+    script = Path(sys.executable).parent / "lakeshore"
+    done = subprocess.run([str(script), "demo", str(tmp_path / "d")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "demo ok" in done.stdout and "timeline" in done.stdout

@@ -1,0 +1,90 @@
+"""Two writer processes on one table: overlapping writes (one must fail with CommitConflictError,
+nothing of it visible) and disjoint writes (both commit)."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+from typing import Any
+
+import lakeshore
+import pyarrow as pa
+
+SCHEMA = pa.schema(
+    [pa.field("id", pa.int64(), nullable=False), pa.field("city", pa.string()), pa.field("who", pa.string())]
+)
+
+
+def batch(ids: list[int], city: str, who: str) -> pa.Table:
+    return pa.table(
+        {"id": pa.array(ids, pa.int64()), "city": [city] * len(ids), "who": [who] * len(ids)}, schema=SCHEMA
+    )
+
+
+def writer(path: str, ids: list[int], city: str, who: str, barrier: Any, results: Any) -> None:
+    """Upserts; the first progress report (the write's view of the table is fixed by then) waits
+    until the other writer got as far, so both writes overlap."""
+    waited = [False]
+
+    def progress(phase: str, done: int, total: int, unit: str) -> None:
+        if not waited[0]:
+            waited[0] = True
+            barrier.wait(timeout=60)
+
+    try:
+        r = lakeshore.Table.open(path).upsert(batch(ids, city, who), progress=progress)
+        results.put((who, "ok", r["instant_time"]))
+    except lakeshore.LakeshoreError as e:
+        results.put((who, type(e).__name__, str(e)))
+    except BaseException as e:  # reported, so the test fails with the reason
+        results.put((who, f"unexpected {type(e).__name__}", str(e)))
+
+
+def run_two(path: str, a: tuple[list[int], str], b: tuple[list[int], str]) -> dict[str, tuple[str, str]]:
+    ctx = mp.get_context("spawn")
+    barrier = ctx.Barrier(2)
+    results = ctx.Queue()
+    procs = [
+        ctx.Process(target=writer, args=(path, ids, city, who, barrier, results))
+        for who, (ids, city) in (("A", a), ("B", b))
+    ]
+    for p in procs:
+        p.start()
+    out = {}
+    for _ in procs:
+        who, status, detail = results.get(timeout=120)
+        out[who] = (status, detail)
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    return out
+
+
+def seeded(path: str) -> lakeshore.Table:
+    t = lakeshore.Table.create(path, SCHEMA, record_key="id", partition_by="city")
+    t.insert(batch([1, 2, 3], "oslo", "seed"))
+    t.insert(batch([10, 11], "lima", "seed"))
+    return t
+
+
+def test_overlapping_writers_one_conflicts(table_path: str) -> None:
+    t = seeded(table_path)
+    out = run_two(table_path, ([1, 2], "oslo"), ([2, 3], "oslo"))
+    statuses = sorted(s for s, _ in out.values())
+    assert statuses == ["CommitConflictError", "ok"], out
+    winner = next(w for w, (s, _) in out.items() if s == "ok")
+    loser_message = next(d for s, d in out.values() if s != "ok")
+    assert "conflict" in loser_message.lower()
+    rows = {r["id"]: r["who"] for r in t.to_arrow(columns=["id", "who"]).to_pylist()}
+    touched = [1, 2] if winner == "A" else [2, 3]
+    assert rows == {k: (winner if k in touched else "seed") for k in (1, 2, 3, 10, 11)}
+    completed = [i for i in t.timeline() if i["state"] == "completed" and i["action"] == "commit"]
+    assert len(completed) == 3  # two seeds and the winner
+
+
+def test_disjoint_writers_both_commit(table_path: str) -> None:
+    t = seeded(table_path)
+    out = run_two(table_path, ([1, 2], "oslo"), ([10], "lima"))
+    assert {s for s, _ in out.values()} == {"ok"}, out
+    rows = {r["id"]: r["who"] for r in t.to_arrow(columns=["id", "who"]).to_pylist()}
+    assert rows == {1: "A", 2: "A", 3: "seed", 10: "B", 11: "seed"}
+    assert out["A"][1] != out["B"][1]  # distinct instant times

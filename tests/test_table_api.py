@@ -1,0 +1,238 @@
+"""lakeshore.Table end to end: create, open, every write mode, every read."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import lakeshore
+import pyarrow as pa
+import pytest
+
+META = ["_lakeshore_commit_time", "_lakeshore_record_key", "_lakeshore_partition"]
+SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.int64(), nullable=False),
+        pa.field("city", pa.string()),
+        pa.field("ver", pa.int64()),
+        pa.field("note", pa.string()),
+    ]
+)
+
+
+def rows(*items: tuple[int, str, int, str]) -> pa.Table:
+    return pa.Table.from_pylist([dict(zip(SCHEMA.names, i, strict=False)) for i in items], schema=SCHEMA)
+
+
+def state(t: lakeshore.Table, **read: Any) -> dict[int, tuple[Any, ...]]:
+    data = t.to_arrow(**read)
+    return {r["id"]: (r["city"], r["ver"], r["note"]) for r in data.select(SCHEMA.names).to_pylist()}
+
+
+@pytest.fixture()
+def table(table_path: str) -> lakeshore.Table:
+    return lakeshore.Table.create(table_path, SCHEMA, record_key="id", partition_by="city", ordering_field="ver")
+
+
+def test_create_and_open_keep_the_config(table_path: str) -> None:
+    t = lakeshore.Table.create(table_path, SCHEMA, record_key=["id"], partition_by=["city"], ordering_field="ver")
+    again = lakeshore.Table.open(table_path)
+    for x in (t, again):
+        assert x.schema == SCHEMA
+        assert x.record_key == ["id"]
+        assert x.partition_by == ["city"]
+        assert x.config["ordering_field"] == "ver"
+        assert x.config["table_type"] == "cow"
+        assert x.config["name"] == "table"
+        assert x.full_schema.names == META + SCHEMA.names
+    assert Path(table_path, ".lakeshore", "table.json").is_file()
+
+
+def test_create_refuses_an_existing_table(table: lakeshore.Table, table_path: str) -> None:
+    with pytest.raises(lakeshore.LakeshoreError, match="already"):
+        lakeshore.Table.create(table_path, SCHEMA, record_key="id")
+
+
+def test_file_uri_and_plain_path_are_the_same_table(table: lakeshore.Table, table_path: str) -> None:
+    table.insert(rows((1, "oslo", 1, "a")))
+    assert state(lakeshore.Table.open("file://" + table_path)) == {1: ("oslo", 1, "a")}
+
+
+def test_write_modes_and_results(table: lakeshore.Table) -> None:
+    r = table.bulk_insert(rows((1, "oslo", 1, "a"), (2, "lima", 1, "b"), (3, "oslo", 1, "c")))
+    assert set(r) == {
+        "instant_time",
+        "operation",
+        "records_in",
+        "records_inserted",
+        "records_updated",
+        "records_deleted",
+        "files_written",
+        "bytes_written",
+        "file_groups_touched",
+        "rolled_back_instants",
+        "duration_ms",
+    }
+    assert r["operation"] == "bulk_insert"
+    assert (r["records_in"], r["records_inserted"], r["records_updated"]) == (3, 3, 0)
+    assert r["files_written"] >= 2 and r["bytes_written"] > 0  # two partitions
+    r = table.upsert(rows((2, "lima", 2, "b2"), (4, "quito", 1, "d")))
+    assert (r["records_inserted"], r["records_updated"]) == (1, 1)
+    r = table.insert(rows((5, "quito", 1, "e")))
+    assert r["records_inserted"] == 1
+    r = table.delete([1, 99])
+    assert r["records_deleted"] == 1
+    assert state(table) == {2: ("lima", 2, "b2"), 3: ("oslo", 1, "c"), 4: ("quito", 1, "d"), 5: ("quito", 1, "e")}
+
+
+def test_ordering_field_picks_the_winner(table: lakeshore.Table) -> None:
+    table.insert(rows((1, "oslo", 5, "stored")))
+    table.upsert(rows((1, "oslo", 3, "older loses")))
+    assert state(table)[1] == ("oslo", 5, "stored")
+    table.upsert(rows((1, "oslo", 7, "newer"), (1, "oslo", 9, "newest in batch"), (1, "oslo", 8, "middle")))
+    assert state(table)[1] == ("oslo", 9, "newest in batch")
+
+
+def test_delete_accepts_arrow_keys_and_composite_keys(table_path: str) -> None:
+    schema = pa.schema([("a", pa.string()), ("b", pa.int32()), ("v", pa.int64())])
+    t = lakeshore.Table.create(table_path, schema, record_key=["a", "b"])
+    t.insert(pa.table({"a": ["x", "x", "y"], "b": pa.array([1, 2, 1], pa.int32()), "v": [1, 2, 3]}))
+    t.delete([("x", 1)])
+    t.delete([{"a": "y", "b": 1}])
+    assert t.to_arrow(columns=["a", "b", "v"]).to_pylist() == [{"a": "x", "b": 2, "v": 2}]
+    t.delete(pa.table({"a": ["x"], "b": pa.array([2], pa.int32())}))
+    assert t.to_arrow().num_rows == 0
+
+
+def test_projection_filter_time_travel_incremental(table: lakeshore.Table) -> None:
+    r1 = table.insert(rows((1, "oslo", 1, "a"), (2, "lima", 1, "b"), (3, "quito", 1, "c")))
+    r2 = table.upsert(rows((1, "oslo", 2, "a2"), (4, "lima", 1, "d")))
+    table.delete([3])
+
+    cols = table.to_arrow(columns=["note", "id"])
+    assert cols.column_names == ["note", "id"]
+    assert state(table, filter=[("city", "=", "oslo")]) == {1: ("oslo", 2, "a2")}
+    assert set(state(table, filter=[("city", "in", ["oslo", "quito"])])) == {1}
+    assert set(state(table, filter=[("city", "!=", "oslo")])) == {2, 4}
+    assert set(state(table, filter=[[("city", "not in", ["oslo"]), ("city", ">=", "lima")]])) == {2, 4}
+    with pytest.raises(ValueError, match="conjunction"):
+        table.to_arrow(filter=[[("city", "=", "a")], [("city", "=", "b")]])
+
+    assert state(table, as_of=r1["instant_time"]) == {1: ("oslo", 1, "a"), 2: ("lima", 1, "b"), 3: ("quito", 1, "c")}
+    assert state(table, as_of=int(r2["instant_time"]))[1] == ("oslo", 2, "a2")
+    changed = table.read_incremental(r1["instant_time"])
+    assert sorted(changed.column("id").to_pylist()) == [1, 4]
+    assert table.read_incremental(r1["instant_time"], r1["instant_time"]).num_rows == 0
+
+
+def test_timeline_and_files(table: lakeshore.Table, table_path: str) -> None:
+    r1 = table.insert(rows((1, "oslo", 1, "a")))
+    table.insert(rows((2, "lima", 1, "b")))
+    tl = table.timeline()
+    assert r1["instant_time"] in [i["time"] for i in tl]
+    for i in tl:
+        assert {"time", "action", "state"} <= set(i)
+        assert i["state"] == "completed"
+        assert i["action"] == "commit"
+    assert [i["time"] for i in tl] == sorted(i["time"] for i in tl)
+    files = table.files()
+    assert len(files) == 2 and all(Path(table_path, f).is_file() for f in files)
+    assert all(f.endswith(".parquet") for f in files)
+    assert len(table.files(as_of=r1["instant_time"])) == 1
+
+
+def test_time_travel_by_datetime(table: lakeshore.Table) -> None:
+    table.insert(rows((1, "oslo", 1, "a")))
+    later = dt.datetime.now(dt.timezone.utc) + dt.timedelta(minutes=1)
+    assert set(state(table, as_of=later)) == {1}
+
+
+def test_inputs_reader_batch_generator_and_foreign_stream(table: lakeshore.Table) -> None:
+    data = rows((1, "oslo", 1, "a"), (2, "lima", 1, "b"))
+    table.insert(data.to_batches()[0])
+    table.upsert(pa.RecordBatchReader.from_batches(SCHEMA, data.to_batches(max_chunksize=1)))
+
+    def gen() -> Iterator[pa.RecordBatch]:
+        for i in range(10, 20):
+            yield rows((i, "quito", 1, str(i))).to_batches()[0]
+
+    table.upsert(pa.RecordBatchReader.from_batches(SCHEMA, gen()))
+
+    class Foreign:
+        def __arrow_c_stream__(self, requested_schema: object = None) -> object:
+            return rows((30, "oslo", 1, "foreign")).__arrow_c_stream__()
+
+    table.upsert(Foreign())
+    assert set(state(table)) == {1, 2, 30, *range(10, 20)}
+    with pytest.raises(TypeError, match="Arrow data"):
+        table.upsert([{"id": 1}])
+
+
+def test_progress_callback_sees_the_phases(table: lakeshore.Table) -> None:
+    seen: list[tuple[str, int, int, str]] = []
+    table.upsert(rows((1, "oslo", 1, "a"), (2, "lima", 1, "b")), progress=lambda *a: seen.append(a))
+    phases = [s[0] for s in seen]
+    assert "writing" in phases and "committing" in phases
+    assert all(0 <= done <= total for _, done, total, _ in seen)
+
+
+def test_error_in_progress_callback_is_raised_after_the_write(table: lakeshore.Table) -> None:
+    def boom(*_: object) -> None:
+        raise RuntimeError("callback failed")
+
+    with pytest.raises(RuntimeError, match="callback failed"):
+        table.insert(rows((1, "oslo", 1, "a")), progress=boom)
+    # the write itself could not be interrupted half-way: it committed
+    assert set(state(table)) == {1}
+
+
+def test_blob_column_roundtrip(table_path: str, tmp_path: Path) -> None:
+    blob_file = tmp_path / "b.bin"
+    blob_file.write_bytes(b"x" * 100)
+    schema = pa.schema([("id", pa.string()), ("photo", lakeshore.blob_type())])
+    t = lakeshore.Table.create(table_path, schema, record_key="id")
+    assert t.config["blob_columns"] == ["photo"]
+    values = [
+        {"id": "a", "photo": lakeshore.out_of_line_blob(str(blob_file), offset=0, length=100, managed=True)},
+        {"id": "b", "photo": lakeshore.inline_blob(b"\x00\x01")},
+        {"id": "c", "photo": None},
+    ]
+    t.insert(pa.Table.from_pylist(values, schema=schema))
+    got = sorted(t.to_arrow(columns=["id", "photo"]).to_pylist(), key=lambda r: r["id"])
+    assert got == values
+
+
+def test_heavy_calls_release_the_gil(table_path: str) -> None:
+    n = 400_000
+    schema = pa.schema([("id", pa.int64()), ("s", pa.string())])
+    data = pa.table({"id": pa.array(range(n), pa.int64()), "s": pa.array([str(i) for i in range(n)])})
+    t = lakeshore.Table.create(table_path, schema, record_key="id")
+    ticks = 0
+    stop = threading.Event()
+
+    def spin() -> None:
+        nonlocal ticks
+        while not stop.is_set():
+            ticks += 1
+            time.sleep(0.001)
+
+    worker = threading.Thread(target=spin)
+    worker.start()
+    try:
+        time.sleep(0.05)
+        before = ticks
+        start = time.perf_counter()
+        t.bulk_insert(data)
+        t.to_arrow()
+        elapsed = time.perf_counter() - start
+        during = ticks - before
+    finally:
+        stop.set()
+        worker.join()
+    # With the GIL held for the whole call the other thread could tick at most a few times.
+    if elapsed > 0.1:
+        assert during >= max(5, elapsed / 0.001 * 0.05), (during, elapsed)

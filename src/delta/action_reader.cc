@@ -63,30 +63,47 @@ std::shared_ptr<arrow::Schema> JsonActionSchema() {
 
 // ---- typed access to possibly-missing, possibly-null struct children ----------------------
 
-/// A nullable view of one struct column; every accessor tolerates a missing child.
+/// A nullable view of one struct column; every accessor tolerates a missing child. Children
+/// are resolved once (by name, a short linear scan) so the per-row accessors allocate nothing
+/// but the values they return. Not thread-safe (child views are memoized).
 class StructView {
  public:
-  explicit StructView(std::shared_ptr<arrow::Array> array)
-      : array_(std::dynamic_pointer_cast<arrow::StructArray>(std::move(array))) {}
+  explicit StructView(const std::shared_ptr<arrow::Array>& array)
+      : array_(std::dynamic_pointer_cast<arrow::StructArray>(array)) {
+    if (!array_) return;
+    const auto& type = static_cast<const arrow::StructType&>(*array_->type());
+    for (int k = 0; k < type.num_fields(); ++k) children_.emplace_back(type.field(k)->name(), array_->field(k));
+  }
   bool present() const { return array_ != nullptr; }
   bool IsValid(int64_t i) const { return array_ && array_->IsValid(i); }
 
-  StructView Child(const std::string& name) const {
-    return StructView(array_ ? array_->GetFieldByName(name) : nullptr);
+  const StructView& Child(const std::string& name) const {
+    for (const auto& [n, view] : subviews_) {
+      if (n == name) return *view;
+    }
+    subviews_.emplace_back(name, std::make_unique<StructView>(Raw(name)));
+    return *subviews_.back().second;
   }
-  std::shared_ptr<arrow::Array> Raw(const std::string& name) const {
-    return array_ ? array_->GetFieldByName(name) : nullptr;
+  const std::shared_ptr<arrow::Array>& Raw(const std::string& name) const {
+    static const std::shared_ptr<arrow::Array> kNone;
+    for (const auto& [n, a] : children_) {
+      if (n == name) return a;
+    }
+    return kNone;
   }
   std::optional<std::string> String(const std::string& name, int64_t i) const {
-    auto a = Raw(name);
+    const auto& a = Raw(name);
     if (!a || a->IsNull(i)) return std::nullopt;
-    if (auto s = std::dynamic_pointer_cast<arrow::StringArray>(a)) return s->GetString(i);
-    if (auto s = std::dynamic_pointer_cast<arrow::LargeStringArray>(a)) return s->GetString(i);
-    if (auto s = std::dynamic_pointer_cast<arrow::BinaryArray>(a)) return s->GetString(i);
-    return std::nullopt;
+    switch (a->type_id()) {
+      case arrow::Type::STRING: return static_cast<const arrow::StringArray&>(*a).GetString(i);
+      case arrow::Type::LARGE_STRING: return static_cast<const arrow::LargeStringArray&>(*a).GetString(i);
+      case arrow::Type::BINARY: return static_cast<const arrow::BinaryArray&>(*a).GetString(i);
+      case arrow::Type::STRING_VIEW: return std::string(static_cast<const arrow::StringViewArray&>(*a).GetView(i));
+      default: return std::nullopt;
+    }
   }
   std::optional<int64_t> Int(const std::string& name, int64_t i) const {
-    auto a = Raw(name);
+    const auto& a = Raw(name);
     if (!a || a->IsNull(i)) return std::nullopt;
     switch (a->type_id()) {
       case arrow::Type::INT64: return static_cast<const arrow::Int64Array&>(*a).Value(i);
@@ -110,7 +127,7 @@ class StructView {
   /// A string→string map stored either as a map (Parquet) or as a struct of known keys (JSON).
   std::map<std::string, std::string> StringMap(const std::string& name, int64_t i) const {
     std::map<std::string, std::string> out;
-    auto a = Raw(name);
+    const auto& a = Raw(name);
     if (!a || a->IsNull(i)) return out;
     if (auto m = std::dynamic_pointer_cast<arrow::MapArray>(a)) {
       auto keys = std::dynamic_pointer_cast<arrow::StringArray>(m->keys());
@@ -130,6 +147,8 @@ class StructView {
 
  private:
   std::shared_ptr<arrow::StructArray> array_;
+  std::vector<std::pair<std::string, std::shared_ptr<arrow::Array>>> children_;
+  mutable std::vector<std::pair<std::string, std::unique_ptr<StructView>>> subviews_;
 };
 
 Status Corrupt(const std::string& source, int64_t row, const std::string& what) {
@@ -148,7 +167,7 @@ Result<std::string> DecodedPath(const StructView& s, int64_t i, const std::strin
 
 Result<std::optional<DeletionVectorDescriptor>> ReadDv(const StructView& owner, int64_t i,
                                                        const std::string& source) {
-  StructView dv = owner.Child("deletionVector");
+  const StructView& dv = owner.Child("deletionVector");
   if (!dv.IsValid(i)) return std::optional<DeletionVectorDescriptor>();
   DeletionVectorDescriptor d;
   auto type = dv.String("storageType", i);
@@ -348,7 +367,7 @@ Result<std::vector<ActionSet>> ParseJsonActionsBatch(const std::vector<std::shar
   return out;
 }
 
-Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path) {
+Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path, bool include_adds) {
   auto corrupt = [&](const Status& st) {
     return CorruptMetadata("Delta checkpoint file '" + path + "' cannot be read: " + st.message());
   };
@@ -374,6 +393,7 @@ Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path) 
   std::function<void(const parquet::arrow::SchemaField&, const std::string&, bool)> walk =
       [&](const parquet::arrow::SchemaField& f, const std::string& prefix, bool keep) {
         std::string name = prefix.empty() ? f.field->name() : prefix + "." + f.field->name();
+        if (!include_adds && name == "add") return;
         bool k = keep || kWanted.count(name) > 0;
         if (f.is_leaf()) {
           if (k) leaves.push_back(f.column_index);
@@ -393,15 +413,17 @@ Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path) 
   }
 }
 
-Result<ActionSet> ReadActionFile(Storage& storage, const std::string& path) {
+Result<ActionSet> ReadActionFile(Storage& storage, const std::string& path, bool include_adds) {
   if (path.size() >= 8 && path.compare(path.size() - 8, 8, ".parquet") == 0) {
-    return ReadParquetActions(storage, path);
+    return ReadParquetActions(storage, path, include_adds);
   }
   auto data = storage.ReadFile(path);
   if (!data.ok()) {
     return CorruptMetadata("Delta log file '" + path + "' cannot be read: " + data.status().message());
   }
-  return ParseJsonActions(*data, path);
+  ARROW_ASSIGN_OR_RAISE(auto actions, ParseJsonActions(*data, path));
+  if (!include_adds) actions.adds.clear();
+  return actions;
 }
 
 }  // namespace lakeshore::delta

@@ -34,11 +34,12 @@ Result<std::vector<ActionSet>> ParseJsonActionsBatch(const std::vector<std::shar
 
 /// Reads the action columns of a Parquet checkpoint part or sidecar at `path` (relative to the
 /// table root) with parquet::arrow, projecting only the leaves an ActionSet needs (never the
-/// stats). Missing or unreadable → kCorruptMetadata naming the path.
-Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path);
+/// stats); without `include_adds` not even the `add` columns (a checkpoint's bulk). Missing or
+/// unreadable → kCorruptMetadata naming the path.
+Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path, bool include_adds = true);
 
 /// Reads a log file by its extension: ".json" via ParseJsonActions, ".parquet" via
-/// ReadParquetActions.
-Result<ActionSet> ReadActionFile(Storage& storage, const std::string& path);
+/// ReadParquetActions; without `include_adds` the result holds no adds.
+Result<ActionSet> ReadActionFile(Storage& storage, const std::string& path, bool include_adds = true);
 
 }  // namespace lakeshore::delta

@@ -266,7 +266,7 @@ std::vector<std::pair<int64_t, int64_t>> DeltaLog::CommitTimestamps() const {
   return out;
 }
 
-Result<DeltaSnapshot> DeltaLog::LoadSnapshot() {
+Result<DeltaSnapshot> DeltaLog::LoadSnapshot(bool with_active_files) {
   DeltaSnapshot snapshot;
   snapshot.version = latest_version_;
   ARROW_ASSIGN_OR_RAISE(snapshot.checkpoint, ChooseCheckpoint());
@@ -293,8 +293,8 @@ Result<DeltaSnapshot> DeltaLog::LoadSnapshot() {
     }
     for (auto& a : actions.adds) {
       std::string key = FileKey(a.path, a.deletion_vector);
-      tombstones.erase(key);
-      active[key] = std::move(a);
+      if (!tombstones.empty()) tombstones.erase(key);
+      if (with_active_files) active[key] = std::move(a);
     }
     if (is_commit) {
       for (auto& c : actions.cdc) snapshot.cdc_files.push_back(std::move(c));
@@ -311,8 +311,11 @@ Result<DeltaSnapshot> DeltaLog::LoadSnapshot() {
     const auto& parts = snapshot.checkpoint->parts;
     ARROW_ASSIGN_OR_RAISE(auto part_actions,
                           engine_->Map<ActionSet>(static_cast<int64_t>(parts.size()), [&](int64_t i) {
-                            return ReadActionFile(*table_, parts[static_cast<size_t>(i)]);
+                            return ReadActionFile(*table_, parts[static_cast<size_t>(i)], with_active_files);
                           }));
+    size_t checkpoint_adds = 0;
+    for (const auto& p : part_actions) checkpoint_adds += p.adds.size();
+    active.reserve(checkpoint_adds + 1024);
     std::vector<std::string> sidecars;
     for (size_t i = 0; i < parts.size(); ++i) {
       for (const auto& s : part_actions[i].sidecars) sidecars.push_back(SidecarPath(s, table_->root_uri()));
@@ -322,7 +325,7 @@ Result<DeltaSnapshot> DeltaLog::LoadSnapshot() {
     }
     ARROW_ASSIGN_OR_RAISE(auto sidecar_actions,
                           engine_->Map<ActionSet>(static_cast<int64_t>(sidecars.size()), [&](int64_t i) {
-                            return ReadParquetActions(*table_, sidecars[static_cast<size_t>(i)]);
+                            return ReadParquetActions(*table_, sidecars[static_cast<size_t>(i)], with_active_files);
                           }));
     for (size_t i = 0; i < sidecars.size(); ++i) apply(sidecar_actions[i], sidecars[i], false);
   }

@@ -62,6 +62,7 @@ std::string FormatUuid(const std::string& bytes) {
 }  // namespace
 
 Result<std::string> UrlDecode(std::string_view encoded) {
+  if (encoded.find('%') == std::string_view::npos) return std::string(encoded);
   std::string out;
   out.reserve(encoded.size());
   for (size_t i = 0; i < encoded.size(); ++i) {

@@ -90,8 +90,11 @@ class DeltaLog {
   /// sidecars in parallel), then the commits after it (in parallel), and replays them in
   /// order. Errors (nothing is guessed): a missing checkpoint part, sidecar or commit, or a
   /// corrupt/truncated file → kCorruptMetadata naming the file. Cost: reads the checkpoint's
-  /// file-action columns and every later commit once.
-  Result<DeltaSnapshot> LoadSnapshot();
+  /// file-action columns and every later commit once. Without `with_active_files` the
+  /// snapshot's active_files stay empty and the checkpoint's `add` columns are not even read
+  /// (protocol, metadata and tombstones are complete): the cheap form for decisions that do not
+  /// need the live files.
+  Result<DeltaSnapshot> LoadSnapshot(bool with_active_files = true);
 
   /// Reads and parses the JSON commit at `version` (Arrow's JSON reader with an explicit
   /// schema). Missing → kCorruptMetadata naming the expected file. Cost: one read.

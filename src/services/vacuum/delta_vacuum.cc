@@ -166,7 +166,9 @@ Result<VacuumReport> VacuumDeltaTable(std::shared_ptr<Storage> table, const Vacu
 
   // 1. Understand the whole log before anything else; any doubt stops here.
   ARROW_ASSIGN_OR_RAISE(auto log, DeltaLog::Open(table, options.engine));
-  ARROW_ASSIGN_OR_RAISE(auto snapshot, log->LoadSnapshot());
+  // An optimistic run first reads the log without the live files (a checkpoint's bulk); only
+  // if it cannot skip does it read them.
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, log->LoadSnapshot(/*with_active_files=*/!options.optimistic));
   ARROW_RETURN_NOT_OK(delta::CheckProtocolSupported(snapshot.protocol, snapshot.protocol_source));
   ARROW_ASSIGN_OR_RAISE(int64_t retention_ms, RetentionMs(snapshot, options));
   const int64_t cutoff_ms = now_ms - retention_ms;
@@ -185,6 +187,7 @@ Result<VacuumReport> VacuumDeltaTable(std::shared_ptr<Storage> table, const Vacu
       report.time_to_identify_ms = ElapsedMs(started);
       return report;
     }
+    ARROW_ASSIGN_OR_RAISE(snapshot, log->LoadSnapshot(/*with_active_files=*/true));
   }
 
   // 3. Candidates: visible, untracked, older than the cutoff.

@@ -27,10 +27,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import lakeshore
 import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
-
-import lakeshore
 
 SCALE = float(os.environ.get("LAKESHORE_BENCH_SCALE", "0.1"))
 PARTITIONS = max(10, int(100 * SCALE))
@@ -53,8 +52,13 @@ def build_table(path: Path) -> dict[str, int]:
         f = path / f"p={k % PARTITIONS}" / f"untracked-{k}.parquet"
         f.write_bytes(b"x" * 64)
         os.utime(f, (old, old))
-    return {"files": appends * PARTITIONS, "partitions": PARTITIONS, "untracked": UNTRACKED,
-            "tombstones": appends * deleted_partitions, "commits": appends + 1}
+    return {
+        "files": appends * PARTITIONS,
+        "partitions": PARTITIONS,
+        "untracked": UNTRACKED,
+        "tombstones": appends * deleted_partitions,
+        "commits": appends + 1,
+    }
 
 
 def fresh_copy(template: Path, scratch: Path, name: str) -> Path:
@@ -70,15 +74,16 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     return (time.perf_counter() - start) * 1000.0, result
 
 
-def best_of(template: Path, scratch: Path, name: str, run: Callable[[Path], Any],
-            prepare: Callable[[Path], Any] | None = None) -> tuple[float, Any]:
+def best_of(
+    template: Path, scratch: Path, name: str, run: Callable[[Path], Any], prepare: Callable[[Path], Any] | None = None
+) -> tuple[float, Any]:
     """The fastest of REPEATS runs, each on a fresh copy (after `prepare`, untimed)."""
     best: tuple[float, Any] | None = None
     for r in range(REPEATS):
         copy = fresh_copy(template, scratch, f"{name}-{r}")
         if prepare is not None:
             prepare(copy)
-        ms, result = timed(lambda: run(copy))
+        ms, result = timed(lambda copy=copy: run(copy))
         if best is None or ms < best[0]:
             best = (ms, result)
         shutil.rmtree(copy, ignore_errors=True)
@@ -87,8 +92,9 @@ def best_of(template: Path, scratch: Path, name: str, run: Callable[[Path], Any]
 
 
 def delta_rs_vacuum(path: Path, dry_run: bool, full: bool) -> int:
-    return len(DeltaTable(str(path)).vacuum(retention_hours=0, dry_run=dry_run, enforce_retention_duration=False,
-                                            full=full))
+    return len(
+        DeltaTable(str(path)).vacuum(retention_hours=0, dry_run=dry_run, enforce_retention_duration=False, full=full)
+    )
 
 
 def ours(path: Path, **kwargs: Any) -> dict[str, Any]:
@@ -98,8 +104,9 @@ def ours(path: Path, **kwargs: Any) -> dict[str, Any]:
 def find_floor(path: Path) -> int:
     """The listing floor: `find` printing every file's size and mtime (what a vacuum needs; a
     bare `find -type f` reads only directory entries and stats nothing)."""
-    out = subprocess.run(["find", str(path), "-type", "f", "-printf", "%s %T@ %p\n"], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        ["find", str(path), "-type", "f", "-printf", "%s %T@ %p\n"], capture_output=True, text=True, check=True
+    ).stdout
     return out.count("\n")
 
 
@@ -111,29 +118,44 @@ def main() -> None:
         results: dict[str, Any] = {"scale": SCALE, "table": shape, "build_ms": round(build_ms)}
         t: dict[str, float] = {}
         t["find"], _ = best_of(template, scratch, "find", find_floor)
-        t["find_names_only"], _ = best_of(template, scratch, "find-names", lambda p: subprocess.run(
-            ["find", str(p), "-type", "f"], capture_output=True, check=True))
+        t["find_names_only"], _ = best_of(
+            template,
+            scratch,
+            "find-names",
+            lambda p: subprocess.run(["find", str(p), "-type", "f"], capture_output=True, check=True),
+        )
         # Reading the log alone: a lite dry run with a retention no commit is outside of.
-        t["ours_log_only"], _ = best_of(template, scratch, "log", lambda p: lakeshore.vacuum(
-            str(p), retain_hours=1e7, dry_run=True, mode="lite"))
-        t["delta_rs_full_dry"], n_theirs = best_of(template, scratch, "drs-full-dry",
-                                                   lambda p: delta_rs_vacuum(p, True, True))
+        t["ours_log_only"], _ = best_of(
+            template, scratch, "log", lambda p: lakeshore.vacuum(str(p), retain_hours=1e7, dry_run=True, mode="lite")
+        )
+        t["delta_rs_full_dry"], n_theirs = best_of(
+            template, scratch, "drs-full-dry", lambda p: delta_rs_vacuum(p, True, True)
+        )
         t["ours_full_dry"], dry = best_of(template, scratch, "ours-full-dry", lambda p: ours(p, dry_run=True))
         t["delta_rs_full"], _ = best_of(template, scratch, "drs-full", lambda p: delta_rs_vacuum(p, False, True))
         t["ours_full"], real = best_of(template, scratch, "ours-full", lambda p: ours(p))
-        t["delta_rs_lite_dry"], _ = best_of(template, scratch, "drs-lite-dry",
-                                            lambda p: delta_rs_vacuum(p, True, False))
-        t["ours_lite_dry"], _ = best_of(template, scratch, "ours-lite-dry",
-                                        lambda p: ours(p, dry_run=True, mode="lite"))
+        t["delta_rs_lite_dry"], _ = best_of(
+            template, scratch, "drs-lite-dry", lambda p: delta_rs_vacuum(p, True, False)
+        )
+        t["ours_lite_dry"], _ = best_of(
+            template, scratch, "ours-lite-dry", lambda p: ours(p, dry_run=True, mode="lite")
+        )
         t["delta_rs_lite"], _ = best_of(template, scratch, "drs-lite", lambda p: delta_rs_vacuum(p, False, False))
         t["ours_lite"], _ = best_of(template, scratch, "ours-lite", lambda p: ours(p, mode="lite"))
         t["ours_optimistic_repeat"], repeat = best_of(
-            template, scratch, "ours-opt", lambda p: ours(p, optimistic=True), prepare=lambda p: ours(p))
+            template, scratch, "ours-opt", lambda p: ours(p, optimistic=True), prepare=lambda p: ours(p)
+        )
         results["ms"] = {k: round(v, 1) for k, v in t.items()}
-        results["candidates"] = {"ours_full": len(dry["candidates"]), "delta_rs_full": n_theirs,
-                                 "ours_deleted": real["files_deleted"]}
-        results["optimistic_repeat"] = {"skipped": repeat["skipped"], "files_listed": repeat["files_listed"],
-                                        "reason": repeat["skip_reason"]}
+        results["candidates"] = {
+            "ours_full": len(dry["candidates"]),
+            "delta_rs_full": n_theirs,
+            "ours_deleted": real["files_deleted"],
+        }
+        results["optimistic_repeat"] = {
+            "skipped": repeat["skipped"],
+            "files_listed": repeat["files_listed"],
+            "reason": repeat["skip_reason"],
+        }
         floor = t["find"] + t["ours_log_only"]
         results["ratios"] = {
             "delta_rs_full_dry_over_ours": round(t["delta_rs_full_dry"] / t["ours_full_dry"], 2),
@@ -146,7 +168,8 @@ def main() -> None:
             "full_3x_faster_than_delta_rs": results["ratios"]["delta_rs_full_over_ours"] >= 3,
             "within_2x_of_find_plus_log": results["ratios"]["ours_full_dry_over_find_plus_log"] <= 2,
             "optimistic_noop_under_50ms_listing_nothing": t["ours_optimistic_repeat"] < 50
-            and repeat["skipped"] and repeat["files_listed"] == 0,
+            and repeat["skipped"]
+            and repeat["files_listed"] == 0,
         }
         json.dump(results, sys.stdout, indent=2)
         sys.stdout.write("\n")

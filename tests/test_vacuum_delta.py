@@ -44,8 +44,13 @@ def appends_deletes_merges_optimize(path: Path, partitioned: bool) -> None:
     write(path, 30, 30, partitioned)
     DeltaTable(str(path)).delete("id < 10")
     source = batch(25, 10, partitioned)
-    (DeltaTable(str(path)).merge(source, predicate="t.id = s.id", source_alias="s", target_alias="t")
-     .when_matched_update_all().when_not_matched_insert_all().execute())
+    (
+        DeltaTable(str(path))
+        .merge(source, predicate="t.id = s.id", source_alias="s", target_alias="t")
+        .when_matched_update_all()
+        .when_not_matched_insert_all()
+        .execute()
+    )
     DeltaTable(str(path)).optimize.compact()
 
 
@@ -150,7 +155,7 @@ def test_lite_vacuum_finds_what_delta_rs_lite_finds(tmp_path: Path) -> None:
 def z85_uuid(u: uuid.UUID) -> str:
     data, out = u.bytes, []
     for i in range(0, 16, 4):
-        v = int.from_bytes(data[i:i + 4], "big")
+        v = int.from_bytes(data[i : i + 4], "big")
         group = []
         for _ in range(5):
             group.append(Z85[v % 85])
@@ -170,16 +175,35 @@ def test_deletion_vectors_are_kept_where_delta_rs_would_delete_them(tmp_path: Pa
     (table / "ab").mkdir()
     dv_file = table / "ab" / f"deletion_vector_{dv_uuid}.bin"
     dv_file.write_bytes(b"\x00" * 40)
-    dv = {"storageType": "u", "pathOrInlineDv": "ab" + z85_uuid(dv_uuid), "offset": 1, "sizeInBytes": 34,
-          "cardinality": 1}
+    dv = {
+        "storageType": "u",
+        "pathOrInlineDv": "ab" + z85_uuid(dv_uuid),
+        "offset": 1,
+        "sizeInBytes": 34,
+        "cardinality": 1,
+    }
     size = (table / data_file).stat().st_size
     actions = [
         {"commitInfo": {"timestamp": 1, "operation": "DELETE"}},
-        {"protocol": {"minReaderVersion": 3, "minWriterVersion": 7, "readerFeatures": ["deletionVectors"],
-                      "writerFeatures": ["deletionVectors"]}},
+        {
+            "protocol": {
+                "minReaderVersion": 3,
+                "minWriterVersion": 7,
+                "readerFeatures": ["deletionVectors"],
+                "writerFeatures": ["deletionVectors"],
+            }
+        },
         {"remove": {"path": data_file, "deletionTimestamp": 1, "dataChange": True, "size": size}},
-        {"add": {"path": data_file, "size": size, "modificationTime": 1, "dataChange": True,
-                 "partitionValues": {}, "deletionVector": dv}},
+        {
+            "add": {
+                "path": data_file,
+                "size": size,
+                "modificationTime": 1,
+                "dataChange": True,
+                "partitionValues": {},
+                "deletionVector": dv,
+            }
+        },
     ]
     (table / "_delta_log" / "00000000000000000001.json").write_text("\n".join(json.dumps(a) for a in actions) + "\n")
     report = ours(table, retain_hours=0, enforce_retention=False, dry_run=True)
@@ -215,8 +239,14 @@ def test_unknown_writer_feature_is_refused(tmp_path: Path) -> None:
     table = tmp_path / "t"
     write(table, 0, 10, False)
     add_orphans(table)
-    protocol = {"protocol": {"minReaderVersion": 3, "minWriterVersion": 7, "readerFeatures": [],
-                             "writerFeatures": ["someFutureFeature"]}}
+    protocol = {
+        "protocol": {
+            "minReaderVersion": 3,
+            "minWriterVersion": 7,
+            "readerFeatures": [],
+            "writerFeatures": ["someFutureFeature"],
+        }
+    }
     (table / "_delta_log" / "00000000000000000001.json").write_text(json.dumps(protocol) + "\n")
     with pytest.raises(lakeshore.UnsupportedFeatureError, match="someFutureFeature"):
         ours(table, retain_hours=0, enforce_retention=False)
@@ -236,9 +266,14 @@ def test_inventory_in_place_of_listing(tmp_path: Path) -> None:
     write(table, 0, 10, False)
     add_orphans(table)
     live = DeltaTable(str(table)).file_uris()[0].rsplit("/", 1)[-1]
-    inventory = pa.table({
-        "path": [f"file://{table}/orphan.parquet", f"file://{table}/{live}"],
-        "length": [123, 1], "isDir": [False, False], "modificationTime": [0, 0]})
+    inventory = pa.table(
+        {
+            "path": [f"file://{table}/orphan.parquet", f"file://{table}/{live}"],
+            "length": [123, 1],
+            "isDir": [False, False],
+            "modificationTime": [0, 0],
+        }
+    )
     inv_path = tmp_path / "inventory.parquet"
     pq.write_table(inventory, inv_path)
     report = ours(table, retain_hours=0, enforce_retention=False, inventory=str(inv_path))
@@ -248,8 +283,13 @@ def test_inventory_in_place_of_listing(tmp_path: Path) -> None:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "lakeshore", *args], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    return subprocess.run(
+        [sys.executable, "-m", "lakeshore", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
 
 
 def test_cli_json_and_summary(tmp_path: Path) -> None:
@@ -259,8 +299,20 @@ def test_cli_json_and_summary(tmp_path: Path) -> None:
     dry = run_cli("vacuum", str(table), "--retain-hours", "0", "--no-enforce-retention", "--dry-run", "--json")
     assert dry.returncode == 0, dry.stderr
     doc = json.loads(dry.stdout)
-    assert list(doc) == ["format", "mode", "dry_run", "skipped", "skip_reason", "files_listed", "files_deleted",
-                         "bytes_deleted", "dirs_deleted", "candidates", "time_to_identify_ms", "time_to_delete_ms"]
+    assert list(doc) == [
+        "format",
+        "mode",
+        "dry_run",
+        "skipped",
+        "skip_reason",
+        "files_listed",
+        "files_deleted",
+        "bytes_deleted",
+        "dirs_deleted",
+        "candidates",
+        "time_to_identify_ms",
+        "time_to_delete_ms",
+    ]
     assert [c["path"] for c in doc["candidates"]] == delta_rs_dry_run(table, 0)
     real = run_cli("vacuum", str(table), "--retain-hours", "0", "--no-enforce-retention")
     assert real.returncode == 0, real.stderr

@@ -57,15 +57,17 @@ def vacuum(
         raise ValueError(f"mode must be 'full' or 'lite', got {mode!r}")
     if format not in ("auto", "delta", "lakeshore"):
         raise ValueError(f"format must be 'auto', 'delta' or 'lakeshore', got {format!r}")
-    return dict(_core.vacuum(
-        os.fspath(path),
-        None if retain_hours is None else float(retain_hours),
-        bool(enforce_retention),
-        bool(dry_run),
-        mode,
-        bool(optimistic),
-        None if inventory is None else os.fspath(inventory),
-        format,
-        None if force_full_after_hours is None else float(force_full_after_hours),
-        progress,
-    ))
+    return dict(
+        _core.vacuum(
+            os.fspath(path),
+            None if retain_hours is None else float(retain_hours),
+            bool(enforce_retention),
+            bool(dry_run),
+            mode,
+            bool(optimistic),
+            None if inventory is None else os.fspath(inventory),
+            format,
+            None if force_full_after_hours is None else float(force_full_after_hours),
+            progress,
+        )
+    )

@@ -35,21 +35,37 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("path", help="the table")
-    p.add_argument("--format", choices=("auto", "delta", "lakeshore"), default="auto",
-                   help="table format (default: detect)")
-    p.add_argument("--retain-hours", type=float,
-                   help="retention in hours (default: the table's delta.deletedFileRetentionDuration, 7 days)")
-    p.add_argument("--no-enforce-retention", action="store_true",
-                   help="allow a retention shorter than the table's (only if no reader or writer can need the files)")
+    p.add_argument(
+        "--format", choices=("auto", "delta", "lakeshore"), default="auto", help="table format (default: detect)"
+    )
+    p.add_argument(
+        "--retain-hours",
+        type=float,
+        help="retention in hours (default: the table's delta.deletedFileRetentionDuration, 7 days)",
+    )
+    p.add_argument(
+        "--no-enforce-retention",
+        action="store_true",
+        help="allow a retention shorter than the table's (only if no reader or writer can need the files)",
+    )
     p.add_argument("--dry-run", action="store_true", help="list what would be deleted; delete and write nothing")
-    p.add_argument("--mode", choices=("full", "lite"), default="full",
-                   help="full lists the table; lite reads only the log (default full)")
-    p.add_argument("--optimistic", action="store_true",
-                   help="skip at once when the log shows nothing can have become deletable")
-    p.add_argument("--force-full-after-hours", type=float,
-                   help="with --optimistic: run anyway when the last full run is older than this")
-    p.add_argument("--inventory", help="Parquet or CSV inventory (path,length,isDir,modificationTime) to use "
-                   "instead of listing")
+    p.add_argument(
+        "--mode",
+        choices=("full", "lite"),
+        default="full",
+        help="full lists the table; lite reads only the log (default full)",
+    )
+    p.add_argument(
+        "--optimistic", action="store_true", help="skip at once when the log shows nothing can have become deletable"
+    )
+    p.add_argument(
+        "--force-full-after-hours",
+        type=float,
+        help="with --optimistic: run anyway when the last full run is older than this",
+    )
+    p.add_argument(
+        "--inventory", help="Parquet or CSV inventory (path,length,isDir,modificationTime) to use instead of listing"
+    )
     p.add_argument("--show", type=int, default=20, help="how many candidate files to print (default 20)")
     add_json_flag(p)
     p.set_defaults(func=run)

@@ -4,6 +4,7 @@ what delta-rs itself does with them, so the C++ vacuum can be checked against a 
   build TABLE KIND  -> creates the table, prints JSON {"dry_run": [...paths...], "rows": N}
   check TABLE       -> loads the table, prints JSON {"rows": N, "operations": [...history...]}
 """
+
 import json
 import os
 import sys
@@ -31,8 +32,12 @@ def build(path, kind):
     dt.delete("id < 10")
     dt = DeltaTable(path)
     source = batch(25, 10, part)
-    (dt.merge(source, predicate="t.id = s.id", source_alias="s", target_alias="t")
-       .when_matched_update_all().when_not_matched_insert_all().execute())
+    (
+        dt.merge(source, predicate="t.id = s.id", source_alias="s", target_alias="t")
+        .when_matched_update_all()
+        .when_not_matched_insert_all()
+        .execute()
+    )
     DeltaTable(path).optimize.compact()
     if kind == "overwrite":
         write_deltalake(path, batch(100, 20, part), mode="overwrite", partition_by=by)

@@ -47,6 +47,7 @@ pytest: install
 
 bench: install
 	$(PY) bench/write_read.py
+	$(PY) bench/vacuum.py
 
 lint: $(VENV)/.requirements-dev.stamp
 	$(VENV)/bin/ruff check python tests bench

@@ -137,6 +137,45 @@ delta::OperationRecord VacuumRecord(const char* operation, int64_t now_ms, int64
   return r;
 }
 
+/// Writes VACUUM START, deletes `report.candidates` and then the folders left empty, writes
+/// VACUUM END (status FAILED, best effort, if deleting failed) and fills the report's counts.
+Status DeleteAndRecord(const DeltaLog& log, const DeltaSnapshot& snapshot, const VacuumOptions& options,
+                       int64_t retention_ms, const std::vector<std::string>& old_empty_folders,
+                       VacuumReport& report) {
+  Storage& table = *log.storage();
+  const auto& candidates = report.candidates;
+  int64_t total_bytes = 0;
+  for (const auto& c : candidates) total_bytes += c.size;
+  ARROW_ASSIGN_OR_RAISE(int64_t table_retention_ms, snapshot.TombstoneRetentionMs());
+  auto start_record = VacuumRecord("VACUUM START", options.clock->NowMs(), snapshot.version, snapshot);
+  start_record.parameters["retentionCheckEnabled"] = options.enforce_retention ? "true" : "false";
+  start_record.parameters["defaultRetentionMillis"] = std::to_string(table_retention_ms);
+  if (options.retain_hours) start_record.parameters["specifiedRetentionMillis"] = std::to_string(retention_ms);
+  start_record.metrics["numFilesToDelete"] = std::to_string(candidates.size());
+  start_record.metrics["sizeOfDataToDelete"] = std::to_string(total_bytes);
+  ARROW_ASSIGN_OR_RAISE(int64_t start_version, delta::AppendOperationRecord(log, start_record));
+
+  const auto delete_started = std::chrono::steady_clock::now();
+  auto deleted = DeleteFilesInBatches(table, *options.engine, candidates, options.delete_batch_size, options.progress);
+  Result<int64_t> dirs = deleted.ok()
+                             ? DeleteEmptyDirs(table, *options.engine, FoldersToTry(candidates, old_empty_folders))
+                             : Result<int64_t>(deleted.status());
+  auto end_record = VacuumRecord("VACUUM END", options.clock->NowMs(), start_version, snapshot);
+  if (!dirs.ok()) {
+    end_record.parameters["status"] = "FAILED";
+    (void)delta::AppendOperationRecord(log, end_record);  // best effort; the error below matters
+    return dirs.status();
+  }
+  report.time_to_delete_ms = ElapsedMs(delete_started);
+  report.files_deleted = deleted->files_deleted;
+  report.bytes_deleted = deleted->bytes_deleted;
+  report.dirs_deleted = *dirs;
+  end_record.parameters["status"] = "COMPLETED";
+  end_record.metrics["numDeletedFiles"] = std::to_string(report.files_deleted);
+  end_record.metrics["numVacuumedDirectories"] = std::to_string(report.dirs_deleted);
+  return delta::AppendOperationRecord(log, end_record).status();
+}
+
 }  // namespace
 
 Result<std::unordered_set<std::string>> DeltaLiveSet(const DeltaSnapshot& snapshot,
@@ -226,37 +265,7 @@ Result<VacuumReport> VacuumDeltaTable(std::shared_ptr<Storage> table, const Vacu
   if (options.dry_run) return report;
 
   // 4. Record, delete, record, persist the watermark.
-  int64_t total_bytes = 0;
-  for (const auto& c : candidates) total_bytes += c.size;
-  auto start_record = VacuumRecord("VACUUM START", now_ms, snapshot.version, snapshot);
-  start_record.parameters["retentionCheckEnabled"] = options.enforce_retention ? "true" : "false";
-  ARROW_ASSIGN_OR_RAISE(int64_t table_retention_ms, snapshot.TombstoneRetentionMs());
-  start_record.parameters["defaultRetentionMillis"] = std::to_string(table_retention_ms);
-  if (options.retain_hours) start_record.parameters["specifiedRetentionMillis"] = std::to_string(retention_ms);
-  start_record.metrics["numFilesToDelete"] = std::to_string(candidates.size());
-  start_record.metrics["sizeOfDataToDelete"] = std::to_string(total_bytes);
-  ARROW_ASSIGN_OR_RAISE(int64_t start_version, delta::AppendOperationRecord(*log, start_record));
-
-  const auto delete_started = std::chrono::steady_clock::now();
-  auto end_record = VacuumRecord("VACUUM END", options.clock->NowMs(), start_version, snapshot);
-  auto deleted = DeleteFilesInBatches(*table, *options.engine, candidates, options.delete_batch_size,
-                                      options.progress);
-  Result<int64_t> dirs = deleted.ok() ? DeleteEmptyDirs(*table, *options.engine, FoldersToTry(candidates, old_empty_folders))
-                                      : Result<int64_t>(deleted.status());
-  if (!dirs.ok()) {
-    end_record.parameters["status"] = "FAILED";
-    (void)delta::AppendOperationRecord(*log, end_record);  // best effort; the error below matters
-    return dirs.status();
-  }
-  report.time_to_delete_ms = ElapsedMs(delete_started);
-  report.files_deleted = deleted->files_deleted;
-  report.bytes_deleted = deleted->bytes_deleted;
-  report.dirs_deleted = *dirs;
-  end_record.parameters["status"] = "COMPLETED";
-  end_record.metrics["numDeletedFiles"] = std::to_string(report.files_deleted);
-  end_record.metrics["numVacuumedDirectories"] = std::to_string(report.dirs_deleted);
-  ARROW_RETURN_NOT_OK(delta::AppendOperationRecord(*log, end_record).status());
-
+  ARROW_RETURN_NOT_OK(DeleteAndRecord(*log, snapshot, options, retention_ms, old_empty_folders, report));
   VacuumWatermark next;
   next.latest_commit_version_outside_retention = watermark_version;
   next.snapshot_version = snapshot.version;

@@ -9,6 +9,10 @@ Status CrashError(std::string_view what, std::string_view path, int64_t k) {
                                                   "' refused");
 }
 
+Status InjectedFailure(std::string_view what, std::string_view path, int64_t n) {
+  return Status::IOError("injected failure (mutating call ", n, "): ", what, " '", path, "' failed");
+}
+
 }  // namespace
 
 Result<std::shared_ptr<FaultInjectionStorage>> FaultInjectionStorage::Make(std::shared_ptr<Storage> inner,
@@ -23,16 +27,31 @@ Status FaultInjectionStorage::BeforeRead(std::string_view what, std::string_view
   return Status::OK();
 }
 
-Status FaultInjectionStorage::BeforeMutation(std::string_view what, std::string_view path) {
+Status FaultInjectionStorage::BeforeMutation(std::string_view what, std::string_view path, bool* fail_after) {
   int64_t n = mutating_calls_.fetch_add(1) + 1;
   if (crashed_.load()) return CrashError(what, path, k_);
   if (k_ == 0 || n != k_) return Status::OK();
   injected_.store(true);
-  if (mode_ == FaultMode::kCrash) {
-    crashed_.store(true);
-    return CrashError(what, path, k_);
+  switch (mode_) {
+    case FaultMode::kCrash:
+      crashed_.store(true);
+      return CrashError(what, path, k_);
+    case FaultMode::kFailOnceAfterEffect:
+      *fail_after = true;
+      return Status::OK();
+    case FaultMode::kFailOnce:
+      break;
   }
-  return Status::IOError("injected failure (mutating call ", n, "): ", what, " '", path, "' failed");
+  return InjectedFailure(what, path, n);
+}
+
+template <typename Call>
+auto FaultInjectionStorage::Mutate(std::string_view what, std::string_view path, Call&& call) -> decltype(call()) {
+  bool fail_after = false;
+  ARROW_RETURN_NOT_OK(BeforeMutation(what, path, &fail_after));
+  auto result = call();
+  if (fail_after) return InjectedFailure(what, path, k_);
+  return result;
 }
 
 Result<std::shared_ptr<arrow::Buffer>> FaultInjectionStorage::ReadFile(std::string_view path) {
@@ -47,13 +66,11 @@ Result<std::shared_ptr<arrow::io::RandomAccessFile>> FaultInjectionStorage::Open
 }
 
 Status FaultInjectionStorage::WriteFile(std::string_view path, std::shared_ptr<arrow::Buffer> data) {
-  ARROW_RETURN_NOT_OK(BeforeMutation("write", path));
-  return inner_->WriteFile(path, std::move(data));
+  return Mutate("write", path, [&] { return inner_->WriteFile(path, std::move(data)); });
 }
 
 Result<bool> FaultInjectionStorage::PutIfAbsent(std::string_view path, std::shared_ptr<arrow::Buffer> data) {
-  ARROW_RETURN_NOT_OK(BeforeMutation("put-if-absent", path));
-  return inner_->PutIfAbsent(path, std::move(data));
+  return Mutate("put-if-absent", path, [&] { return inner_->PutIfAbsent(path, std::move(data)); });
 }
 
 Result<std::optional<FileEntry>> FaultInjectionStorage::GetFileInfo(std::string_view path) {
@@ -67,14 +84,13 @@ Result<std::vector<FileEntry>> FaultInjectionStorage::List(std::string_view pref
 }
 
 Result<DeleteOutcome> FaultInjectionStorage::DeleteFiles(const std::vector<std::string>& paths) {
-  ARROW_RETURN_NOT_OK(BeforeMutation("delete", paths.empty() ? std::string() : paths.front() +
-                                                   (paths.size() > 1 ? " (+" + std::to_string(paths.size() - 1) + " more)" : "")));
-  return inner_->DeleteFiles(paths);
+  std::string what = paths.empty() ? std::string()
+                                   : paths.front() + (paths.size() > 1 ? " (+" + std::to_string(paths.size() - 1) + " more)" : "");
+  return Mutate("delete", what, [&] { return inner_->DeleteFiles(paths); });
 }
 
 Result<bool> FaultInjectionStorage::DeleteDirIfEmpty(std::string_view path) {
-  ARROW_RETURN_NOT_OK(BeforeMutation("remove folder", path));
-  return inner_->DeleteDirIfEmpty(path);
+  return Mutate("remove folder", path, [&] { return inner_->DeleteDirIfEmpty(path); });
 }
 
 Status FaultInjectionStorage::SetModificationTimeForTesting(std::string_view path, int64_t mtime_ms) {

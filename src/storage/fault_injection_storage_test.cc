@@ -113,6 +113,24 @@ TEST_F(FaultInjectionTest, FailOnceAtEveryKStopsTheOperationThereAndLaterCallsPa
   }
 }
 
+TEST_F(FaultInjectionTest, FailOnceAfterEffectLosesOnlyTheResponse) {
+  for (int64_t k = 1; k <= 4; ++k) {
+    SetUp();
+    ASSERT_OK_AND_ASSIGN(auto storage, FaultInjectionStorage::Make(inner_, k, FaultMode::kFailOnceAfterEffect));
+    Status st = FourStepOperation(*storage);
+    EXPECT_TRUE(st.IsIOError()) << "k=" << k << ": " << st.ToString();
+    std::vector<bool> expected = {k >= 1, k >= 2, k >= 3, false};  // call k took effect
+    EXPECT_EQ(EffectsSeen(), expected) << "k=" << k;
+    EXPECT_FALSE(storage->crashed());
+  }
+  // The lost response of a put-if-absent: the retry sees the file and gets false.
+  SetUp();
+  ASSERT_OK_AND_ASSIGN(auto storage, FaultInjectionStorage::Make(inner_, 1, FaultMode::kFailOnceAfterEffect));
+  EXPECT_FALSE(storage->PutIfAbsentString("lock", "me").ok());
+  ASSERT_OK_AND_ASSIGN(bool created, storage->PutIfAbsentString("lock", "me"));
+  EXPECT_FALSE(created);
+}
+
 TEST_F(FaultInjectionTest, RejectsBadArguments) {
   EXPECT_TRUE(FaultInjectionStorage::Make(nullptr, 1, FaultMode::kCrash).status().IsInvalid());
   EXPECT_TRUE(FaultInjectionStorage::Make(inner_, -1, FaultMode::kCrash).status().IsInvalid());

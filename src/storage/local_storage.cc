@@ -76,12 +76,17 @@ Result<std::shared_ptr<arrow::io::RandomAccessFile>> LocalStorage::OpenInputFile
 
 Result<std::string> LocalStorage::WriteTemp(const std::string& abs, const arrow::Buffer& data) const {
   fs::path parent = fs::path(abs).parent_path();
-  std::error_code ec;
-  fs::create_directories(parent, ec);
-  if (ec) return Status::IOError("cannot create folder '", parent.string(), "': ", ec.message());
   std::string tmp = parent.string() + "/." + fs::path(abs).filename().string() + ".tmp." + UniqueSuffix();
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoError("cannot create", tmp, errno);
+  int fd = -1;
+  // A concurrent DeleteDirIfEmpty may remove the folder between its creation and the open;
+  // once the temp file is in it, the folder is not empty and stays.
+  for (int attempt = 0; fd < 0; ++attempt) {
+    std::error_code ec;
+    fs::create_directories(parent, ec);
+    if (ec) return Status::IOError("cannot create folder '", parent.string(), "': ", ec.message());
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0 && (errno != ENOENT || attempt == 100)) return ErrnoError("cannot create", tmp, errno);
+  }
   Status st = WriteAll(fd, data.data(), data.size(), tmp);
   if (st.ok() && ::fsync(fd) != 0) st = ErrnoError("cannot sync", tmp, errno);
   ::close(fd);

@@ -39,6 +39,7 @@ class MemoryStorage : public Storage {
   Result<bool> DeleteDirIfEmpty(std::string_view path) override;
   Status SetModificationTimeForTesting(std::string_view path, int64_t mtime_ms) override;
 
+  /// One stored file: an immutable buffer (replaced whole on overwrite) and its mtime.
   struct File {
     std::shared_ptr<arrow::Buffer> data;
     int64_t mtime_ms = 0;

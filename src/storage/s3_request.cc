@@ -13,6 +13,14 @@ void EnsureCurlInitialized() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
+// One curl handle per thread, reset before each request: curl keeps the connection (and TLS
+// session) open between requests, which a handle per request would throw away.
+CURL* ThreadHandle() {
+  thread_local std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> handle(curl_easy_init(), &curl_easy_cleanup);
+  if (handle) curl_easy_reset(handle.get());
+  return handle.get();
+}
+
 size_t AppendBody(char* data, size_t size, size_t count, void* out) {
   static_cast<std::string*>(out)->append(data, size * count);
   return size * count;
@@ -47,8 +55,8 @@ Result<HttpResponse> S3RequestClient::Send(const std::string& method, const std:
   std::string url = endpoint_.scheme + "://" + request.host + request.canonical_uri;
   if (!query.empty()) url += "?" + query;
 
-  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), &curl_easy_cleanup);
-  if (!curl) return Status::IOError("cannot create a curl handle for ", method, " ", url);
+  CURL* h = ThreadHandle();
+  if (h == nullptr) return Status::IOError("cannot create a curl handle for ", method, " ", url);
   curl_slist* list = nullptr;
   for (const auto& [name, value] : signed_headers) {
     list = curl_slist_append(list, (name + ": " + value).c_str());
@@ -58,7 +66,6 @@ Result<HttpResponse> S3RequestClient::Send(const std::string& method, const std:
   std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> header_list(list, &curl_slist_free_all);
 
   HttpResponse response;
-  CURL* h = curl.get();
   curl_easy_setopt(h, CURLOPT_URL, url.c_str());
   curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, header_list.get());

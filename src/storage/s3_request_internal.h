@@ -26,7 +26,8 @@ struct HttpResponse {
   std::string body;
 };
 
-/// Signs and sends single S3 requests. Thread-safe (one curl handle per request). Transport
+/// Signs and sends single S3 requests. Thread-safe (one reused curl handle per thread, so
+/// connections are kept alive between a thread's requests). Transport
 /// failures (no connection, timeout) are IOError naming the URL; HTTP error statuses are
 /// returned as responses for the caller to interpret.
 class S3RequestClient {

@@ -5,7 +5,6 @@
 #include <map>
 #include <mutex>
 #include <random>
-#include <set>
 #include <thread>
 #include <unordered_set>
 

@@ -14,7 +14,9 @@ namespace lakeshore {
 
 /// Storage over `s3://bucket/prefix`. Query parameters: `endpoint_override=host:port`
 /// (path-style requests to an S3-compatible server), `scheme=http|https`, `region=...`.
-/// Credentials: StorageOptions, else Arrow's default AWS chain (AWS_* env vars, profiles).
+/// The region is the URI's, else StorageOptions::s3_region, else AWS_REGION, AWS_DEFAULT_REGION,
+/// us-east-1. Credentials: StorageOptions, else Arrow's default AWS chain (AWS_* env vars,
+/// profiles, instance roles).
 ///
 /// - WriteFile: under 16 MiB one signed PUT (Arrow's output stream always makes a three-request
 ///   multipart upload); larger files through Arrow's output stream (parallel multipart upload,

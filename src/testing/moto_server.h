@@ -15,7 +15,8 @@ class MotoServer {
  public:
   /// The shared server, started (and waited for, up to 60 s) on first call. An error says why
   /// it could not start (no python, no moto, timeout) and names the server's log file; later
-  /// calls return the same error without retrying.
+  /// calls return the same error without retrying. Make the first call from the main thread
+  /// (a test's SetUp): the server gets SIGTERM when the thread that started it exits.
   static Result<MotoServer*> Shared();
   /// Stops the shared server if it runs (registered as a gtest environment teardown).
   static void StopShared();

@@ -35,6 +35,7 @@ struct Person {
   std::string name;
   int64_t ts;
   std::string part;
+  bool operator==(const Person&) const = default;
 };
 
 /// A reader over the given people rows.

@@ -19,6 +19,12 @@ Result<std::shared_ptr<arrow::Array>> ToIndexArray(const std::vector<int64_t>& i
 
 Result<std::shared_ptr<arrow::Table>> TakeRows(const std::shared_ptr<arrow::Table>& table,
                                                const std::vector<int64_t>& rows) {
+  // A contiguous ascending run is a zero-copy slice (bulk inserts, most inserts).
+  if (!rows.empty() && rows.back() - rows.front() + 1 == static_cast<int64_t>(rows.size())) {
+    bool contiguous = true;
+    for (size_t i = 1; i < rows.size() && contiguous; ++i) contiguous = rows[i] == rows[i - 1] + 1;
+    if (contiguous) return table->Slice(rows.front(), static_cast<int64_t>(rows.size()));
+  }
   ARROW_ASSIGN_OR_RAISE(auto indices, ToIndexArray(rows));
   ARROW_ASSIGN_OR_RAISE(auto datum, arrow::compute::Take(table, indices));
   return datum.table();

@@ -87,7 +87,9 @@ Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metada
   std::string completion = NextInstantTime(ctx.clock->NowMs(), timeline.LastTime());
   state.commit_attempted = true;
   ARROW_RETURN_NOT_OK(timeline_ops::Complete(*ctx.storage, state.instant, completion, metadata.ToJson()).status());
-  return guard->Release();
+  // Committed. A failed release only delays the next writer until the lease runs out.
+  (void)guard->Release();
+  return Status::OK();
 }
 
 Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& input, WriteState& state,

@@ -58,7 +58,9 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
   int64_t per_file = std::max<int64_t>(1, settings.max_file_size_bytes / record_size);
   std::vector<FileGroupWrite> fresh;
   for (auto& [partition, rows] : inserts_by_partition) {
-    if (op == WriteOperation::kBulkInsert) {
+    // Bulk inserts that span several new files are sorted by key, so file key ranges are
+    // disjoint and range pruning works; within one file the order does not matter.
+    if (op == WriteOperation::kBulkInsert && static_cast<int64_t>(rows.size()) > per_file) {
       std::stable_sort(rows.begin(), rows.end(),
                        [&](int64_t a, int64_t b) { return input.record_keys[a] < input.record_keys[b]; });
     }

@@ -18,6 +18,9 @@ enum class FaultMode {
   /// has no effect, and it and every later call (reads included) fail with
   /// ErrorKind::kCrashInjected.
   kCrash,
+  /// The k-th mutating call takes effect, then reports an IOError (a lost response: the put
+  /// or delete happened but the caller cannot know); every other call passes.
+  kFailOnceAfterEffect,
 };
 
 /// Wraps any Storage and injects one fault, for crash and failure tests.
@@ -65,8 +68,12 @@ class FaultInjectionStorage : public Storage {
       : inner_(std::move(inner)), k_(k), mode_(mode) {}
   // OK if a read may proceed; the crash error after a crash.
   Status BeforeRead(std::string_view what, std::string_view path) const;
-  // Numbers the mutating call and decides whether it may proceed.
-  Status BeforeMutation(std::string_view what, std::string_view path);
+  // Numbers the mutating call and decides whether it may proceed; sets *fail_after when the
+  // call must proceed and then report the injected failure.
+  Status BeforeMutation(std::string_view what, std::string_view path, bool* fail_after);
+  // Runs one mutating call: `call` reaches the inner storage unless the fault says otherwise.
+  template <typename Call>
+  auto Mutate(std::string_view what, std::string_view path, Call&& call) -> decltype(call());
 
   std::shared_ptr<Storage> inner_;
   const int64_t k_;

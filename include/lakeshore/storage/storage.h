@@ -60,7 +60,7 @@ class Storage {
  public:
   virtual ~Storage() = default;
 
-  /// Opens the storage rooted at `uri`: a plain path, `file:///abs/path`, `mem://name` (a
+  /// Opens the storage rooted at `uri`: a plain path, `file:///abs/path`, `mem://name[/prefix]` (a
   /// process-wide named in-memory tree) or
   /// `s3://bucket/prefix?endpoint_override=host:port&scheme=http&region=...`.
   static Result<std::shared_ptr<Storage>> Open(const std::string& uri,

@@ -1,0 +1,157 @@
+// S3Storage's handling of responses moto never gives (5xx, 409, partial delete failures),
+// against a scripted HTTP server on 127.0.0.1 that answers each request with the next
+// scripted response and records what it was asked.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "lakeshore/storage/storage.h"
+#include "testing/status_test_util.h"
+
+namespace lakeshore {
+namespace {
+
+struct Scripted {
+  int status;
+  std::string body;
+};
+
+class ScriptedHttpServer {
+ public:
+  explicit ScriptedHttpServer(std::deque<Scripted> script) : script_(std::move(script)) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    ::listen(fd_, 16);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~ScriptedHttpServer() {
+    ::shutdown(fd_, SHUT_RDWR);
+    ::close(fd_);
+    thread_.join();
+  }
+  std::string uri() const {
+    return "s3://bkt/t?endpoint_override=127.0.0.1:" + std::to_string(port_) + "&scheme=http";
+  }
+  std::vector<std::string> requests() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return requests_;
+  }
+
+ private:
+  void Serve() {
+    while (true) {
+      int conn = ::accept(fd_, nullptr, nullptr);
+      if (conn < 0) return;
+      std::string in;
+      char buf[65536];
+      size_t header_end;
+      while ((header_end = in.find("\r\n\r\n")) == std::string::npos) {
+        ssize_t n = ::read(conn, buf, sizeof(buf));
+        if (n <= 0) break;
+        in.append(buf, n);
+      }
+      size_t length = 0;
+      if (size_t pos = in.find("Content-Length: "); pos != std::string::npos) length = std::stoul(in.substr(pos + 16));
+      while (header_end != std::string::npos && in.size() < header_end + 4 + length) {
+        ssize_t n = ::read(conn, buf, sizeof(buf));
+        if (n <= 0) break;
+        in.append(buf, n);
+      }
+      Scripted reply{500, ""};
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        requests_.push_back(in.substr(0, in.find(' ', in.find(' ') + 1)));  // "METHOD /path"
+        if (!script_.empty()) {
+          reply = script_.front();
+          script_.pop_front();
+        }
+      }
+      std::string out = "HTTP/1.1 " + std::to_string(reply.status) + " X\r\nContent-Length: " +
+                        std::to_string(reply.body.size()) + "\r\nConnection: close\r\n\r\n";
+      if (in.rfind("HEAD ", 0) != 0) out += reply.body;
+      (void)::write(conn, out.data(), out.size());
+      ::close(conn);
+    }
+  }
+
+  int fd_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+  std::mutex mu_;
+  std::deque<Scripted> script_;
+  std::vector<std::string> requests_;
+};
+
+StorageOptions Keys() {
+  StorageOptions options;
+  options.s3_access_key = "k";
+  options.s3_secret_key = "s";
+  return options;
+}
+
+TEST(S3ErrorPaths, PutIfAbsentAfterAmbiguousFailureReadsBackItsOwnContent) {
+  ScriptedHttpServer server({{500, ""}, {412, ""}, {200, "mine"}});
+  ASSERT_OK_AND_ASSIGN(auto storage, Storage::Open(server.uri(), Keys()));
+  ASSERT_OK_AND_ASSIGN(bool created, storage->PutIfAbsentString("lock", "mine"));
+  EXPECT_TRUE(created) << "the first PUT may have written it: identical content is ours";
+  EXPECT_EQ(server.requests(), (std::vector<std::string>{"PUT /bkt/t/lock", "PUT /bkt/t/lock", "GET /bkt/t/lock"}));
+}
+
+TEST(S3ErrorPaths, PutIfAbsentAfterAmbiguousFailureSeesAnotherWritersContent) {
+  ScriptedHttpServer server({{503, ""}, {412, ""}, {200, "theirs"}});
+  ASSERT_OK_AND_ASSIGN(auto storage, Storage::Open(server.uri(), Keys()));
+  ASSERT_OK_AND_ASSIGN(bool created, storage->PutIfAbsentString("lock", "mine"));
+  EXPECT_FALSE(created);
+}
+
+TEST(S3ErrorPaths, ConflictingConditionalWritesAreRetriedUntilDecided) {
+  {
+    ScriptedHttpServer server({{409, "<Error><Code>ConditionalRequestConflict</Code></Error>"}, {409, ""}, {412, ""}});
+    ASSERT_OK_AND_ASSIGN(auto storage, Storage::Open(server.uri(), Keys()));
+    ASSERT_OK_AND_ASSIGN(bool created, storage->PutIfAbsentString("lock", "mine"));
+    EXPECT_FALSE(created);
+    EXPECT_EQ(server.requests().size(), 3u) << "a 409 is not ambiguous: no read-back";
+  }
+  {
+    ScriptedHttpServer server({{409, ""}, {200, ""}});
+    ASSERT_OK_AND_ASSIGN(auto storage, Storage::Open(server.uri(), Keys()));
+    ASSERT_OK_AND_ASSIGN(bool created, storage->PutIfAbsentString("lock", "mine"));
+    EXPECT_TRUE(created);
+  }
+}
+
+TEST(S3ErrorPaths, ClientErrorsAreReportedWithCodeAndPath) {
+  ScriptedHttpServer server({{403, "<Error><Code>AccessDenied</Code><Message>no</Message></Error>"}});
+  ASSERT_OK_AND_ASSIGN(auto storage, Storage::Open(server.uri(), Keys()));
+  auto put = storage->PutIfAbsentString("a/lock", "mine");
+  ASSERT_FALSE(put.ok());
+  EXPECT_NE(put.status().message().find("a/lock"), std::string::npos) << put.status().ToString();
+  EXPECT_NE(put.status().message().find("AccessDenied"), std::string::npos) << put.status().ToString();
+  EXPECT_EQ(server.requests().size(), 1u) << "a 403 is final";
+}
+
+TEST(S3ErrorPaths, PerKeyDeleteErrorsFailTheBatchNamingTheKey) {
+  ScriptedHttpServer server(
+      {{200, ""}, {200, "<DeleteResult><Error><Key>t/p/f</Key><Code>AccessDenied</Code><Message>no</Message></Error></DeleteResult>"}});
+  ASSERT_OK_AND_ASSIGN(auto storage, Storage::Open(server.uri(), Keys()));
+  auto outcome = storage->DeleteFiles({"p/f"});
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_NE(outcome.status().message().find("t/p/f"), std::string::npos) << outcome.status().ToString();
+  EXPECT_EQ(server.requests(), (std::vector<std::string>{"HEAD /bkt/t/p/f", "POST /bkt?delete="}));
+}
+
+}  // namespace
+}  // namespace lakeshore

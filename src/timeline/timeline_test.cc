@@ -1,0 +1,60 @@
+#include "timeline/timeline.h"
+
+#include <gtest/gtest.h>
+
+#include "lakeshore/table/table.h"
+#include "table/layout.h"
+#include "testing/table_test_util.h"
+#include "timeline/instant_time.h"
+
+namespace lakeshore {
+namespace {
+
+TEST(InstantTime, FormatsParsesAndIncreases) {
+  EXPECT_EQ(FormatInstantTime(0), "19700101000000000");
+  auto ms = ParseInstantTime("20260102030405678");
+  ASSERT_TRUE(ms.ok());
+  EXPECT_EQ(FormatInstantTime(*ms), "20260102030405678");
+  EXPECT_FALSE(ParseInstantTime("2026010203040567").ok());
+  EXPECT_FALSE(ParseInstantTime("20261302030405678").ok());
+  // A stalled or stepped-back clock still yields a strictly larger time.
+  EXPECT_EQ(NextInstantTime(*ms - 5000, "20260102030405678"), "20260102030405679");
+}
+
+TEST(Instant, ParsesFileNames) {
+  auto done = *Instant::FromFileName("20260102030405678_20260102030405999.commit");
+  ASSERT_TRUE(done.has_value());
+  EXPECT_TRUE(done->is_completed());
+  EXPECT_EQ(done->completion_time, "20260102030405999");
+  auto inflight = *Instant::FromFileName("20260102030405678.clean.inflight");
+  EXPECT_EQ(inflight->state, InstantState::kInflight);
+  EXPECT_EQ(inflight->action, "clean");
+  EXPECT_TRUE(IsError(Instant::FromFileName("2026010203040567x.commit").status(), ErrorKind::kCorruptMetadata));
+  EXPECT_TRUE(IsError(Instant::FromFileName("20260102030405678.frobnicate.requested").status(),
+                      ErrorKind::kUnsupportedFeature));
+}
+
+TEST(Timeline, TruncatedInstantIsAClearErrorAndLosesNothing) {
+  testing::TempDir dir("timeline_truncated");
+  auto table = *Table::Create(dir.path(), testing::PeopleConfig());
+  ASSERT_TRUE(table->Write(WriteOperation::kUpsert, testing::PeopleReader({{1, "a", 1, "x"}})).ok());
+  auto storage = *Storage::Open(dir.path());
+  auto timeline = *Timeline::Load(*storage);
+  ASSERT_EQ(timeline.instants().size(), 1u);
+  std::string path = Timeline::PathOf(timeline.instants()[0]);
+  std::string text = *storage->ReadString(path);
+  ASSERT_TRUE(storage->WriteString(path, text.substr(0, text.size() / 2)).ok());
+  auto files_before = *storage->List("", true);
+
+  auto fresh = *Table::Open(dir.path());
+  auto read = fresh->Read();
+  EXPECT_TRUE(IsError(read.status(), ErrorKind::kCorruptMetadata)) << read.status();
+  EXPECT_NE(read.status().message().find(path), std::string::npos) << read.status();
+  auto write = fresh->Write(WriteOperation::kUpsert, testing::PeopleReader({{2, "b", 1, "x"}}));
+  EXPECT_FALSE(write.ok());
+  // Nothing was deleted by the failed calls.
+  for (const auto& e : files_before) EXPECT_TRUE(*storage->Exists(e.path) || e.is_dir) << e.path;
+}
+
+}  // namespace
+}  // namespace lakeshore

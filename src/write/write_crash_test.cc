@@ -1,0 +1,153 @@
+// Crash tests of the write path: stop a write after each k-th mutating storage call, then
+// check that readers see the last completed state, that the next write rolls the failed one
+// back and succeeds, and that no data file is left that no completed commit references.
+#include <atomic>
+#include <iostream>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "lakeshore/storage/fault_injection_storage.h"
+#include "lakeshore/table/table.h"
+#include "testing/table_test_util.h"
+#include "timeline/commit_metadata.h"
+#include "timeline/timeline.h"
+
+namespace lakeshore {
+namespace {
+using testing::Person;
+using testing::PeopleReader;
+using testing::ReadPeople;
+using Snapshot = std::map<std::pair<std::string, int64_t>, Person>;
+
+constexpr int64_t kStartMs = 1767225600000;  // 2026-01-01
+constexpr int64_t kLongAfterMs = 3600 * 1000;  // past every heartbeat and lock lease
+
+std::atomic<int> table_counter{0};
+
+struct Fixture {
+  std::shared_ptr<ManualClock> clock = std::make_shared<ManualClock>(kStartMs);
+  std::shared_ptr<Storage> inner;
+  std::string uri;
+
+  TableOpenOptions Options(std::shared_ptr<Storage> storage) {
+    TableOpenOptions o;
+    o.clock = clock;
+    o.storage_override = std::move(storage);
+    return o;
+  }
+};
+
+// A table with one committed upsert; returns it and its snapshot.
+Fixture MakeBaseline(Snapshot* baseline) {
+  Fixture f;
+  f.uri = "mem://write_crash_" + std::to_string(table_counter++);
+  f.inner = *Storage::Open(f.uri);
+  auto table = *Table::Create(f.uri, testing::PeopleConfig(), f.Options(f.inner));
+  EXPECT_TRUE(table->Write(WriteOperation::kUpsert,
+                           PeopleReader({{1, "a", 1, "x"}, {2, "b", 1, "x"}, {3, "c", 1, "y"}}))
+                  .ok());
+  *baseline = ReadPeople(*table);
+  f.clock->Advance(10);
+  return f;
+}
+
+// The write under test: updates in an existing group, inserts, a new partition.
+std::shared_ptr<arrow::RecordBatchReader> SecondWrite() {
+  return PeopleReader({{1, "a2", 2, "x"}, {4, "d", 1, "x"}, {5, "e", 1, "z"}});
+}
+
+// Every data file in storage is referenced by a completed commit.
+void ExpectNoOrphanDataFiles(Storage& storage) {
+  auto timeline = *Timeline::Load(storage);
+  std::set<std::string> referenced;
+  for (const auto& instant : timeline.CompletedByCompletionTime()) {
+    auto meta = *CommitMetadata::FromJson(*timeline_ops::ReadContent(storage, instant), instant.FileName());
+    for (const auto& s : meta.write_stats) referenced.insert(s.path);
+  }
+  for (const auto& e : *storage.List("", true)) {
+    if (e.path.rfind(".lakeshore", 0) == 0 || e.is_dir) continue;
+    EXPECT_TRUE(referenced.count(e.path)) << "orphan data file " << e.path;
+  }
+  EXPECT_TRUE(timeline.Pending().empty()) << "pending instants remain after recovery";
+}
+
+int64_t CountMutatingCalls() {
+  Snapshot baseline;
+  Fixture f = MakeBaseline(&baseline);
+  auto faulty = *FaultInjectionStorage::Make(f.inner, 0, FaultMode::kCrash);
+  auto table = *Table::Open(f.uri, f.Options(faulty));
+  EXPECT_TRUE(table->Write(WriteOperation::kUpsert, SecondWrite()).ok());
+  return faulty->mutating_calls();
+}
+
+void RunCrashAt(int64_t k, FaultMode mode) {
+  SCOPED_TRACE("k=" + std::to_string(k) + (mode == FaultMode::kCrash ? " crash" : " fail-once"));
+  Snapshot baseline;
+  Fixture f = MakeBaseline(&baseline);
+  Snapshot after = baseline;
+  after[{"x", 1}] = {1, "a2", 2, "x"};
+  after[{"x", 4}] = {4, "d", 1, "x"};
+  after[{"z", 5}] = {5, "e", 1, "z"};
+
+  auto faulty = *FaultInjectionStorage::Make(f.inner, k, mode);
+  auto writer = *Table::Open(f.uri, f.Options(faulty));
+  auto result = writer->Write(WriteOperation::kUpsert, SecondWrite());
+  writer.reset();
+
+  // A restarted process sees the last completed state: before or after, never a mix.
+  auto reader = *Table::Open(f.uri, f.Options(f.inner));
+  Snapshot seen = ReadPeople(*reader);
+  bool committed = seen == after;
+  EXPECT_TRUE(committed || seen == baseline);
+  if (result.ok()) EXPECT_TRUE(committed) << "a write that returned OK must be visible";
+
+  // Later, the next writer rolls back what failed and commits.
+  f.clock->Advance(kLongAfterMs);
+  auto next = reader->Write(WriteOperation::kUpsert, PeopleReader({{6, "f", 1, "y"}}));
+  ASSERT_TRUE(next.ok()) << next.status();
+  Snapshot expected = committed ? after : baseline;
+  expected[{"y", 6}] = {6, "f", 1, "y"};
+  EXPECT_EQ(ReadPeople(*reader), expected);
+  ExpectNoOrphanDataFiles(*f.inner);
+}
+
+TEST(WriteCrash, EveryCrashPointRecovers) {
+  int64_t n = CountMutatingCalls();
+  ASSERT_GT(n, 5);
+  std::cout << "write under test makes " << n << " mutating storage calls\n";
+  for (int64_t k = 1; k <= n + 1; ++k) RunCrashAt(k, FaultMode::kCrash);
+}
+
+TEST(WriteCrash, EveryFailurePointRecovers) {
+  int64_t n = CountMutatingCalls();
+  for (int64_t k = 1; k <= n + 1; ++k) RunCrashAt(k, FaultMode::kFailOnce);
+}
+
+TEST(WriteCrash, LiveWriterIsNotRolledBack) {
+  // A pending write whose heartbeat is fresh belongs to a live writer: another writer must not
+  // roll it back.
+  Snapshot baseline;
+  Fixture f = MakeBaseline(&baseline);
+  auto faulty = *FaultInjectionStorage::Make(f.inner, 0, FaultMode::kCrash);
+  auto slow = *Table::Open(f.uri, f.Options(faulty));
+  auto other = *Table::Open(f.uri, f.Options(f.inner));
+  WriteOptions options;
+  std::vector<std::string> rolled_back_by_other;
+  bool fired = false;
+  options.progress = [&](const Progress& p) {
+    if (p.phase == "writing" && !fired) {
+      fired = true;
+      auto r = other->Write(WriteOperation::kUpsert, PeopleReader({{7, "g", 1, "w"}}));
+      ASSERT_TRUE(r.ok()) << r.status();
+      rolled_back_by_other = r->rolled_back_instants;
+    }
+  };
+  auto r = slow->Write(WriteOperation::kUpsert, SecondWrite(), options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(rolled_back_by_other.empty());
+  EXPECT_EQ(ReadPeople(*other).size(), baseline.size() + 3);
+}
+
+}  // namespace
+}  // namespace lakeshore

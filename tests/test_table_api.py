@@ -236,3 +236,17 @@ def test_heavy_calls_release_the_gil(table_path: str) -> None:
     # With the GIL held for the whole call the other thread could tick at most a few times.
     if elapsed > 0.1:
         assert during >= max(5, elapsed / 0.001 * 0.05), (during, elapsed)
+
+
+def test_properties_reach_the_writer_and_unknown_keys_are_refused(table_path: str, tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    t = lakeshore.Table.create(table_path, SCHEMA, record_key="id", properties={"write.parquet.compression": "zstd"})
+    assert t.config["properties"]["write.parquet.compression"] == "zstd"
+    t.insert(rows((1, "oslo", 1, "a")))
+    meta = pq.ParquetFile(Path(table_path, t.files()[0])).metadata
+    assert meta.row_group(0).column(0).compression == "ZSTD"
+    with pytest.raises(lakeshore.InvalidArgumentError, match="no.such.key"):
+        lakeshore.Table.create(str(tmp_path / "other"), SCHEMA, record_key="id", properties={"no.such.key": "1"})
+    with pytest.raises(lakeshore.InvalidArgumentError, match="bad"):
+        lakeshore.Table.create(str(tmp_path / "t3"), SCHEMA, record_key="id", table_type="bad")

@@ -250,3 +250,25 @@ def test_properties_reach_the_writer_and_unknown_keys_are_refused(table_path: st
         lakeshore.Table.create(str(tmp_path / "other"), SCHEMA, record_key="id", properties={"no.such.key": "1"})
     with pytest.raises(lakeshore.InvalidArgumentError, match="bad"):
         lakeshore.Table.create(str(tmp_path / "t3"), SCHEMA, record_key="id", table_type="bad")
+
+
+def test_threads_share_one_table(table: lakeshore.Table) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    table.insert(rows(*[(i, ["oslo", "lima"][i % 2], 1, str(i)) for i in range(200)]))
+    expected = state(table)
+
+    def read(_: int) -> dict[int, tuple[Any, ...]]:
+        return state(table)
+
+    def write(i: int) -> dict[str, Any]:
+        return table.upsert(rows((1000 + i, "quito", 1, "new")))
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        reads = [pool.submit(read, i) for i in range(8)]
+        writes = [pool.submit(write, i) for i in range(4)]
+        for f in reads:
+            got = f.result()
+            assert {k: v for k, v in got.items() if k < 1000} == expected
+        assert len({f.result()["instant_time"] for f in writes}) == 4  # writes from one Table serialize
+    assert set(state(table)) == set(expected) | {1000, 1001, 1002, 1003}

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lakeshore/engine/engine.h"
@@ -15,7 +16,7 @@ namespace lakeshore {
 /// The keys to tag: parallel arrays, one entry per incoming record.
 struct KeysToTag {
   const std::vector<std::string>* partitions = nullptr;
-  const std::vector<std::string>* record_keys = nullptr;
+  const std::vector<std::string_view>* record_keys = nullptr;
   /// Indices into the arrays of the records to tag (others are left untagged).
   std::vector<int64_t> rows;
 };

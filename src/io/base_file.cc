@@ -39,16 +39,30 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
                                           const arrow::Table& rows,
                                           const ParquetWriteSettings& settings) {
   ARROW_ASSIGN_OR_RAISE(auto codec, Codec(settings.compression));
+  // Record keys are unique within a file: a dictionary attempt there is wasted work before the
+  // writer falls back to plain encoding. The other meta columns are near-constant and
+  // dictionary-encode to almost nothing.
   auto props = parquet::WriterProperties::Builder()
                    .compression(codec)
                    ->max_row_group_length(settings.row_group_rows)
+                   ->disable_dictionary(meta_columns::kRecordKey)
                    ->build();
-  // Columns are encoded in parallel (Arrow's CPU pool); the schema is stored so every Arrow type
-  // round-trips.
+  // The schema is stored so every Arrow type round-trips.
   auto arrow_props = parquet::ArrowWriterProperties::Builder().store_schema()->set_use_threads(true)->build();
   ARROW_ASSIGN_OR_RAISE(auto sink, arrow::io::BufferOutputStream::Create(1 << 20));
-  ARROW_RETURN_NOT_OK(parquet::arrow::WriteTable(rows, arrow::default_memory_pool(), sink,
-                                                 settings.row_group_rows, props, arrow_props));
+  // Buffered row groups: each batch's columns are encoded in parallel on Arrow's CPU pool
+  // (WriteTable would encode them one after another).
+  ARROW_ASSIGN_OR_RAISE(auto writer, parquet::arrow::FileWriter::Open(*rows.schema(), arrow::default_memory_pool(),
+                                                                      sink, props, arrow_props));
+  arrow::TableBatchReader batches(rows);
+  batches.set_chunksize(settings.row_group_rows);
+  std::shared_ptr<arrow::RecordBatch> batch;
+  while (true) {
+    ARROW_RETURN_NOT_OK(batches.ReadNext(&batch));
+    if (batch == nullptr) break;
+    ARROW_RETURN_NOT_OK(writer->WriteRecordBatch(*batch));
+  }
+  ARROW_RETURN_NOT_OK(writer->Close());
   ARROW_ASSIGN_OR_RAISE(auto buffer, sink->Finish());
   BaseFileWriteResult result;
   result.size = buffer->size();

@@ -167,8 +167,9 @@ Result<std::shared_ptr<arrow::Table>> ReadIncremental(TableContext& ctx, const s
   arrow::StringBuilder builder;
   for (const auto& t : times) ARROW_RETURN_NOT_OK(builder.Append(t));
   ARROW_ASSIGN_OR_RAISE(auto value_set, builder.Finish());
-  ARROW_ASSIGN_OR_RAISE(auto mask, arrow::compute::IsIn(all->GetColumnByName(meta_columns::kCommitTime),
-                                                        arrow::compute::SetLookupOptions(value_set)));
+  ARROW_ASSIGN_OR_RAISE(auto commit_times,
+                        arrow::compute::Cast(all->GetColumnByName(meta_columns::kCommitTime), arrow::utf8()));
+  ARROW_ASSIGN_OR_RAISE(auto mask, arrow::compute::IsIn(commit_times, arrow::compute::SetLookupOptions(value_set)));
   ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(all, mask));
   auto table = filtered.table();
   if (options.columns.empty()) return table;

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -85,7 +87,11 @@ Result<std::string> LocalStorage::WriteTemp(const std::string& abs, const arrow:
     fs::create_directories(parent, ec);
     if (ec) return Status::IOError("cannot create folder '", parent.string(), "': ", ec.message());
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0 && (errno != ENOENT || attempt == 100)) return ErrnoError("cannot create", tmp, errno);
+    if (fd >= 0) break;
+    if (errno != ENOENT || attempt == 1000) return ErrnoError("cannot create", tmp, errno);
+    // Lost the race to a remover: back off a little so it cannot win every round on a busy
+    // machine.
+    if (attempt >= 8) std::this_thread::sleep_for(std::chrono::microseconds(100 * std::min(attempt, 50)));
   }
   Status st = WriteAll(fd, data.data(), data.size(), tmp);
   if (st.ok() && ::fsync(fd) != 0) st = ErrnoError("cannot sync", tmp, errno);

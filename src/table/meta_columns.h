@@ -3,7 +3,10 @@
 
 #include <memory>
 
+#include <arrow/array.h>
 #include <arrow/type.h>
+
+#include "lakeshore/status.h"
 
 namespace lakeshore::meta_columns {
 
@@ -15,7 +18,16 @@ inline constexpr int kCount = 3;
 /// True for a name reserved for meta columns (prefix "_lakeshore_").
 bool IsReserved(const std::string& name);
 
-/// The three meta fields (all non-null utf8), in file order.
+/// The type of the per-file near-constant meta columns (commit time, partition):
+/// dictionary<int32, utf8>. Cheap to build, write and read; Parquet stores plain strings
+/// (dictionary-encoded), so any Parquet reader sees strings.
+std::shared_ptr<arrow::DataType> ConstantType();
+
+/// A column of `length` copies of `value` of ConstantType(). Cost: one int32 per row.
+Result<std::shared_ptr<arrow::Array>> MakeConstantColumn(const std::string& value, int64_t length);
+
+/// The three meta fields (non-null; commit time and partition of ConstantType(), record key
+/// utf8), in file order.
 const std::vector<std::shared_ptr<arrow::Field>>& Fields();
 
 /// `schema` with the meta fields prepended.

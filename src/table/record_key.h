@@ -1,19 +1,26 @@
 // Record keys: the string identity of a record within its partition.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <arrow/chunked_array.h>
 #include <arrow/table.h>
 
 #include "lakeshore/status.h"
 
 namespace lakeshore {
 
-/// The record key of every row of `table`: the key value as a string for a single key field,
-/// `f1:v1,f2:v2` for a composite key (Hudi's complex key format). A null key value is an
-/// error naming the field and row.
-Result<std::vector<std::string>> ComputeRecordKeys(const arrow::Table& table,
-                                                   const std::vector<std::string>& key_fields);
+/// The record key of every row of `table` as one utf8 column: the key value rendered as a
+/// string for a single key field (a string key column is used as is, zero-copy), `f1:v1,f2:v2`
+/// for a composite key (Hudi's complex key format). Vectorized (Arrow compute). A null key
+/// value is an error naming the field and the first such row.
+Result<std::shared_ptr<arrow::ChunkedArray>> ComputeRecordKeys(const arrow::Table& table,
+                                                               const std::vector<std::string>& key_fields);
+
+/// Views of every value of a utf8 column; valid while the column lives.
+std::vector<std::string_view> StringViews(const arrow::ChunkedArray& column);
 
 }  // namespace lakeshore

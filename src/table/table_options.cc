@@ -26,7 +26,7 @@ const ConfigOption<std::string> kParquetCompression{
     KnownCompression};
 const ConfigOption<int64_t> kRecordSizeEstimateBytes{
     "write.record_size_estimate_bytes", 1024,
-    "Bytes per record assumed for file sizing before the table has statistics.", MustBePositive};
+    "Bytes per record for file sizing when neither table statistics nor the input size tell.", MustBePositive};
 const ConfigOption<int64_t> kHeartbeatIntervalMs{
     "write.heartbeat.interval_ms", 60000, "How often a writer renews its heartbeat.",
     MustBePositive};

@@ -35,14 +35,12 @@ Result<std::shared_ptr<arrow::Table>> BuildNewRows(const FileGroupWriteContext& 
                                                    const std::vector<int64_t>& rows) {
   ARROW_ASSIGN_OR_RAISE(auto user, TakeRows(ctx.input->table, rows));
   int64_t n = static_cast<int64_t>(rows.size());
-  ARROW_ASSIGN_OR_RAISE(auto commit_time,
-                        arrow::MakeArrayFromScalar(arrow::StringScalar(ctx.instant_time), n));
-  ARROW_ASSIGN_OR_RAISE(auto partition, arrow::MakeArrayFromScalar(arrow::StringScalar(plan.partition), n));
-  arrow::StringBuilder keys;
-  for (int64_t r : rows) ARROW_RETURN_NOT_OK(keys.Append(ctx.input->record_keys[r]));
-  ARROW_ASSIGN_OR_RAISE(auto key_array, keys.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto commit_time, meta_columns::MakeConstantColumn(ctx.instant_time, n));
+  ARROW_ASSIGN_OR_RAISE(auto partition, meta_columns::MakeConstantColumn(plan.partition, n));
+  auto key_table = arrow::Table::Make(arrow::schema({arrow::field("k", arrow::utf8())}), {ctx.input->key_column});
+  ARROW_ASSIGN_OR_RAISE(auto keys, TakeRows(key_table, rows));
   std::vector<std::shared_ptr<arrow::ChunkedArray>> columns = {
-      std::make_shared<arrow::ChunkedArray>(commit_time), std::make_shared<arrow::ChunkedArray>(key_array),
+      std::make_shared<arrow::ChunkedArray>(commit_time), keys->column(0),
       std::make_shared<arrow::ChunkedArray>(partition)};
   for (const auto& c : user->columns()) columns.push_back(c);
   return arrow::Table::Make(ctx.full_schema, std::move(columns), n);

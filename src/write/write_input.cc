@@ -4,6 +4,7 @@
 
 #include <arrow/array.h>
 #include <arrow/compute/api.h>
+#include <arrow/util/byte_size.h>
 
 #include "table/partition_path.h"
 #include "table/record_key.h"
@@ -54,7 +55,7 @@ std::vector<int64_t> Deduplicate(const WriteInput& in, const std::vector<int64_t
   for (int64_t r = 0; r < static_cast<int64_t>(in.record_keys.size()); ++r) {
     std::string id = in.partitions[r];
     id.push_back('\x1f');
-    id += in.record_keys[r];
+    id.append(in.record_keys[r]);
     auto [it, inserted] = best.emplace(std::move(id), r);
     if (!inserted && (ranks == nullptr || (*ranks)[r] > (*ranks)[it->second])) it->second = r;
   }
@@ -83,7 +84,11 @@ Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation o
   in.records_in = raw->num_rows();
   auto target = op == WriteOperation::kDelete ? DeleteSchema(config) : config.schema;
   ARROW_ASSIGN_OR_RAISE(in.table, Conform(*raw, *target));
-  ARROW_ASSIGN_OR_RAISE(in.record_keys, ComputeRecordKeys(*in.table, config.record_key_fields));
+  ARROW_ASSIGN_OR_RAISE(in.key_column, ComputeRecordKeys(*in.table, config.record_key_fields));
+  in.record_keys = StringViews(*in.key_column);
+  if (in.table->num_rows() > 0) {
+    in.bytes_per_record = std::max<int64_t>(1, arrow::util::TotalBufferSize(*in.table) / in.table->num_rows());
+  }
   ARROW_ASSIGN_OR_RAISE(in.partitions, ComputePartitionPaths(*in.table, config.partition_fields));
   if (op == WriteOperation::kUpsert || op == WriteOperation::kDelete) {
     std::vector<int64_t> ranks;

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <arrow/record_batch.h>
@@ -17,12 +18,17 @@ namespace lakeshore {
 struct WriteInput {
   /// The user columns in table-schema order (for deletes: only key and partition fields).
   std::shared_ptr<arrow::Table> table;
-  std::vector<std::string> record_keys;
+  /// The record key of every row (utf8), and views into it.
+  std::shared_ptr<arrow::ChunkedArray> key_column;
+  std::vector<std::string_view> record_keys;
   std::vector<std::string> partitions;
   /// The rows that take part, in input order: all rows, or for upserts and deletes the one
   /// winner per (partition, key) — the largest ordering value, the last row on ties.
   std::vector<int64_t> rows;
   int64_t records_in = 0;
+  /// In-memory bytes per input row: an upper bound of the stored size, used for file sizing
+  /// while the table has no statistics.
+  int64_t bytes_per_record = 0;
 };
 
 /// Reads the whole input and checks it: every table column present with the table's type (a

@@ -54,7 +54,8 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
     }
   }
 
-  int64_t record_size = AverageRecordSize(view, settings.record_size_estimate_bytes);
+  int64_t record_size = AverageRecordSize(
+      view, input.bytes_per_record > 0 ? input.bytes_per_record : settings.record_size_estimate_bytes);
   int64_t per_file = std::max<int64_t>(1, settings.max_file_size_bytes / record_size);
   std::vector<FileGroupWrite> fresh;
   for (auto& [partition, rows] : inserts_by_partition) {

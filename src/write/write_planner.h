@@ -16,7 +16,9 @@ namespace lakeshore {
 struct WritePlanSettings {
   int64_t max_file_size_bytes = 120LL << 20;
   int64_t small_file_limit_bytes = 100LL << 20;  ///< 0: no small-file packing
-  int64_t record_size_estimate_bytes = 1024;     ///< used while the table has no statistics
+  /// Bytes per record assumed when neither the table (no statistics yet) nor the input (empty)
+  /// tells; otherwise the input's in-memory size per row is used, an upper bound.
+  int64_t record_size_estimate_bytes = 1024;
 };
 
 /// Plans the file group writes of one instant.

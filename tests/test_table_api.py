@@ -272,3 +272,29 @@ def test_threads_share_one_table(table: lakeshore.Table) -> None:
             assert {k: v for k, v in got.items() if k < 1000} == expected
         assert len({f.result()["instant_time"] for f in writes}) == 4  # writes from one Table serialize
     assert set(state(table)) == set(expected) | {1000, 1001, 1002, 1003}
+
+
+def test_typed_partition_filters(table_path: str) -> None:
+    s = pa.schema([("id", pa.int64()), ("y", pa.int32()), ("d", pa.date32()), ("b", pa.bool_())])
+    t = lakeshore.Table.create(table_path, s, record_key="id", partition_by=["y", "d", "b"])
+    t.insert(
+        pa.table(
+            {
+                "id": pa.array([1, 2, 3], pa.int64()),
+                "y": pa.array([2024, 2025, 2025], pa.int32()),
+                "d": pa.array([dt.date(2024, 1, 1), dt.date(2025, 2, 1), dt.date(2025, 3, 1)]),
+                "b": [True, False, True],
+            },
+            schema=s,
+        )
+    )
+
+    def ids(flt: list[tuple[str, str, Any]]) -> list[int]:
+        return sorted(t.to_arrow(columns=["id"], filter=flt).column("id").to_pylist())
+
+    assert ids([("y", ">=", 2025)]) == [2, 3]
+    assert ids([("y", ">=", 2025), ("b", "==", True)]) == [3]
+    assert ids([("d", "<", dt.date(2025, 3, 1))]) == [1, 2]
+    assert ids([("b", "=", False)]) == [2]
+    assert ids([("y", "in", [2024]), ("d", "not in", [dt.date(2025, 1, 1)])]) == [1]
+    assert ids([("y", "=", pa.scalar(2025, pa.int32()))]) == [2, 3]

@@ -3,11 +3,15 @@
 #include <arrow/compute/api.h>
 #include <arrow/io/memory.h>
 #include <arrow/scalar.h>
+#include <arrow/util/byte_size.h>
 #include <functional>
+#include <optional>
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/schema.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/exception.h>
+#include <parquet/metadata.h>
+#include <parquet/statistics.h>
 #include <parquet/properties.h>
 
 #include "table/meta_columns.h"
@@ -21,6 +25,25 @@ Result<arrow::Compression::type> Codec(const std::string& name) {
   if (name == "lz4") return arrow::Compression::LZ4;
   if (name == "none") return arrow::Compression::UNCOMPRESSED;
   return Status::Invalid("unknown compression '", name, "'");
+}
+
+// The record-key range from the file's own column statistics (the writer computed them
+// anyway); nullopt when a row group has none (e.g. a key longer than the statistics limit).
+std::optional<std::pair<std::string, std::string>> KeyRangeFromStatistics(const parquet::FileMetaData& meta,
+                                                                         int key_leaf) {
+  std::optional<std::pair<std::string, std::string>> range;
+  for (int rg = 0; rg < meta.num_row_groups(); ++rg) {
+    auto stats = meta.RowGroup(rg)->ColumnChunk(key_leaf)->statistics();
+    if (stats == nullptr || !stats->HasMinMax()) return std::nullopt;
+    std::string lo = stats->EncodeMin(), hi = stats->EncodeMax();
+    if (!range) {
+      range.emplace(lo, hi);
+    } else {
+      range->first = std::min(range->first, lo);
+      range->second = std::max(range->second, hi);
+    }
+  }
+  return range;
 }
 
 Result<std::pair<std::string, std::string>> KeyRange(const arrow::Table& rows) {
@@ -49,7 +72,8 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
                    ->build();
   // The schema is stored so every Arrow type round-trips.
   auto arrow_props = parquet::ArrowWriterProperties::Builder().store_schema()->set_use_threads(true)->build();
-  ARROW_ASSIGN_OR_RAISE(auto sink, arrow::io::BufferOutputStream::Create(1 << 20));
+  ARROW_ASSIGN_OR_RAISE(auto sink, arrow::io::BufferOutputStream::Create(
+                                       std::max<int64_t>(1 << 20, arrow::util::TotalBufferSize(rows) / 2)));
   // Buffered row groups: each batch's columns are encoded in parallel on Arrow's CPU pool
   // (WriteTable would encode them one after another).
   ARROW_ASSIGN_OR_RAISE(auto writer, parquet::arrow::FileWriter::Open(*rows.schema(), arrow::default_memory_pool(),
@@ -67,7 +91,15 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
   BaseFileWriteResult result;
   result.size = buffer->size();
   result.num_records = rows.num_rows();
-  ARROW_ASSIGN_OR_RAISE(auto range, KeyRange(rows));
+  int key_leaf = rows.schema()->GetFieldIndex(meta_columns::kRecordKey);  // meta columns are flat and first
+  auto from_stats = rows.num_rows() > 0 && key_leaf >= 0 ? KeyRangeFromStatistics(*writer->metadata(), key_leaf)
+                                                         : std::nullopt;
+  std::pair<std::string, std::string> range;
+  if (from_stats) {
+    range = std::move(*from_stats);
+  } else {
+    ARROW_ASSIGN_OR_RAISE(range, KeyRange(rows));
+  }
   result.min_record_key = std::move(range.first);
   result.max_record_key = std::move(range.second);
   ARROW_RETURN_NOT_OK(storage.WriteFile(path, std::move(buffer)));

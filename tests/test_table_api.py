@@ -298,3 +298,13 @@ def test_typed_partition_filters(table_path: str) -> None:
     assert ids([("b", "=", False)]) == [2]
     assert ids([("y", "in", [2024]), ("d", "not in", [dt.date(2025, 1, 1)])]) == [1]
     assert ids([("y", "=", pa.scalar(2025, pa.int32()))]) == [2, 3]
+
+
+def test_in_memory_table_is_shared_within_the_process() -> None:
+    import uuid
+
+    uri = f"mem://test-{uuid.uuid4().hex}"
+    t = lakeshore.Table.create(uri, SCHEMA, record_key="id", partition_by="city")
+    t.insert(rows((1, "oslo", 1, "a")))
+    assert state(lakeshore.Table.open(uri)) == {1: ("oslo", 1, "a")}
+    assert lakeshore.Table.open(uri).files() == t.files()

@@ -24,10 +24,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import lakeshore
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+
+import lakeshore
 
 TARGETS = {"write": 0.7, "read": 0.8}
 

@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import lakeshore
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
+import lakeshore
 from lakeshore.cli import main
 
 

@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import lakeshore
 import pyarrow as pa
 import pyarrow.parquet as pq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import lakeshore
 
 SCHEMA = pa.schema(
     [

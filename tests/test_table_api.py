@@ -9,9 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import lakeshore
 import pyarrow as pa
 import pytest
+
+import lakeshore
 
 META = ["_lakeshore_commit_time", "_lakeshore_record_key", "_lakeshore_partition"]
 SCHEMA = pa.schema(

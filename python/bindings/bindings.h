@@ -25,6 +25,8 @@ void BindErrors(nb::module_& m);
 void BindArrowStream(nb::module_& m);
 /// runtime.cc: Arrow compute initialization and the S3 finalizer run at interpreter exit.
 void BindRuntime(nb::module_& m);
+/// vacuum.cc: the vacuum function (Delta tables; Lakeshore tables later).
+void BindVacuum(nb::module_& m);
 /// blob.cc: the RFC-100 blob column type.
 void BindBlob(nb::module_& m);
 /// table.cc: the Table class.

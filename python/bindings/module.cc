@@ -8,4 +8,5 @@ NB_MODULE(_core, m) {
   lakeshore::python::BindArrowStream(m);
   lakeshore::python::BindBlob(m);
   lakeshore::python::BindTable(m);
+  lakeshore::python::BindVacuum(m);
 }

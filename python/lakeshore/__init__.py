@@ -28,6 +28,7 @@ from lakeshore.errors import (
     UnsupportedFeatureError,
 )
 from lakeshore.table import Table
+from lakeshore.vacuum import vacuum
 
 __version__ = "0.1.0"
 
@@ -53,4 +54,5 @@ __all__ = [
     "inline_blob",
     "is_blob_type",
     "out_of_line_blob",
+    "vacuum",
 ]

@@ -76,7 +76,7 @@ Result<std::shared_ptr<arrow::io::RandomAccessFile>> LocalStorage::OpenInputFile
   return std::shared_ptr<arrow::io::RandomAccessFile>(*std::move(result));
 }
 
-Result<std::string> LocalStorage::WriteTemp(const std::string& abs, const arrow::Buffer& data) const {
+Result<std::pair<int, std::string>> LocalStorage::CreateTemp(const std::string& abs) const {
   fs::path parent = fs::path(abs).parent_path();
   std::string tmp = parent.string() + "/." + fs::path(abs).filename().string() + ".tmp." + UniqueSuffix();
   int fd = -1;
@@ -93,6 +93,12 @@ Result<std::string> LocalStorage::WriteTemp(const std::string& abs, const arrow:
     // machine.
     if (attempt >= 8) std::this_thread::sleep_for(std::chrono::microseconds(100 * std::min(attempt, 50)));
   }
+  return std::make_pair(fd, tmp);
+}
+
+Result<std::string> LocalStorage::WriteTemp(const std::string& abs, const arrow::Buffer& data) const {
+  ARROW_ASSIGN_OR_RAISE(auto created, CreateTemp(abs));
+  auto [fd, tmp] = created;
   Status st = WriteAll(fd, data.data(), data.size(), tmp);
   if (st.ok() && ::fsync(fd) != 0) st = ErrnoError("cannot sync", tmp, errno);
   ::close(fd);
@@ -101,6 +107,61 @@ Result<std::string> LocalStorage::WriteTemp(const std::string& abs, const arrow:
     return st;
   }
   return tmp;
+}
+
+namespace {
+/// Streams into a temp file beside the target; Close syncs it and renames it into place.
+/// Dropped without Close, it removes the temp file.
+class LocalReplaceOnCloseStream : public arrow::io::OutputStream {
+ public:
+  LocalReplaceOnCloseStream(std::shared_ptr<arrow::io::FileOutputStream> file, std::string tmp, std::string target)
+      : file_(std::move(file)), tmp_(std::move(tmp)), target_(std::move(target)) {}
+  ~LocalReplaceOnCloseStream() override {
+    if (!closed_) {
+      (void)file_->Close();
+      ::unlink(tmp_.c_str());
+    }
+  }
+  Status Close() override {
+    if (closed_) return Status::OK();
+    closed_ = true;
+    Status st;
+    if (::fsync(file_->file_descriptor()) != 0) st = ErrnoError("cannot sync", tmp_, errno);
+    Status close_st = file_->Close();
+    if (st.ok()) st = close_st;
+    if (st.ok() && ::rename(tmp_.c_str(), target_.c_str()) != 0) st = ErrnoError("cannot rename into", target_, errno);
+    if (!st.ok()) ::unlink(tmp_.c_str());
+    return st;
+  }
+  bool closed() const override { return closed_; }
+  /// Bytes written so far; still answers after Close (the final size).
+  Result<int64_t> Tell() const override { return position_; }
+  Status Write(const void* data, int64_t nbytes) override {
+    ARROW_RETURN_NOT_OK(file_->Write(data, nbytes));
+    position_ += nbytes;
+    return Status::OK();
+  }
+
+ private:
+  std::shared_ptr<arrow::io::FileOutputStream> file_;
+  std::string tmp_;
+  std::string target_;
+  bool closed_ = false;
+  int64_t position_ = 0;
+};
+}  // namespace
+
+Result<std::shared_ptr<arrow::io::OutputStream>> LocalStorage::OpenOutputStream(std::string_view path) {
+  ARROW_ASSIGN_OR_RAISE(auto abs, Abs(path));
+  ARROW_ASSIGN_OR_RAISE(auto created, CreateTemp(abs));
+  auto [fd, tmp] = created;
+  auto file = arrow::io::FileOutputStream::Open(fd);
+  if (!file.ok()) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return file.status();
+  }
+  return std::make_shared<LocalReplaceOnCloseStream>(*std::move(file), tmp, abs);
 }
 
 Status LocalStorage::WriteFile(std::string_view path, std::shared_ptr<arrow::Buffer> data) {

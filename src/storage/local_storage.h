@@ -20,6 +20,8 @@ class LocalStorage : public Storage {
   Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputFile(
       std::string_view path, std::optional<int64_t> size_hint) override;
   Status WriteFile(std::string_view path, std::shared_ptr<arrow::Buffer> data) override;
+  /// Streams into a temp file; Close syncs and renames it into place.
+  Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutputStream(std::string_view path) override;
   Result<bool> PutIfAbsent(std::string_view path, std::shared_ptr<arrow::Buffer> data) override;
   Result<std::optional<FileEntry>> GetFileInfo(std::string_view path) override;
   Result<std::vector<FileEntry>> List(std::string_view prefix, bool recursive) override;
@@ -30,6 +32,8 @@ class LocalStorage : public Storage {
  private:
   explicit LocalStorage(std::string root) : root_(std::move(root)) {}
   Result<std::string> Abs(std::string_view path, bool allow_root = false) const;
+  // Creates an empty temp file beside `abs` (creating folders); returns its fd and path.
+  Result<std::pair<int, std::string>> CreateTemp(const std::string& abs) const;
   Result<std::string> WriteTemp(const std::string& abs, const arrow::Buffer& data) const;
 
   std::string root_;  // absolute, no trailing '/'

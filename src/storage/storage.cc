@@ -1,5 +1,7 @@
 #include "lakeshore/storage/storage.h"
 
+#include <arrow/io/memory.h>
+
 #include <arrow/filesystem/s3fs.h>
 
 #include "storage/local_storage.h"
@@ -37,6 +39,42 @@ Status FinalizeStorage() {
 Result<bool> Storage::Exists(std::string_view path) {
   ARROW_ASSIGN_OR_RAISE(auto info, GetFileInfo(path));
   return info.has_value() && !info->is_dir;
+}
+
+namespace {
+/// Buffers in memory; Close hands the buffer to Storage::WriteFile.
+class WriteFileOnCloseStream : public arrow::io::OutputStream {
+ public:
+  WriteFileOnCloseStream(Storage* storage, std::string path, std::shared_ptr<arrow::io::BufferOutputStream> buffer)
+      : storage_(storage), path_(std::move(path)), buffer_(std::move(buffer)) {}
+  Status Close() override {
+    if (closed_) return Status::OK();
+    closed_ = true;
+    ARROW_ASSIGN_OR_RAISE(auto data, buffer_->Finish());
+    return storage_->WriteFile(path_, std::move(data));
+  }
+  bool closed() const override { return closed_; }
+  /// Bytes written so far; still answers after Close (the final size).
+  Result<int64_t> Tell() const override { return position_; }
+  Status Write(const void* data, int64_t nbytes) override {
+    ARROW_RETURN_NOT_OK(buffer_->Write(data, nbytes));
+    position_ += nbytes;
+    return Status::OK();
+  }
+
+ private:
+  Storage* storage_;
+  std::string path_;
+  std::shared_ptr<arrow::io::BufferOutputStream> buffer_;
+  bool closed_ = false;
+  int64_t position_ = 0;
+};
+}  // namespace
+
+Result<std::shared_ptr<arrow::io::OutputStream>> Storage::OpenOutputStream(std::string_view path) {
+  ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(path));
+  ARROW_ASSIGN_OR_RAISE(auto buffer, arrow::io::BufferOutputStream::Create(1 << 20));
+  return std::make_shared<WriteFileOnCloseStream>(this, std::move(rel), std::move(buffer));
 }
 
 Status Storage::WriteString(std::string_view path, std::string_view content) {

@@ -80,6 +80,13 @@ class Storage {
   /// Creates or atomically replaces `path` with `data`, creating parent folders. Mutating.
   virtual Status WriteFile(std::string_view path, std::shared_ptr<arrow::Buffer> data) = 0;
 
+  /// A stream that creates or atomically replaces `path` when it is closed: nothing is
+  /// visible before Close, and a stream dropped without Close leaves nothing behind. For large
+  /// files (Parquet base files): a backend may stream to the medium instead of buffering the
+  /// whole file. The default buffers in memory and calls WriteFile on Close, so it counts as
+  /// one mutating call at Close.
+  virtual Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutputStream(std::string_view path);
+
   /// Creates `path` with `data` only if no file is there. Returns true if this call created
   /// it, false if it already existed (content untouched). Atomic across processes. Mutating.
   virtual Result<bool> PutIfAbsent(std::string_view path, std::shared_ptr<arrow::Buffer> data) = 0;

@@ -1,0 +1,87 @@
+// lakeshore._core.vacuum: VACUUM of a Delta (or, later, Lakeshore) table.
+#include <optional>
+
+#include <nanobind/stl/optional.h>
+
+#include "bindings.h"
+#include "lakeshore/vacuum.h"
+
+namespace lakeshore::python {
+namespace {
+
+nb::dict ReportDict(const VacuumReport& r) {
+  nb::dict d;
+  d["format"] = r.format;
+  d["mode"] = r.mode;
+  d["dry_run"] = r.dry_run;
+  d["skipped"] = r.skipped;
+  d["skip_reason"] = r.skip_reason;
+  d["files_listed"] = r.files_listed;
+  d["files_deleted"] = r.files_deleted;
+  d["bytes_deleted"] = r.bytes_deleted;
+  d["dirs_deleted"] = r.dirs_deleted;
+  nb::list candidates;
+  for (const auto& c : r.candidates) {
+    nb::dict item;
+    item["path"] = c.path;
+    item["size"] = c.size;
+    candidates.append(item);
+  }
+  d["candidates"] = candidates;
+  d["time_to_identify_ms"] = r.time_to_identify_ms;
+  d["time_to_delete_ms"] = r.time_to_delete_ms;
+  return d;
+}
+
+/// Runs the vacuum without the GIL. `progress(phase, done, total, unit)` is called from the
+/// core's threads with the GIL re-acquired; an exception in it is raised after the vacuum
+/// returns (a vacuum is not cancelled half-way through its deletes).
+nb::dict Vacuum(const std::string& uri, std::optional<double> retain_hours, bool enforce_retention,
+                bool dry_run, const std::string& mode, bool optimistic,
+                std::optional<std::string> inventory, const std::string& format,
+                std::optional<double> force_full_after_hours, nb::object progress) {
+  VacuumOptions options;
+  options.format = ValueOrRaise(ParseTableFormat(format));
+  options.mode = ValueOrRaise(ParseVacuumMode(mode));
+  options.retain_hours = retain_hours;
+  options.enforce_retention = enforce_retention;
+  options.dry_run = dry_run;
+  options.optimistic = optimistic;
+  options.force_full_after_hours = force_full_after_hours;
+  if (inventory) options.inventory = *inventory;
+  std::optional<nb::python_error> callback_error;  // touched only with the GIL held
+  if (!progress.is_none()) {
+    options.progress = [&progress, &callback_error](const VacuumProgress& p) {
+      nb::gil_scoped_acquire gil;
+      if (callback_error.has_value()) return;
+      try {
+        progress(p.phase, p.done, p.total, p.phase == "listing" ? "folders" : "files");
+      } catch (nb::python_error& e) {
+        callback_error.emplace(std::move(e));
+      }
+    };
+  }
+  arrow::Result<VacuumReport> result;
+  {
+    nb::gil_scoped_release release;
+    result = lakeshore::Vacuum(uri, options);
+  }
+  if (!result.ok()) RaiseStatus(result.status());
+  if (callback_error.has_value()) {
+    callback_error->restore();
+    throw nb::python_error();
+  }
+  return ReportDict(*result);
+}
+
+}  // namespace
+
+void BindVacuum(nb::module_& m) {
+  m.def("vacuum", &Vacuum, nb::arg("uri"), nb::arg("retain_hours").none(),
+        nb::arg("enforce_retention"), nb::arg("dry_run"), nb::arg("mode"), nb::arg("optimistic"),
+        nb::arg("inventory").none(), nb::arg("format"), nb::arg("force_full_after_hours").none(),
+        nb::arg("progress").none(),
+        "Vacuums the table at `uri`; returns the report as a dict. See lakeshore.vacuum.");
+}
+
+}  // namespace lakeshore::python

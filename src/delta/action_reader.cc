@@ -1,0 +1,407 @@
+#include "delta/action_reader.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <set>
+
+#include <arrow/array.h>
+#include <arrow/io/memory.h>
+#include <arrow/json/reader.h>
+#include <arrow/type.h>
+#include <parquet/arrow/reader.h>
+#include <parquet/arrow/schema.h>
+#include <parquet/exception.h>
+
+#include "delta/paths.h"
+
+namespace lakeshore::delta {
+namespace {
+
+// ---- the explicit JSON schema of the actions Lakeshore reads ------------------------------
+
+std::shared_ptr<arrow::DataType> DeletionVectorType() {
+  return arrow::struct_({arrow::field("storageType", arrow::utf8()),
+                         arrow::field("pathOrInlineDv", arrow::utf8()),
+                         arrow::field("offset", arrow::int32()),
+                         arrow::field("sizeInBytes", arrow::int32()),
+                         arrow::field("cardinality", arrow::int64())});
+}
+
+std::shared_ptr<arrow::Schema> JsonActionSchema() {
+  static const std::shared_ptr<arrow::Schema> schema = [] {
+    arrow::FieldVector config;
+    for (const char* key : kInterpretedTableProperties) config.push_back(arrow::field(key, arrow::utf8()));
+    auto strings = arrow::list(arrow::utf8());
+    return arrow::schema({
+        arrow::field("add", arrow::struct_({arrow::field("path", arrow::utf8()),
+                                            arrow::field("size", arrow::int64()),
+                                            arrow::field("modificationTime", arrow::int64()),
+                                            arrow::field("deletionVector", DeletionVectorType())})),
+        arrow::field("remove", arrow::struct_({arrow::field("path", arrow::utf8()),
+                                               arrow::field("deletionTimestamp", arrow::int64()),
+                                               arrow::field("size", arrow::int64()),
+                                               arrow::field("deletionVector", DeletionVectorType())})),
+        arrow::field("cdc", arrow::struct_({arrow::field("path", arrow::utf8()),
+                                            arrow::field("size", arrow::int64())})),
+        arrow::field("metaData", arrow::struct_({arrow::field("id", arrow::utf8()),
+                                                 arrow::field("partitionColumns", strings),
+                                                 arrow::field("configuration", arrow::struct_(config))})),
+        arrow::field("protocol", arrow::struct_({arrow::field("minReaderVersion", arrow::int32()),
+                                                 arrow::field("minWriterVersion", arrow::int32()),
+                                                 arrow::field("readerFeatures", strings),
+                                                 arrow::field("writerFeatures", strings)})),
+        arrow::field("commitInfo", arrow::struct_({arrow::field("timestamp", arrow::int64()),
+                                                   arrow::field("inCommitTimestamp", arrow::int64()),
+                                                   arrow::field("operation", arrow::utf8())})),
+        arrow::field("sidecar", arrow::struct_({arrow::field("path", arrow::utf8()),
+                                                arrow::field("sizeInBytes", arrow::int64())})),
+    });
+  }();
+  return schema;
+}
+
+// ---- typed access to possibly-missing, possibly-null struct children ----------------------
+
+/// A nullable view of one struct column; every accessor tolerates a missing child.
+class StructView {
+ public:
+  explicit StructView(std::shared_ptr<arrow::Array> array)
+      : array_(std::dynamic_pointer_cast<arrow::StructArray>(std::move(array))) {}
+  bool present() const { return array_ != nullptr; }
+  bool IsValid(int64_t i) const { return array_ && array_->IsValid(i); }
+
+  StructView Child(const std::string& name) const {
+    return StructView(array_ ? array_->GetFieldByName(name) : nullptr);
+  }
+  std::shared_ptr<arrow::Array> Raw(const std::string& name) const {
+    return array_ ? array_->GetFieldByName(name) : nullptr;
+  }
+  std::optional<std::string> String(const std::string& name, int64_t i) const {
+    auto a = Raw(name);
+    if (!a || a->IsNull(i)) return std::nullopt;
+    if (auto s = std::dynamic_pointer_cast<arrow::StringArray>(a)) return s->GetString(i);
+    if (auto s = std::dynamic_pointer_cast<arrow::LargeStringArray>(a)) return s->GetString(i);
+    if (auto s = std::dynamic_pointer_cast<arrow::BinaryArray>(a)) return s->GetString(i);
+    return std::nullopt;
+  }
+  std::optional<int64_t> Int(const std::string& name, int64_t i) const {
+    auto a = Raw(name);
+    if (!a || a->IsNull(i)) return std::nullopt;
+    switch (a->type_id()) {
+      case arrow::Type::INT64: return static_cast<const arrow::Int64Array&>(*a).Value(i);
+      case arrow::Type::INT32: return static_cast<const arrow::Int32Array&>(*a).Value(i);
+      case arrow::Type::INT16: return static_cast<const arrow::Int16Array&>(*a).Value(i);
+      case arrow::Type::INT8: return static_cast<const arrow::Int8Array&>(*a).Value(i);
+      default: return std::nullopt;
+    }
+  }
+  std::vector<std::string> Strings(const std::string& name, int64_t i) const {
+    std::vector<std::string> out;
+    auto a = std::dynamic_pointer_cast<arrow::ListArray>(Raw(name));
+    if (!a || a->IsNull(i)) return out;
+    auto values = std::dynamic_pointer_cast<arrow::StringArray>(a->values());
+    if (!values) return out;
+    for (int32_t k = a->value_offset(i); k < a->value_offset(i) + a->value_length(i); ++k) {
+      if (values->IsValid(k)) out.push_back(values->GetString(k));
+    }
+    return out;
+  }
+  /// A string→string map stored either as a map (Parquet) or as a struct of known keys (JSON).
+  std::map<std::string, std::string> StringMap(const std::string& name, int64_t i) const {
+    std::map<std::string, std::string> out;
+    auto a = Raw(name);
+    if (!a || a->IsNull(i)) return out;
+    if (auto m = std::dynamic_pointer_cast<arrow::MapArray>(a)) {
+      auto keys = std::dynamic_pointer_cast<arrow::StringArray>(m->keys());
+      auto items = std::dynamic_pointer_cast<arrow::StringArray>(m->items());
+      if (!keys || !items) return out;
+      for (int32_t k = m->value_offset(i); k < m->value_offset(i) + m->value_length(i); ++k) {
+        if (items->IsValid(k)) out[keys->GetString(k)] = items->GetString(k);
+      }
+      return out;
+    }
+    StructView s(a);
+    for (const char* key : kInterpretedTableProperties) {
+      if (auto v = s.String(key, i)) out[key] = *v;
+    }
+    return out;
+  }
+
+ private:
+  std::shared_ptr<arrow::StructArray> array_;
+};
+
+Status Corrupt(const std::string& source, int64_t row, const std::string& what) {
+  return CorruptMetadata("Delta log file '" + source + "' action " + std::to_string(row + 1) +
+                         ": " + what);
+}
+
+Result<std::string> DecodedPath(const StructView& s, int64_t i, const std::string& kind,
+                                const std::string& source) {
+  auto raw = s.String("path", i);
+  if (!raw || raw->empty()) return Corrupt(source, i, kind + " action without a path");
+  auto decoded = UrlDecode(*raw);
+  if (!decoded.ok()) return Corrupt(source, i, kind + " path: " + decoded.status().message());
+  return *decoded;
+}
+
+Result<std::optional<DeletionVectorDescriptor>> ReadDv(const StructView& owner, int64_t i,
+                                                       const std::string& source) {
+  StructView dv = owner.Child("deletionVector");
+  if (!dv.IsValid(i)) return std::optional<DeletionVectorDescriptor>();
+  DeletionVectorDescriptor d;
+  auto type = dv.String("storageType", i);
+  auto payload = dv.String("pathOrInlineDv", i);
+  if (!type || !payload) return Corrupt(source, i, "deletion vector without storageType or pathOrInlineDv");
+  if (*type != "u" && *type != "p" && *type != "i") {
+    return Corrupt(source, i, "deletion vector storage type '" + *type + "' is not one of u, p, i");
+  }
+  d.storage_type = *type;
+  d.path_or_inline_dv = *payload;
+  if (auto off = dv.Int("offset", i)) d.offset = static_cast<int32_t>(*off);
+  d.size_in_bytes = static_cast<int32_t>(dv.Int("sizeInBytes", i).value_or(0));
+  d.cardinality = dv.Int("cardinality", i).value_or(0);
+  return std::optional<DeletionVectorDescriptor>(std::move(d));
+}
+
+}  // namespace
+
+std::string DeletionVectorDescriptor::UniqueId() const {
+  std::string id = storage_type + path_or_inline_dv;
+  if (offset) id += "@" + std::to_string(*offset);
+  return id;
+}
+
+namespace {
+
+/// Converts rows [begin, end) of `batch` into one ActionSet; errors name `source` with the row
+/// number relative to `begin`.
+Result<ActionSet> ActionsFromRows(const arrow::RecordBatch& batch, int64_t begin, int64_t end,
+                                  const std::string& source) {
+  auto column = [&](const char* name) { return StructView(batch.GetColumnByName(name)); };
+  StructView add = column("add"), remove = column("remove"), cdc = column("cdc"),
+             meta = column("metaData"), protocol = column("protocol"),
+             commit = column("commitInfo"), sidecar = column("sidecar");
+  ActionSet out;
+  for (int64_t i = begin; i < end; ++i) {
+    bool any = false;
+    if (add.IsValid(i)) {
+      AddFile f;
+      ARROW_ASSIGN_OR_RAISE(f.path, DecodedPath(add, i, "add", source));
+      f.size = add.Int("size", i).value_or(0);
+      f.modification_time = add.Int("modificationTime", i).value_or(0);
+      ARROW_ASSIGN_OR_RAISE(f.deletion_vector, ReadDv(add, i, source));
+      out.adds.push_back(std::move(f));
+      any = true;
+    }
+    if (remove.IsValid(i)) {
+      RemoveFile f;
+      ARROW_ASSIGN_OR_RAISE(f.path, DecodedPath(remove, i, "remove", source));
+      f.deletion_timestamp = remove.Int("deletionTimestamp", i);
+      f.size = remove.Int("size", i);
+      ARROW_ASSIGN_OR_RAISE(f.deletion_vector, ReadDv(remove, i, source));
+      out.removes.push_back(std::move(f));
+      any = true;
+    }
+    if (cdc.IsValid(i)) {
+      CdcFile f;
+      ARROW_ASSIGN_OR_RAISE(f.path, DecodedPath(cdc, i, "cdc", source));
+      f.size = cdc.Int("size", i).value_or(0);
+      out.cdc.push_back(std::move(f));
+      any = true;
+    }
+    if (meta.IsValid(i)) {
+      Metadata m;
+      m.id = meta.String("id", i).value_or("");
+      m.partition_columns = meta.Strings("partitionColumns", i);
+      m.configuration = meta.StringMap("configuration", i);
+      out.metadata = std::move(m);
+      any = true;
+    }
+    if (protocol.IsValid(i)) {
+      Protocol p;
+      auto reader = protocol.Int("minReaderVersion", i);
+      auto writer = protocol.Int("minWriterVersion", i);
+      if (!reader || !writer) return Corrupt(source, i, "protocol action without minReaderVersion/minWriterVersion");
+      p.min_reader_version = static_cast<int32_t>(*reader);
+      p.min_writer_version = static_cast<int32_t>(*writer);
+      p.reader_features = protocol.Strings("readerFeatures", i);
+      p.writer_features = protocol.Strings("writerFeatures", i);
+      out.protocol = std::move(p);
+      any = true;
+    }
+    if (commit.IsValid(i)) {
+      CommitInfo c;
+      c.timestamp = commit.Int("timestamp", i);
+      c.in_commit_timestamp = commit.Int("inCommitTimestamp", i);
+      c.operation = commit.String("operation", i).value_or("");
+      out.commit_info = std::move(c);
+      any = true;
+    }
+    if (sidecar.IsValid(i)) {
+      SidecarFile s;
+      ARROW_ASSIGN_OR_RAISE(s.path, DecodedPath(sidecar, i, "sidecar", source));
+      s.size_in_bytes = sidecar.Int("sizeInBytes", i).value_or(0);
+      out.sidecars.push_back(std::move(s));
+      any = true;
+    }
+    if (any) ++out.num_actions;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<ActionSet> ActionsFromTable(const arrow::Table& table, const std::string& source) {
+  ARROW_ASSIGN_OR_RAISE(auto batch, table.CombineChunksToBatch());
+  return ActionsFromRows(*batch, 0, batch->num_rows(), source);
+}
+
+namespace {
+
+/// Parses newline-delimited JSON actions into a table (one row per non-blank line).
+Result<std::shared_ptr<arrow::Table>> ParseJsonTable(const std::shared_ptr<arrow::Buffer>& data) {
+  auto read_options = arrow::json::ReadOptions::Defaults();
+  read_options.use_threads = false;  // commits are small; the caller parallelizes across files
+  // One block for the whole file: a line (a big schema string) may exceed the default 1 MB.
+  read_options.block_size = static_cast<int32_t>(std::min<int64_t>(
+      std::max<int64_t>(data->size() + 1, 1 << 20), std::numeric_limits<int32_t>::max()));
+  auto parse_options = arrow::json::ParseOptions::Defaults();
+  parse_options.explicit_schema = JsonActionSchema();
+  parse_options.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::Ignore;
+  auto input = std::make_shared<arrow::io::BufferReader>(data);
+  auto reader = arrow::json::TableReader::Make(arrow::default_memory_pool(), input, read_options,
+                                               parse_options);
+  if (!reader.ok()) return reader.status();
+  return (*reader)->Read();
+}
+
+/// Rows a JSON commit holds: its lines with anything but whitespace (JSON strings cannot hold
+/// a raw newline, so a line is a row).
+int64_t CountJsonRows(const arrow::Buffer& data) {
+  int64_t rows = 0;
+  bool content = false;
+  for (int64_t i = 0; i < data.size(); ++i) {
+    char c = static_cast<char>(data.data()[i]);
+    if (c == '\n') {
+      rows += content;
+      content = false;
+    } else if (c != ' ' && c != '\t' && c != '\r') {
+      content = true;
+    }
+  }
+  return rows + content;
+}
+
+}  // namespace
+
+Result<ActionSet> ParseJsonActions(const std::shared_ptr<arrow::Buffer>& data,
+                                   const std::string& source) {
+  if (data->size() == 0) return CorruptMetadata("Delta log file '" + source + "' is empty");
+  auto table = ParseJsonTable(data);
+  if (!table.ok()) {
+    return CorruptMetadata("Delta log file '" + source + "' is corrupt or truncated: " +
+                           table.status().message());
+  }
+  return ActionsFromTable(**table, source);
+}
+
+Result<std::vector<ActionSet>> ParseJsonActionsBatch(const std::vector<std::shared_ptr<arrow::Buffer>>& files,
+                                                     const std::vector<std::string>& sources) {
+  std::vector<int64_t> rows(files.size());
+  int64_t total = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i]->size() == 0) return CorruptMetadata("Delta log file '" + sources[i] + "' is empty");
+    rows[i] = CountJsonRows(*files[i]);
+    total += files[i]->size() + 1;
+  }
+  auto per_file = [&]() -> Result<std::vector<ActionSet>> {
+    std::vector<ActionSet> out;
+    for (size_t i = 0; i < files.size(); ++i) {
+      ARROW_ASSIGN_OR_RAISE(auto actions, ParseJsonActions(files[i], sources[i]));
+      out.push_back(std::move(actions));
+    }
+    return out;
+  };
+  std::string joined;
+  joined.reserve(static_cast<size_t>(total));
+  for (const auto& f : files) {
+    joined.append(reinterpret_cast<const char*>(f->data()), static_cast<size_t>(f->size()));
+    joined.push_back('\n');
+  }
+  auto table = ParseJsonTable(arrow::Buffer::FromString(std::move(joined)));
+  if (!table.ok()) return per_file();  // find and name the bad file
+  ARROW_ASSIGN_OR_RAISE(auto batch, (*table)->CombineChunksToBatch());
+  int64_t sum = 0;
+  for (int64_t r : rows) sum += r;
+  if (sum != batch->num_rows()) return per_file();
+  std::vector<ActionSet> out;
+  out.reserve(files.size());
+  int64_t begin = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    auto actions = ActionsFromRows(*batch, begin, begin + rows[i], sources[i]);
+    if (!actions.ok()) return per_file();  // per file, the error counts rows within the file
+    out.push_back(std::move(*actions));
+    begin += rows[i];
+  }
+  return out;
+}
+
+Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path) {
+  auto corrupt = [&](const Status& st) {
+    return CorruptMetadata("Delta checkpoint file '" + path + "' cannot be read: " + st.message());
+  };
+  auto file = storage.OpenInputFile(path);
+  if (!file.ok()) return corrupt(file.status());
+  std::unique_ptr<parquet::arrow::FileReader> reader;
+  try {
+    auto opened = parquet::arrow::OpenFile(*file, arrow::default_memory_pool());
+    if (!opened.ok()) return corrupt(opened.status());
+    reader = std::move(*opened);
+  } catch (const parquet::ParquetException& e) {
+    return corrupt(Status::IOError(e.what()));
+  }
+  // Project only the leaves an ActionSet reads: never `stats`, `partitionValues`, `tags`.
+  static const std::set<std::string> kWanted = {
+      "add.path", "add.size", "add.modificationTime", "add.deletionVector",
+      "remove.path", "remove.deletionTimestamp", "remove.size", "remove.deletionVector",
+      "cdc.path", "cdc.size", "metaData.id", "metaData.partitionColumns",
+      "metaData.configuration", "protocol", "commitInfo.timestamp",
+      "commitInfo.inCommitTimestamp", "commitInfo.operation", "sidecar.path",
+      "sidecar.sizeInBytes"};
+  std::vector<int> leaves;
+  std::function<void(const parquet::arrow::SchemaField&, const std::string&, bool)> walk =
+      [&](const parquet::arrow::SchemaField& f, const std::string& prefix, bool keep) {
+        std::string name = prefix.empty() ? f.field->name() : prefix + "." + f.field->name();
+        bool k = keep || kWanted.count(name) > 0;
+        if (f.is_leaf()) {
+          if (k) leaves.push_back(f.column_index);
+          return;
+        }
+        // Lists and maps nest inner levels; their whole subtree is kept once the parent is.
+        for (const auto& c : f.children) walk(c, name, k);
+      };
+  for (const auto& f : reader->manifest().schema_fields) walk(f, "", false);
+  if (leaves.empty()) return ActionSet{};
+  try {
+    auto table = reader->ReadTable(leaves);
+    if (!table.ok()) return corrupt(table.status());
+    return ActionsFromTable(**table, path);
+  } catch (const parquet::ParquetException& e) {
+    return corrupt(Status::IOError(e.what()));
+  }
+}
+
+Result<ActionSet> ReadActionFile(Storage& storage, const std::string& path) {
+  if (path.size() >= 8 && path.compare(path.size() - 8, 8, ".parquet") == 0) {
+    return ReadParquetActions(storage, path);
+  }
+  auto data = storage.ReadFile(path);
+  if (!data.ok()) {
+    return CorruptMetadata("Delta log file '" + path + "' cannot be read: " + data.status().message());
+  }
+  return ParseJsonActions(*data, path);
+}
+
+}  // namespace lakeshore::delta

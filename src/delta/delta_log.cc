@@ -1,0 +1,346 @@
+#include "lakeshore/delta/delta_log.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <cctype>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "delta/action_reader.h"
+#include "delta/paths.h"
+
+namespace lakeshore::delta {
+namespace {
+
+std::string Padded(int64_t value, int width) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%0*lld", width, static_cast<long long>(value));
+  return buf;
+}
+
+std::string LogPath(const std::string& name) { return std::string(kDeltaLogDir) + "/" + name; }
+
+std::string MultiPartName(int64_t version, int part, int parts) {
+  return Padded(version, 20) + ".checkpoint." + Padded(part, 10) + "." + Padded(parts, 10) + ".parquet";
+}
+
+/// The logical identity of a file in the state: its path and its deletion vector id.
+std::string FileKey(const std::string& path, const std::optional<DeletionVectorDescriptor>& dv) {
+  return dv ? path + '\x1f' + dv->UniqueId() : path;
+}
+
+std::string SidecarPath(const SidecarFile& sidecar, const std::string& root_uri) {
+  if (sidecar.path.find('/') == std::string::npos) {
+    return LogPath("_sidecars/" + sidecar.path);
+  }
+  auto rel = RelativizeToTable(sidecar.path, root_uri);
+  return rel.ok() ? *rel : sidecar.path;  // outside the table: reading it fails, naming it
+}
+
+/// What a file name in `_delta_log` is (hand-parsed: listing a long log calls this per file).
+struct LogFileName {
+  enum Kind { kOther, kCommit, kClassic, kMultiPart, kUuidNamed } kind = kOther;
+  int64_t version = 0;
+  int part = 0, parts = 0;
+};
+
+bool AllDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+LogFileName ParseLogFileName(std::string_view name) {
+  LogFileName out;
+  if (name.size() < 21 || !AllDigits(name.substr(0, 20)) || name[20] != '.') return out;
+  int64_t version = std::stoll(std::string(name.substr(0, 20)));
+  std::string_view rest = name.substr(21);
+  if (rest == "json") return {LogFileName::kCommit, version};
+  constexpr std::string_view kCheckpoint = "checkpoint.";
+  if (rest.substr(0, kCheckpoint.size()) != kCheckpoint) return out;
+  rest.remove_prefix(kCheckpoint.size());
+  if (rest == "parquet") return {LogFileName::kClassic, version};
+  // <part:10>.<parts:10>.parquet
+  if (rest.size() == 10 + 1 + 10 + 8 && AllDigits(rest.substr(0, 10)) && rest[10] == '.' &&
+      AllDigits(rest.substr(11, 10)) && rest.substr(21) == ".parquet") {
+    return {LogFileName::kMultiPart, version, std::stoi(std::string(rest.substr(0, 10))),
+            std::stoi(std::string(rest.substr(11, 10)))};
+  }
+  // <uuid:36>.json|parquet
+  if (rest.size() > 37 && rest[36] == '.' &&
+      std::all_of(rest.begin(), rest.begin() + 36, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == '-'; }) &&
+      (rest.substr(37) == "json" || rest.substr(37) == "parquet")) {
+    return {LogFileName::kUuidNamed, version};
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string DeltaLog::CommitPath(int64_t version) { return LogPath(Padded(version, 20) + ".json"); }
+
+Result<std::shared_ptr<DeltaLog>> DeltaLog::Open(std::shared_ptr<Storage> table,
+                                                 std::shared_ptr<Engine> engine) {
+  std::shared_ptr<DeltaLog> log(new DeltaLog(std::move(table), std::move(engine)));
+  ARROW_ASSIGN_OR_RAISE(auto entries, log->table_->List(kDeltaLogDir, /*recursive=*/false));
+  ARROW_RETURN_NOT_OK(log->Index(entries));
+  return log;
+}
+
+Status DeltaLog::Index(const std::vector<FileEntry>& entries) {
+  // version -> parts -> part numbers present
+  std::map<int64_t, std::map<int, std::vector<int>>> multipart;
+  bool has_last_checkpoint = false;
+  for (const auto& e : entries) {
+    if (e.is_dir) continue;
+    std::string_view name = BaseName(e.path);
+    if (name == "_last_checkpoint") {
+      has_last_checkpoint = true;
+      continue;
+    }
+    LogFileName parsed = ParseLogFileName(name);
+    switch (parsed.kind) {
+      case LogFileName::kCommit:
+        commits_.push_back({parsed.version, e.path, e.size, e.mtime_ms});
+        break;
+      case LogFileName::kClassic:
+        complete_checkpoints_.push_back({parsed.version, Checkpoint::Kind::kClassic, {e.path}});
+        break;
+      case LogFileName::kUuidNamed:
+        complete_checkpoints_.push_back({parsed.version, Checkpoint::Kind::kUuidNamed, {e.path}});
+        break;
+      case LogFileName::kMultiPart:
+        multipart[parsed.version][parsed.parts].push_back(parsed.part);
+        break;
+      case LogFileName::kOther:
+        break;
+    }
+  }
+  for (auto& [version, by_parts] : multipart) {
+    for (auto& [parts, present] : by_parts) {
+      std::sort(present.begin(), present.end());
+      std::optional<std::string> missing;
+      Checkpoint cp{version, Checkpoint::Kind::kMultiPart, {}};
+      for (int p = 1; p <= parts; ++p) {
+        if (!std::binary_search(present.begin(), present.end(), p)) {
+          if (!missing) missing = LogPath(MultiPartName(version, p, parts));
+        } else {
+          cp.parts.push_back(LogPath(MultiPartName(version, p, parts)));
+        }
+      }
+      if (missing) {
+        incomplete_checkpoints_.push_back({version, *missing});
+      } else {
+        complete_checkpoints_.push_back(std::move(cp));
+      }
+    }
+  }
+  std::sort(commits_.begin(), commits_.end(),
+            [](const CommitFile& a, const CommitFile& b) { return a.version < b.version; });
+  std::stable_sort(complete_checkpoints_.begin(), complete_checkpoints_.end(),
+                   [](const Checkpoint& a, const Checkpoint& b) { return a.version < b.version; });
+  for (const auto& c : commits_) latest_version_ = std::max(latest_version_, c.version);
+  for (const auto& c : complete_checkpoints_) latest_version_ = std::max(latest_version_, c.version);
+
+  if (has_last_checkpoint) {
+    std::string path = LogPath("_last_checkpoint");
+    ARROW_ASSIGN_OR_RAISE(auto text, table_->ReadString(path));
+    // A single small JSON document (not newline-delimited action data): nlohmann fits it.
+    auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded() || !doc.is_object() || !doc.contains("version") ||
+        !doc["version"].is_number_integer()) {
+      return CorruptMetadata("Delta log file '" + path + "' is not a valid _last_checkpoint document");
+    }
+    last_checkpoint_version_ = doc["version"].get<int64_t>();
+    if (doc.contains("v2Checkpoint") && doc["v2Checkpoint"].is_object() &&
+        doc["v2Checkpoint"].contains("path") && doc["v2Checkpoint"]["path"].is_string()) {
+      last_checkpoint_v2_path_ = doc["v2Checkpoint"]["path"].get<std::string>();
+    }
+    if (doc.contains("parts") && doc["parts"].is_number_integer()) {
+      int parts = doc["parts"].get<int>();
+      for (int p = 1; p <= parts; ++p) {
+        std::string part = LogPath(MultiPartName(*last_checkpoint_version_, p, parts));
+        bool found = std::any_of(entries.begin(), entries.end(),
+                                 [&](const FileEntry& e) { return e.path == part; });
+        if (!found) {
+          return CorruptMetadata("checkpoint part '" + part + "' named by '" + path +
+                                 "' is missing");
+        }
+      }
+    }
+  }
+  if (latest_version_ < 0) {
+    return CorruptMetadata("no Delta commit or checkpoint found under '" + table_->root_uri() +
+                           "/" + kDeltaLogDir + "'");
+  }
+  return Status::OK();
+}
+
+const CommitFile* DeltaLog::FindCommit(int64_t version) const {
+  auto it = std::lower_bound(commits_.begin(), commits_.end(), version,
+                             [](const CommitFile& c, int64_t v) { return c.version < v; });
+  return it != commits_.end() && it->version == version ? &*it : nullptr;
+}
+
+Result<std::optional<Checkpoint>> DeltaLog::ChooseCheckpoint() const {
+  if (last_checkpoint_version_) {
+    int64_t v = *last_checkpoint_version_;
+    bool present = std::any_of(complete_checkpoints_.begin(), complete_checkpoints_.end(),
+                               [&](const Checkpoint& c) { return c.version == v; });
+    if (!present) {
+      for (const auto& [version, missing] : incomplete_checkpoints_) {
+        if (version == v) return CorruptMetadata("checkpoint part '" + missing + "' is missing");
+      }
+      return CorruptMetadata("'" + LogPath("_last_checkpoint") + "' names checkpoint version " +
+                             std::to_string(v) + " but no checkpoint file of that version exists");
+    }
+    if (last_checkpoint_v2_path_) {
+      std::string name(BaseName(*last_checkpoint_v2_path_));
+      bool found = std::any_of(complete_checkpoints_.begin(), complete_checkpoints_.end(),
+                               [&](const Checkpoint& c) { return c.parts.size() == 1 && BaseName(c.parts[0]) == name; });
+      if (!found) return CorruptMetadata("v2 checkpoint '" + LogPath(name) + "' named by _last_checkpoint is missing");
+    }
+  }
+  if (complete_checkpoints_.empty()) return std::optional<Checkpoint>();
+  // The newest version; among several checkpoints of one version prefer UUID-named (v2).
+  const Checkpoint* best = &complete_checkpoints_.back();
+  for (const auto& c : complete_checkpoints_) {
+    if (c.version == best->version && c.kind == Checkpoint::Kind::kUuidNamed) best = &c;
+  }
+  return std::optional<Checkpoint>(*best);
+}
+
+Result<ActionSet> DeltaLog::ReadCommit(int64_t version) const {
+  const CommitFile* commit = FindCommit(version);
+  if (commit == nullptr) {
+    return CorruptMetadata("Delta commit '" + CommitPath(version) + "' is missing");
+  }
+  return ReadActionFile(*table_, commit->path);
+}
+
+Result<std::vector<ActionSet>> DeltaLog::ReadCommits(const std::vector<int64_t>& versions) const {
+  // Commits are small: read them in parallel, then parse them in groups with one JSON parse
+  // per group (Arrow's per-parse set-up costs more than a small commit's bytes).
+  constexpr size_t kGroup = 64;
+  const auto n = static_cast<int64_t>(versions.size());
+  std::vector<std::string> sources(versions.size());
+  for (size_t i = 0; i < versions.size(); ++i) {
+    const CommitFile* commit = FindCommit(versions[i]);
+    if (commit == nullptr) return CorruptMetadata("Delta commit '" + CommitPath(versions[i]) + "' is missing");
+    sources[i] = commit->path;
+  }
+  ARROW_ASSIGN_OR_RAISE(auto buffers, engine_->Map<std::shared_ptr<arrow::Buffer>>(
+                                          n, [&](int64_t i) -> Result<std::shared_ptr<arrow::Buffer>> {
+                                            auto data = table_->ReadFile(sources[static_cast<size_t>(i)]);
+                                            if (!data.ok()) {
+                                              return CorruptMetadata("Delta log file '" + sources[static_cast<size_t>(i)] +
+                                                                     "' cannot be read: " + data.status().message());
+                                            }
+                                            return data;
+                                          }));
+  const int64_t groups = (n + static_cast<int64_t>(kGroup) - 1) / static_cast<int64_t>(kGroup);
+  ARROW_ASSIGN_OR_RAISE(auto parsed, engine_->Map<std::vector<ActionSet>>(groups, [&](int64_t g) {
+    size_t begin = static_cast<size_t>(g) * kGroup, end = std::min(versions.size(), begin + kGroup);
+    std::vector<std::shared_ptr<arrow::Buffer>> files(buffers.begin() + begin, buffers.begin() + end);
+    std::vector<std::string> names(sources.begin() + begin, sources.begin() + end);
+    return ParseJsonActionsBatch(files, names);
+  }));
+  std::vector<ActionSet> out;
+  out.reserve(versions.size());
+  for (auto& group : parsed) {
+    for (auto& actions : group) out.push_back(std::move(actions));
+  }
+  return out;
+}
+
+std::vector<std::pair<int64_t, int64_t>> DeltaLog::CommitTimestamps() const {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  out.reserve(commits_.size());
+  int64_t previous = INT64_MIN;
+  for (const auto& c : commits_) {
+    int64_t ts = c.mtime_ms;
+    if (previous != INT64_MIN && ts <= previous) ts = previous + 1;
+    out.emplace_back(c.version, ts);
+    previous = ts;
+  }
+  return out;
+}
+
+Result<DeltaSnapshot> DeltaLog::LoadSnapshot() {
+  DeltaSnapshot snapshot;
+  snapshot.version = latest_version_;
+  ARROW_ASSIGN_OR_RAISE(snapshot.checkpoint, ChooseCheckpoint());
+  int64_t first_commit = snapshot.checkpoint ? snapshot.checkpoint->version + 1 : 0;
+  std::vector<int64_t> versions;
+  for (int64_t v = first_commit; v <= latest_version_; ++v) {
+    if (FindCommit(v) == nullptr) {
+      std::string msg = "Delta commit '" + CommitPath(v) + "' is missing";
+      for (const auto& [version, missing] : incomplete_checkpoints_) {
+        if (version >= v) msg += " and checkpoint part '" + missing + "' is missing";
+      }
+      return CorruptMetadata(msg);
+    }
+    versions.push_back(v);
+  }
+
+  std::unordered_map<std::string, AddFile> active;
+  std::unordered_map<std::string, RemoveFile> tombstones;
+  auto apply = [&](ActionSet& actions, const std::string& source, bool is_commit) {
+    for (auto& r : actions.removes) {
+      std::string key = FileKey(r.path, r.deletion_vector);
+      active.erase(key);
+      tombstones[key] = std::move(r);
+    }
+    for (auto& a : actions.adds) {
+      std::string key = FileKey(a.path, a.deletion_vector);
+      tombstones.erase(key);
+      active[key] = std::move(a);
+    }
+    if (is_commit) {
+      for (auto& c : actions.cdc) snapshot.cdc_files.push_back(std::move(c));
+    }
+    if (actions.protocol) {
+      snapshot.protocol = *actions.protocol;
+      snapshot.protocol_source = source;
+    }
+    if (actions.metadata) snapshot.metadata = *actions.metadata;
+  };
+
+  bool has_protocol = false, has_metadata = false;
+  if (snapshot.checkpoint) {
+    const auto& parts = snapshot.checkpoint->parts;
+    ARROW_ASSIGN_OR_RAISE(auto part_actions,
+                          engine_->Map<ActionSet>(static_cast<int64_t>(parts.size()), [&](int64_t i) {
+                            return ReadActionFile(*table_, parts[static_cast<size_t>(i)]);
+                          }));
+    std::vector<std::string> sidecars;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      for (const auto& s : part_actions[i].sidecars) sidecars.push_back(SidecarPath(s, table_->root_uri()));
+      has_protocol |= part_actions[i].protocol.has_value();
+      has_metadata |= part_actions[i].metadata.has_value();
+      apply(part_actions[i], parts[i], false);
+    }
+    ARROW_ASSIGN_OR_RAISE(auto sidecar_actions,
+                          engine_->Map<ActionSet>(static_cast<int64_t>(sidecars.size()), [&](int64_t i) {
+                            return ReadParquetActions(*table_, sidecars[static_cast<size_t>(i)]);
+                          }));
+    for (size_t i = 0; i < sidecars.size(); ++i) apply(sidecar_actions[i], sidecars[i], false);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto commit_actions, ReadCommits(versions));
+  for (size_t i = 0; i < versions.size(); ++i) {
+    has_protocol |= commit_actions[i].protocol.has_value();
+    has_metadata |= commit_actions[i].metadata.has_value();
+    apply(commit_actions[i], CommitPath(versions[i]), true);
+  }
+  if (!has_protocol || !has_metadata) {
+    return CorruptMetadata("the Delta log at version " + std::to_string(latest_version_) +
+                           " has no " + (has_protocol ? "metaData" : "protocol") + " action");
+  }
+  snapshot.active_files.reserve(active.size());
+  for (auto& [k, f] : active) snapshot.active_files.push_back(std::move(f));
+  snapshot.tombstones.reserve(tombstones.size());
+  for (auto& [k, f] : tombstones) snapshot.tombstones.push_back(std::move(f));
+  return snapshot;
+}
+
+}  // namespace lakeshore::delta

@@ -1,0 +1,216 @@
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "delta/paths.h"
+#include "lakeshore/delta/delta_log.h"
+#include "testing/delta_scenario.h"
+
+namespace lakeshore::delta {
+namespace {
+
+using lakeshore::testing::DeltaScenario;
+using lakeshore::testing::DvJson;
+using nlohmann::json;
+
+TEST(DeltaPaths, DeletionVectorFromProtocolExample) {
+  // PROTOCOL.md "JSON Example 1": prefix "ab", UUID d2c639aa-8816-431a-aaf6-d3fe2512ff61.
+  DeletionVectorDescriptor dv{"u", "ab^-aqEH.-t@S}K{vb[*k^", 4, 40, 6};
+  auto path = DeletionVectorPath(dv, "s3://bucket/mytable");
+  ASSERT_TRUE(path.ok()) << path.status();
+  EXPECT_EQ(**path, "ab/deletion_vector_d2c639aa-8816-431a-aaf6-d3fe2512ff61.bin");
+  EXPECT_EQ(dv.UniqueId(), "uab^-aqEH.-t@S}K{vb[*k^@4");
+}
+
+TEST(DeltaPaths, DeletionVectorStorageTypes) {
+  std::string z = lakeshore::testing::Z85Uuid("0c6cbaaf-5e04-4c9d-8959-1088814f58ef");
+  auto u = DeletionVectorPath({"u", z, std::nullopt, 1, 1}, "file:///t");
+  ASSERT_TRUE(u.ok());
+  EXPECT_EQ(**u, "deletion_vector_0c6cbaaf-5e04-4c9d-8959-1088814f58ef.bin");
+  auto p = DeletionVectorPath({"p", "file:///t/dv%20dir/x.bin", 1, 1, 1}, "file:///t");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(**p, "dv dir/x.bin");
+  auto outside = DeletionVectorPath({"p", "file:///elsewhere/x.bin", 1, 1, 1}, "file:///t");
+  EXPECT_TRUE(IsError(outside.status(), ErrorKind::kPathOutsideTable));
+  auto inline_dv = DeletionVectorPath({"i", "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L", std::nullopt, 40, 6}, "file:///t");
+  ASSERT_TRUE(inline_dv.ok());
+  EXPECT_FALSE(inline_dv->has_value());
+  auto bad = DeletionVectorPath({"u", "short", std::nullopt, 1, 1}, "file:///t");
+  EXPECT_TRUE(IsError(bad.status(), ErrorKind::kCorruptMetadata));
+  auto unknown = DeletionVectorPath({"x", z, std::nullopt, 1, 1}, "file:///t");
+  EXPECT_TRUE(IsError(unknown.status(), ErrorKind::kCorruptMetadata));
+}
+
+TEST(DeltaPaths, UrlDecodeAndRelativize) {
+  EXPECT_EQ(*UrlDecode("p=a%253Ab%20c/f.parquet"), "p=a%3Ab c/f.parquet");
+  EXPECT_FALSE(UrlDecode("bad%2").ok());
+  EXPECT_FALSE(UrlDecode("bad%zz").ok());
+  EXPECT_EQ(*RelativizeToTable("a/b.parquet", "file:///t"), "a/b.parquet");
+  EXPECT_EQ(*RelativizeToTable("file:/t/a/b.parquet", "file:///t"), "a/b.parquet");
+  EXPECT_EQ(*RelativizeToTable("/t/a/b.parquet", "file:///t"), "a/b.parquet");
+  EXPECT_EQ(*RelativizeToTable("s3://b/t/a.parquet", "s3://b/t"), "a.parquet");
+  EXPECT_TRUE(IsError(RelativizeToTable("s3://b/t2/a.parquet", "s3://b/t").status(), ErrorKind::kPathOutsideTable));
+  EXPECT_TRUE(IsError(RelativizeToTable("../x.parquet", "file:///t").status(), ErrorKind::kPathOutsideTable));
+  EXPECT_TRUE(IsError(RelativizeToTable("/tt/x.parquet", "file:///t").status(), ErrorKind::kPathOutsideTable));
+}
+
+TEST(DeltaProperties, ParsesIntervals) {
+  EXPECT_EQ(*ParseIntervalMs("interval 7 days"), 7LL * 24 * 3600 * 1000);
+  EXPECT_EQ(*ParseIntervalMs("interval 1 week"), 7LL * 24 * 3600 * 1000);
+  EXPECT_EQ(*ParseIntervalMs("INTERVAL 1 day 2 hours"), 26LL * 3600 * 1000);
+  EXPECT_EQ(*ParseIntervalMs("interval 30 seconds"), 30000);
+  EXPECT_FALSE(ParseIntervalMs("interval 1 month").ok());
+  EXPECT_FALSE(ParseIntervalMs("interval seven days").ok());
+  EXPECT_FALSE(ParseIntervalMs("interval 7").ok());
+}
+
+Result<DeltaSnapshot> Load(DeltaScenario& s) {
+  ARROW_ASSIGN_OR_RAISE(auto log, DeltaLog::Open(s.storage(), Engine::Default()));
+  return log->LoadSnapshot();
+}
+
+std::vector<std::string> ActivePaths(const DeltaSnapshot& snap) {
+  std::vector<std::string> out;
+  for (const auto& f : snap.active_files) out.push_back(f.path);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(DeltaLogReader, ReplaysJsonCommits) {
+  DeltaScenario s("log_json");
+  s.Create({"p"}, {{"delta.deletedFileRetentionDuration", "interval 2 days"}});
+  s.Add("p=1/a.parquet");
+  s.Add("p=1/b.parquet", DvJson("u", lakeshore::testing::Z85Uuid("0c6cbaaf-5e04-4c9d-8959-1088814f58ef")));
+  s.Remove("p=1/a.parquet");
+  s.Commit({{{"cdc", {{"path", "_change_data/c.parquet"}, {"size", 3}, {"dataChange", false}}}}});
+  auto snap = Load(s);
+  ASSERT_TRUE(snap.ok()) << snap.status();
+  EXPECT_EQ(snap->version, 4);
+  EXPECT_EQ(ActivePaths(*snap), std::vector<std::string>{"p=1/b.parquet"});
+  ASSERT_EQ(snap->tombstones.size(), 1u);
+  EXPECT_EQ(snap->tombstones[0].path, "p=1/a.parquet");
+  EXPECT_TRUE(snap->tombstones[0].deletion_timestamp.has_value());
+  ASSERT_EQ(snap->cdc_files.size(), 1u);
+  EXPECT_EQ(snap->metadata.partition_columns, std::vector<std::string>{"p"});
+  EXPECT_EQ(*snap->TombstoneRetentionMs(), 2 * lakeshore::testing::kDayMs);
+  ASSERT_TRUE(snap->active_files[0].deletion_vector.has_value());
+  EXPECT_EQ(snap->active_files[0].deletion_vector->storage_type, "u");
+}
+
+TEST(DeltaLogReader, ClassicMultiPartAndV2Checkpoints) {
+  for (int variant = 0; variant < 3; ++variant) {
+    DeltaScenario s("log_cp" + std::to_string(variant));
+    json protocol = {{"minReaderVersion", 3}, {"minWriterVersion", 7},
+                     {"readerFeatures", {"v2Checkpoint", "deletionVectors"}},
+                     {"writerFeatures", {"v2Checkpoint", "deletionVectors"}}};
+    s.Create({}, json::object(), protocol);
+    s.Add("a.parquet");
+    s.Add("b.parquet");
+    s.Add("c.parquet");
+    s.Remove("a.parquet");
+    s.Checkpoint(variant == 1 ? 3 : 1, variant == 2);
+    s.Add("d.parquet");
+    // Commits before the checkpoint are cleaned up: the checkpoint must carry the state.
+    for (int v = 0; v <= 4; ++v) std::filesystem::remove(s.root() + "/" + DeltaLog::CommitPath(v));
+    auto snap = Load(s);
+    ASSERT_TRUE(snap.ok()) << variant << ": " << snap.status();
+    EXPECT_EQ(snap->version, 5);
+    EXPECT_EQ(ActivePaths(*snap), (std::vector<std::string>{"b.parquet", "c.parquet", "d.parquet"})) << variant;
+    ASSERT_EQ(snap->tombstones.size(), 1u);
+    EXPECT_EQ(snap->tombstones[0].path, "a.parquet");
+    EXPECT_EQ(snap->protocol.min_writer_version, 7);
+    ASSERT_TRUE(snap->checkpoint.has_value());
+    EXPECT_EQ(snap->checkpoint->version, 4);
+  }
+}
+
+TEST(DeltaLogReader, MissingCheckpointPartNamesTheFile) {
+  DeltaScenario s("log_missing_part");
+  s.Create();
+  s.Add("a.parquet");
+  s.Add("b.parquet");
+  s.Checkpoint(2);
+  std::string part2 = "_delta_log/00000000000000000002.checkpoint.0000000002.0000000002.parquet";
+  std::filesystem::remove(s.root() + "/" + part2);
+  auto log = DeltaLog::Open(s.storage(), Engine::Default());
+  ASSERT_FALSE(log.ok());
+  EXPECT_TRUE(IsError(log.status(), ErrorKind::kCorruptMetadata)) << log.status();
+  EXPECT_NE(log.status().message().find(part2), std::string::npos) << log.status();
+}
+
+TEST(DeltaLogReader, CorruptAndTruncatedCommitsNameTheFile) {
+  for (std::string bad : {std::string("{\"add\":{\"path\":\"x\",\"size\":1}\n{\"remove\":{\"pa"),
+                          std::string("not json\n"), std::string(""),
+                          std::string("{\"add\":{\"size\":3}}\n")}) {
+    DeltaScenario s("log_corrupt");
+    s.Create();
+    s.CommitRaw(bad);
+    auto snap = Load(s);
+    ASSERT_FALSE(snap.ok()) << bad;
+    EXPECT_TRUE(IsError(snap.status(), ErrorKind::kCorruptMetadata)) << snap.status();
+    EXPECT_NE(snap.status().message().find("00000000000000000001.json"), std::string::npos) << snap.status();
+  }
+}
+
+TEST(DeltaLogReader, GapInCommitsIsCorrupt) {
+  DeltaScenario s("log_gap");
+  s.Create();
+  s.Add("a.parquet");
+  s.Add("b.parquet");
+  std::filesystem::remove(s.root() + "/" + DeltaLog::CommitPath(1));
+  auto snap = Load(s);
+  EXPECT_TRUE(IsError(snap.status(), ErrorKind::kCorruptMetadata));
+  EXPECT_NE(snap.status().message().find("00000000000000000001.json"), std::string::npos);
+}
+
+TEST(DeltaProtocol, UnknownFeaturesAndVersionsAreRefused) {
+  Protocol p;
+  p.min_reader_version = 3;
+  p.min_writer_version = 7;
+  p.writer_features = {"deletionVectors", "fancyNewThing"};
+  auto st = CheckProtocolSupported(p, "_delta_log/00000000000000000003.json");
+  EXPECT_TRUE(IsError(st, ErrorKind::kUnsupportedFeature));
+  EXPECT_NE(st.message().find("fancyNewThing"), std::string::npos);
+  EXPECT_NE(st.message().find("00000000000000000003.json"), std::string::npos);
+  p.writer_features = {"deletionVectors", "catalogManaged"};
+  EXPECT_TRUE(IsError(CheckProtocolSupported(p, "x"), ErrorKind::kUnsupportedFeature));
+  p.writer_features = {"deletionVectors"};
+  EXPECT_TRUE(CheckProtocolSupported(p, "x").ok());
+  p.min_writer_version = 8;
+  EXPECT_TRUE(IsError(CheckProtocolSupported(p, "x"), ErrorKind::kUnsupportedFeature));
+}
+
+}  // namespace
+}  // namespace lakeshore::delta
+
+namespace lakeshore::delta {
+namespace {
+
+TEST(DeltaLogReader, BatchedCommitParsingSplitsRowsPerFile) {
+  lakeshore::testing::DeltaScenario s("log_batch");
+  s.Create();
+  s.CommitRaw("{\"add\":{\"path\":\"a.parquet\",\"size\":1}}\r\n\r\n  \n{\"add\":{\"path\":\"b.parquet\",\"size\":2}}");
+  s.CommitRaw("{\"remove\":{\"path\":\"a.parquet\",\"deletionTimestamp\":5}}\n");
+  s.CommitRaw("\n{\"cdc\":{\"path\":\"_change_data/c.parquet\",\"size\":3}}\n\n");
+  auto log = *DeltaLog::Open(s.storage(), Engine::Default());
+  auto commits = log->ReadCommits({0, 1, 2, 3});
+  ASSERT_TRUE(commits.ok()) << commits.status();
+  ASSERT_EQ(commits->size(), 4u);
+  EXPECT_TRUE((*commits)[0].protocol.has_value());
+  ASSERT_EQ((*commits)[1].adds.size(), 2u);
+  EXPECT_EQ((*commits)[1].adds[1].path, "b.parquet");
+  EXPECT_TRUE((*commits)[1].removes.empty());
+  ASSERT_EQ((*commits)[2].removes.size(), 1u);
+  EXPECT_TRUE((*commits)[2].adds.empty());
+  ASSERT_EQ((*commits)[3].cdc.size(), 1u);
+  // One bad file among good ones: the error names exactly that file.
+  s.CommitRaw("{\"add\":{\"path\":\"x\",\"size\":\"not a number\"}}\n");
+  s.CommitRaw("{\"add\":{\"path\":\"y.parquet\",\"size\":1}}\n");
+  auto log2 = *DeltaLog::Open(s.storage(), Engine::Default());
+  auto bad = log2->ReadCommits({1, 2, 3, 4, 5});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("00000000000000000004.json"), std::string::npos) << bad.status();
+}
+
+}  // namespace
+}  // namespace lakeshore::delta

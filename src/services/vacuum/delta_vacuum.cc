@@ -1,0 +1,271 @@
+#include "services/vacuum/delta_vacuum.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "delta/commit_writer.h"
+#include "delta/paths.h"
+#include "services/vacuum/file_deleter.h"
+#include "services/vacuum/optimistic_check.h"
+#include "services/vacuum/table_listing.h"
+#include "services/vacuum/vacuum_watermark.h"
+
+namespace lakeshore::vacuum {
+namespace {
+
+using delta::DeltaLog;
+using delta::DeltaSnapshot;
+
+int64_t ElapsedMs(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - since).count();
+}
+
+/// Adds `path` (a decoded log path) to `out` if it lies inside the table.
+Status AddIfInside(const std::string& path, const std::string& root_uri,
+                   std::unordered_set<std::string>& out) {
+  auto rel = delta::RelativizeToTable(path, root_uri);
+  if (rel.ok()) {
+    out.insert(std::move(*rel));
+    return Status::OK();
+  }
+  return IsError(rel.status(), ErrorKind::kPathOutsideTable) ? Status::OK() : rel.status();
+}
+
+Status AddDvIfInside(const std::optional<delta::DeletionVectorDescriptor>& dv,
+                     const std::string& root_uri, std::unordered_set<std::string>& out) {
+  if (!dv) return Status::OK();
+  auto path = delta::DeletionVectorPath(*dv, root_uri);
+  if (!path.ok()) {
+    return IsError(path.status(), ErrorKind::kPathOutsideTable) ? Status::OK() : path.status();
+  }
+  if (*path) out.insert(std::move(**path));
+  return Status::OK();
+}
+
+/// The newest commit whose timestamp is older than `cutoff_ms` (Spark's
+/// latestCommitVersionOutsideOfRetentionWindow), if any.
+std::optional<int64_t> LatestCommitBefore(const DeltaLog& log, int64_t cutoff_ms) {
+  std::optional<int64_t> latest;
+  for (const auto& [version, ts] : log.CommitTimestamps()) {
+    if (ts < cutoff_ms) latest = version;
+  }
+  return latest;
+}
+
+/// Lite mode: the files of removes (and their deletion vectors) and change data files of the
+/// commits after the last watermark up to `until`, that are now deletable.
+Result<std::vector<VacuumCandidate>> LiteCandidates(
+    const DeltaLog& log, const std::optional<VacuumWatermark>& watermark,
+    std::optional<int64_t> until, const std::unordered_set<std::string>& live, int64_t cutoff_ms,
+    const VisibilityRule& rule) {
+  std::vector<VacuumCandidate> out;
+  if (!until) return out;  // no commit is older than the cutoff yet
+  int64_t earliest = log.commits().empty() ? 0 : log.commits().front().version;
+  std::optional<int64_t> previous =
+      watermark ? watermark->latest_commit_version_outside_retention : std::nullopt;
+  if (!previous && earliest != 0) {
+    return Status::Invalid("lite vacuum needs the log from version 0 or a previous vacuum's "
+                           "watermark; commits before ", earliest, " were cleaned up: run a full vacuum");
+  }
+  int64_t start = previous ? *previous + 1 : 0;
+  std::vector<int64_t> versions;
+  for (int64_t v = start; v <= *until; ++v) {
+    if (log.FindCommit(v) == nullptr) {
+      return Status::Invalid("lite vacuum needs commit ", v, " (after the last vacuum's watermark), "
+                             "which was cleaned up: run a full vacuum");
+    }
+    versions.push_back(v);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto commits, log.ReadCommits(versions));
+  const std::string& root = log.storage()->root_uri();
+  std::unordered_set<std::string> seen;
+  auto consider = [&](const std::string& path, int64_t size, int64_t mtime) {
+    auto rel = delta::RelativizeToTable(path, root);
+    if (!rel.ok() || rule.IsHidden(*rel) || live.count(*rel) || mtime >= cutoff_ms) return;
+    if (seen.insert(*rel).second) out.push_back({*rel, size});
+  };
+  for (const auto& actions : commits) {
+    for (const auto& r : actions.removes) {
+      int64_t ts = r.deletion_timestamp.value_or(0);
+      consider(r.path, r.size.value_or(0), ts);
+      if (r.deletion_vector) {
+        auto dv = delta::DeletionVectorPath(*r.deletion_vector, root);
+        if (!dv.ok() && !IsError(dv.status(), ErrorKind::kPathOutsideTable)) return dv.status();
+        if (dv.ok() && *dv) consider(**dv, r.deletion_vector->size_in_bytes, ts);
+      }
+    }
+    for (const auto& c : actions.cdc) consider(c.path, c.size, 0);
+  }
+  return out;
+}
+
+Result<int64_t> RetentionMs(const DeltaSnapshot& snapshot, const VacuumOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(int64_t table_retention, snapshot.TombstoneRetentionMs());
+  if (!options.retain_hours) return table_retention;
+  auto requested = static_cast<int64_t>(std::llround(*options.retain_hours * 3600.0 * 1000.0));
+  if (options.enforce_retention && requested < table_retention) {
+    return RetentionViolation(
+        "retention of " + std::to_string(*options.retain_hours) + " hours is shorter than the table's " +
+        "delta.deletedFileRetentionDuration (" + std::to_string(table_retention / 3600000.0) +
+        " hours); readers and writers may still need those files. Turn enforce_retention off "
+        "only if none can");
+  }
+  return requested;
+}
+
+/// Every folder above a deleted file, plus the listed old empty folders.
+std::vector<std::string> FoldersToTry(const std::vector<VacuumCandidate>& deleted,
+                                      std::vector<std::string> empty_folders) {
+  std::unordered_set<std::string> seen(empty_folders.begin(), empty_folders.end());
+  for (const auto& c : deleted) {
+    for (std::string dir = ParentPath(c.path); !dir.empty(); dir = ParentPath(dir)) {
+      if (!seen.insert(dir).second) break;
+      empty_folders.push_back(dir);
+    }
+  }
+  return empty_folders;
+}
+
+delta::OperationRecord VacuumRecord(const char* operation, int64_t now_ms, int64_t read_version,
+                                    const DeltaSnapshot& snapshot) {
+  delta::OperationRecord r;
+  r.operation = operation;
+  r.timestamp_ms = now_ms;
+  r.read_version = read_version;
+  r.in_commit_timestamps = snapshot.InCommitTimestampsEnabled();
+  return r;
+}
+
+}  // namespace
+
+Result<std::unordered_set<std::string>> DeltaLiveSet(const DeltaSnapshot& snapshot,
+                                                     int64_t cutoff_ms,
+                                                     const std::string& root_uri) {
+  std::unordered_set<std::string> live;
+  live.reserve(snapshot.active_files.size() * 2);
+  for (const auto& f : snapshot.active_files) {
+    ARROW_RETURN_NOT_OK(AddIfInside(f.path, root_uri, live));
+    ARROW_RETURN_NOT_OK(AddDvIfInside(f.deletion_vector, root_uri, live));
+  }
+  for (const auto& t : snapshot.tombstones) {
+    if (t.deletion_timestamp.value_or(0) < cutoff_ms) continue;  // expired
+    ARROW_RETURN_NOT_OK(AddIfInside(t.path, root_uri, live));
+    ARROW_RETURN_NOT_OK(AddDvIfInside(t.deletion_vector, root_uri, live));
+  }
+  return live;
+}
+
+Result<VacuumReport> VacuumDeltaTable(std::shared_ptr<Storage> table, const VacuumOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  const int64_t now_ms = options.clock->NowMs();
+  VacuumReport report;
+  report.format = "delta";
+  report.mode = VacuumModeName(options.mode);
+  report.dry_run = options.dry_run;
+
+  // 1. Understand the whole log before anything else; any doubt stops here.
+  ARROW_ASSIGN_OR_RAISE(auto log, DeltaLog::Open(table, options.engine));
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, log->LoadSnapshot());
+  ARROW_RETURN_NOT_OK(delta::CheckProtocolSupported(snapshot.protocol, snapshot.protocol_source));
+  ARROW_ASSIGN_OR_RAISE(int64_t retention_ms, RetentionMs(snapshot, options));
+  const int64_t cutoff_ms = now_ms - retention_ms;
+  ARROW_ASSIGN_OR_RAISE(auto watermark, ReadVacuumWatermark(*table));
+
+  // 2. Optimistic: decide from the log alone.
+  if (options.optimistic) {
+    std::optional<int64_t> bound;
+    if (options.force_full_after_hours) {
+      bound = static_cast<int64_t>(std::llround(*options.force_full_after_hours * 3600.0 * 1000.0));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto decision, DecideOptimistic(*log, snapshot, watermark, now_ms, cutoff_ms, bound));
+    report.skip_reason = decision.reason;
+    if (decision.skip) {
+      report.skipped = true;
+      report.time_to_identify_ms = ElapsedMs(started);
+      return report;
+    }
+  }
+
+  // 3. Candidates: visible, untracked, older than the cutoff.
+  ARROW_ASSIGN_OR_RAISE(auto live, DeltaLiveSet(snapshot, cutoff_ms, table->root_uri()));
+  VisibilityRule rule{snapshot.metadata.partition_columns, false};
+  auto formats = snapshot.metadata.configuration.find("delta.universalFormat.enabledFormats");
+  rule.hide_metadata = formats != snapshot.metadata.configuration.end() &&
+                       formats->second.find("iceberg") != std::string::npos;
+  const std::optional<int64_t> watermark_version = LatestCommitBefore(*log, cutoff_ms);
+  std::vector<VacuumCandidate> candidates;
+  std::vector<std::string> old_empty_folders;
+  if (options.mode == VacuumMode::kFull) {
+    std::vector<FileEntry> entries;
+    if (options.inventory.empty()) {
+      ARROW_ASSIGN_OR_RAISE(entries, ListVisibleFiles(*table, *options.engine, rule, options.progress));
+    } else {
+      ARROW_ASSIGN_OR_RAISE(entries, ReadInventory(options.inventory, table->root_uri(), rule));
+    }
+    report.files_listed = static_cast<int64_t>(entries.size());
+    std::unordered_set<std::string> seen;
+    for (auto& e : entries) {
+      if (e.mtime_ms >= cutoff_ms) continue;  // too young: a writer may be about to commit it
+      if (e.is_dir) {
+        old_empty_folders.push_back(e.path);
+      } else if (!live.count(e.path) && seen.insert(e.path).second) {
+        candidates.push_back({e.path, e.size});
+      }
+    }
+  } else {
+    ARROW_ASSIGN_OR_RAISE(candidates, LiteCandidates(*log, watermark, watermark_version, live, cutoff_ms, rule));
+  }
+  std::sort(candidates.begin(), candidates.end(),
+            [](const VacuumCandidate& a, const VacuumCandidate& b) { return a.path < b.path; });
+  report.candidates = candidates;
+  report.time_to_identify_ms = ElapsedMs(started);
+  if (options.dry_run) return report;
+
+  // 4. Record, delete, record, persist the watermark.
+  int64_t total_bytes = 0;
+  for (const auto& c : candidates) total_bytes += c.size;
+  auto start_record = VacuumRecord("VACUUM START", now_ms, snapshot.version, snapshot);
+  start_record.parameters["retentionCheckEnabled"] = options.enforce_retention ? "true" : "false";
+  ARROW_ASSIGN_OR_RAISE(int64_t table_retention_ms, snapshot.TombstoneRetentionMs());
+  start_record.parameters["defaultRetentionMillis"] = std::to_string(table_retention_ms);
+  if (options.retain_hours) start_record.parameters["specifiedRetentionMillis"] = std::to_string(retention_ms);
+  start_record.metrics["numFilesToDelete"] = std::to_string(candidates.size());
+  start_record.metrics["sizeOfDataToDelete"] = std::to_string(total_bytes);
+  ARROW_ASSIGN_OR_RAISE(int64_t start_version, delta::AppendOperationRecord(*log, start_record));
+
+  const auto delete_started = std::chrono::steady_clock::now();
+  auto end_record = VacuumRecord("VACUUM END", options.clock->NowMs(), start_version, snapshot);
+  auto deleted = DeleteFilesInBatches(*table, *options.engine, candidates, options.delete_batch_size,
+                                      options.progress);
+  Result<int64_t> dirs = deleted.ok() ? DeleteEmptyDirs(*table, *options.engine, FoldersToTry(candidates, old_empty_folders))
+                                      : Result<int64_t>(deleted.status());
+  if (!dirs.ok()) {
+    end_record.parameters["status"] = "FAILED";
+    (void)delta::AppendOperationRecord(*log, end_record);  // best effort; the error below matters
+    return dirs.status();
+  }
+  report.time_to_delete_ms = ElapsedMs(delete_started);
+  report.files_deleted = deleted->files_deleted;
+  report.bytes_deleted = deleted->bytes_deleted;
+  report.dirs_deleted = *dirs;
+  end_record.parameters["status"] = "COMPLETED";
+  end_record.metrics["numDeletedFiles"] = std::to_string(report.files_deleted);
+  end_record.metrics["numVacuumedDirectories"] = std::to_string(report.dirs_deleted);
+  ARROW_RETURN_NOT_OK(delta::AppendOperationRecord(*log, end_record).status());
+
+  VacuumWatermark next;
+  next.latest_commit_version_outside_retention = watermark_version;
+  next.snapshot_version = snapshot.version;
+  next.cutoff_ms = cutoff_ms;
+  next.vacuum_time_ms = now_ms;
+  if (options.mode == VacuumMode::kFull) {
+    next.last_full_vacuum_ms = now_ms;
+  } else if (watermark) {
+    next.last_full_vacuum_ms = watermark->last_full_vacuum_ms;
+  }
+  ARROW_RETURN_NOT_OK(WriteVacuumWatermark(*table, next));
+  return report;
+}
+
+}  // namespace lakeshore::vacuum

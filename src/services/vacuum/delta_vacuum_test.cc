@@ -1,0 +1,703 @@
+// Scenario tests of Delta VACUUM: create files, delete them logically, advance the clock,
+// vacuum, check which files exist.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "lakeshore/delta/delta_log.h"
+#include "lakeshore/storage/fault_injection_storage.h"
+#include "services/vacuum/table_listing.h"
+#include "services/vacuum/vacuum_watermark.h"
+#include "testing/delta_scenario.h"
+
+namespace lakeshore {
+namespace {
+
+using nlohmann::json;
+using testing::DeltaScenario;
+using testing::DvJson;
+using testing::kDayMs;
+using testing::kHourMs;
+using testing::Z85Uuid;
+
+std::vector<std::string> CandidatePaths(const VacuumReport& r) {
+  std::vector<std::string> out;
+  for (const auto& c : r.candidates) out.push_back(c.path);
+  return out;
+}
+
+VacuumReport MustVacuum(DeltaScenario& s, VacuumOptions o = {}) {
+  auto r = s.Vacuum(o);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *r : VacuumReport{};
+}
+
+VacuumOptions DryRun() {
+  VacuumOptions o;
+  o.dry_run = true;
+  return o;
+}
+
+/// Forwards every call to `inner`; tests override the calls they want to disturb.
+class PassThroughStorage : public Storage {
+ public:
+  explicit PassThroughStorage(std::shared_ptr<Storage> inner) : inner_(std::move(inner)) {}
+  std::string root_uri() const override { return inner_->root_uri(); }
+  Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view p) override { return inner_->ReadFile(p); }
+  Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputFile(std::string_view p, std::optional<int64_t> s) override { return inner_->OpenInputFile(p, s); }
+  Status WriteFile(std::string_view p, std::shared_ptr<arrow::Buffer> d) override { return inner_->WriteFile(p, d); }
+  Result<bool> PutIfAbsent(std::string_view p, std::shared_ptr<arrow::Buffer> d) override { return inner_->PutIfAbsent(p, d); }
+  Result<std::optional<FileEntry>> GetFileInfo(std::string_view p) override { return inner_->GetFileInfo(p); }
+  Result<std::vector<FileEntry>> List(std::string_view p, bool r) override { return inner_->List(p, r); }
+  Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& p) override { return inner_->DeleteFiles(p); }
+  Result<bool> DeleteDirIfEmpty(std::string_view p) override { return inner_->DeleteDirIfEmpty(p); }
+
+ protected:
+  std::shared_ptr<Storage> inner_;
+};
+
+TEST(DeltaVacuum, UntrackedFilesOldAndNew) {
+  DeltaScenario s("untracked");
+  s.Create();
+  s.Add("live.parquet");
+  s.Put("orphan_old.parquet", 100);
+  s.Advance(8 * kDayMs);
+  s.Put("orphan_new.parquet", 100);
+  auto dry = MustVacuum(s, DryRun());
+  EXPECT_EQ(CandidatePaths(dry), std::vector<std::string>{"orphan_old.parquet"});
+  EXPECT_EQ(dry.candidates[0].size, 100);
+  EXPECT_EQ(dry.files_deleted, 0);
+  EXPECT_TRUE(s.Exists("orphan_old.parquet"));  // a dry run deletes nothing
+  auto real = MustVacuum(s);
+  EXPECT_EQ(real.files_deleted, 1);
+  EXPECT_EQ(real.bytes_deleted, 100);
+  EXPECT_FALSE(s.Exists("orphan_old.parquet"));
+  EXPECT_TRUE(s.Exists("orphan_new.parquet"));
+  EXPECT_TRUE(s.Exists("live.parquet"));
+}
+
+TEST(DeltaVacuum, TombstonesInsideAndOutsideRetention) {
+  DeltaScenario s("tombstones");
+  s.Create();
+  s.Add("a.parquet");
+  s.Add("b.parquet");
+  s.Remove("a.parquet");
+  s.Advance(3 * kDayMs);
+  s.Remove("b.parquet");
+  s.Advance(5 * kDayMs);  // a removed 8 days ago, b 5 days ago
+  MustVacuum(s);
+  EXPECT_FALSE(s.Exists("a.parquet"));
+  EXPECT_TRUE(s.Exists("b.parquet"));
+  s.Advance(3 * kDayMs);
+  MustVacuum(s);
+  EXPECT_FALSE(s.Exists("b.parquet"));
+}
+
+TEST(DeltaVacuum, TableRetentionPropertyAndRetentionCheck) {
+  DeltaScenario s("retention");
+  s.Create({}, {{"delta.deletedFileRetentionDuration", "interval 2 days"}});
+  s.Add("a.parquet");
+  s.Remove("a.parquet");
+  s.Put("orphan.parquet");
+  s.Advance(1 * kDayMs);
+  VacuumOptions short_retention;
+  short_retention.retain_hours = 1;
+  auto refused = s.Vacuum(short_retention);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(IsError(refused.status(), ErrorKind::kRetentionViolation)) << refused.status();
+  EXPECT_TRUE(s.Exists("a.parquet"));
+  EXPECT_TRUE(s.Exists("orphan.parquet"));
+  MustVacuum(s);  // the table's 2 days: nothing is old enough yet
+  EXPECT_TRUE(s.Exists("a.parquet"));
+  short_retention.enforce_retention = false;
+  auto forced = MustVacuum(s, short_retention);
+  EXPECT_EQ(forced.files_deleted, 2);
+  EXPECT_FALSE(s.Exists("a.parquet"));
+  EXPECT_FALSE(s.Exists("orphan.parquet"));
+}
+
+TEST(DeltaVacuum, HiddenPathsAreNeverTouched) {
+  DeltaScenario s("hidden");
+  s.Create({"p"});
+  s.Put("_tmp/x.parquet");
+  s.Put(".hidden/y.parquet");
+  s.Put("_delta_log/junk.tmp");
+  s.Put("p=1/_staging/z.parquet");
+  s.Put("p=1/.part-0.crc");
+  s.Put("_delta_index/idx.bin");
+  s.Put("p=1/orphan.parquet");
+  s.Advance(30 * kDayMs);
+  auto dry = MustVacuum(s, DryRun());
+  EXPECT_EQ(CandidatePaths(dry), (std::vector<std::string>{"_delta_index/idx.bin", "p=1/orphan.parquet"}));
+  MustVacuum(s);
+  for (const char* p : {"_tmp/x.parquet", ".hidden/y.parquet", "_delta_log/junk.tmp",
+                        "p=1/_staging/z.parquet", "p=1/.part-0.crc"}) {
+    EXPECT_TRUE(s.Exists(p)) << p;
+  }
+  EXPECT_FALSE(s.Exists("p=1/orphan.parquet"));
+}
+
+TEST(DeltaVacuum, PartitionFoldersStartingWithUnderscore) {
+  DeltaScenario s("underscore_partition");
+  s.Create({"_p"});
+  s.Add("_p=1/live.parquet");
+  s.Put("_p=1/orphan.parquet");
+  s.Put("_q=1/hidden.parquet");  // not a partition column: hidden
+  s.Advance(8 * kDayMs);
+  MustVacuum(s);
+  EXPECT_TRUE(s.Exists("_p=1/live.parquet"));
+  EXPECT_FALSE(s.Exists("_p=1/orphan.parquet"));
+  EXPECT_TRUE(s.Exists("_q=1/hidden.parquet"));
+}
+
+TEST(DeltaVacuum, SpecialCharactersAndPercentEncodedPartitionValues) {
+  DeltaScenario s("special_chars");
+  s.Create({"p"});
+  // On disk the Hive-escaped folder "p=a%3Ab c"; in the log the URL-encoded path.
+  s.Add("p=a%3Ab c/live file.parquet", std::nullopt, std::string("p=a%253Ab%20c/live%20file.parquet"));
+  s.Add("p=a%3Ab c/old.parquet", std::nullopt, std::string("p=a%253Ab%20c/old.parquet"));
+  s.Remove("p=a%3Ab c/old.parquet", std::nullopt, std::string("p=a%253Ab%20c/old.parquet"));
+  s.Advance(8 * kDayMs);
+  auto dry = MustVacuum(s, DryRun());
+  EXPECT_EQ(CandidatePaths(dry), std::vector<std::string>{"p=a%3Ab c/old.parquet"});
+  MustVacuum(s);
+  EXPECT_TRUE(s.Exists("p=a%3Ab c/live file.parquet"));
+  EXPECT_FALSE(s.Exists("p=a%3Ab c/old.parquet"));
+}
+
+TEST(DeltaVacuum, DeletionVectorsOfAllStorageTypes) {
+  DeltaScenario s("dvs");
+  json protocol = {{"minReaderVersion", 3}, {"minWriterVersion", 7},
+                   {"readerFeatures", {"deletionVectors"}}, {"writerFeatures", {"deletionVectors"}}};
+  s.Create({}, json::object(), protocol);
+  const std::string u1 = "11111111-2222-3333-4444-555555555555";
+  const std::string u2 = "66666666-7777-8888-9999-aaaaaaaaaaaa";
+  const std::string dv_u_prefixed = "ab/deletion_vector_" + u1 + ".bin";
+  const std::string dv_u_plain = "deletion_vector_" + u2 + ".bin";
+  const std::string dv_p = "dvs/deletion_vector_abs.bin";
+  s.Put(dv_u_prefixed);
+  s.Put(dv_u_plain);
+  s.Put(dv_p);
+  s.Add("a.parquet", DvJson("u", "ab" + Z85Uuid(u1)));
+  s.Add("b.parquet", DvJson("p", "file://" + s.root() + "/" + dv_p));
+  s.Add("c.parquet", DvJson("i", "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L"));
+  // c.parquet's DV is updated: the old logical file (plain u DV) is tombstoned.
+  s.Add("d.parquet", DvJson("u", Z85Uuid(u2)));
+  s.Advance(8 * kDayMs);
+  MustVacuum(s);
+  for (const auto& p : {dv_u_prefixed, dv_u_plain, dv_p}) EXPECT_TRUE(s.Exists(p)) << p;
+  // Replace d's DV: remove (d, dv u2), add (d, no DV). The old DV file must survive until its
+  // tombstone expires, then go.
+  s.Commit({{{"remove", {{"path", "d.parquet"}, {"deletionTimestamp", s.now()}, {"size", 10},
+                          {"deletionVector", DvJson("u", Z85Uuid(u2))}}}},
+            {{"add", {{"path", "d.parquet"}, {"size", 10}, {"modificationTime", s.now()},
+                      {"dataChange", true}}}}});
+  s.Advance(1 * kDayMs);
+  MustVacuum(s);
+  EXPECT_TRUE(s.Exists(dv_u_plain));
+  EXPECT_TRUE(s.Exists("d.parquet"));
+  s.Advance(7 * kDayMs);
+  MustVacuum(s);
+  EXPECT_FALSE(s.Exists(dv_u_plain));
+  EXPECT_TRUE(s.Exists("d.parquet"));
+  EXPECT_TRUE(s.Exists(dv_u_prefixed));
+}
+
+TEST(DeltaVacuum, ChangeDataFilesFollowTheirModificationTime) {
+  DeltaScenario s("cdc");
+  s.Create();
+  s.Put("_change_data/cdc-1.parquet");
+  s.Commit({{{"cdc", {{"path", "_change_data/cdc-1.parquet"}, {"size", 10}, {"dataChange", false}}}}}, "UPDATE");
+  s.Advance(8 * kDayMs);
+  s.Put("_change_data/cdc-2.parquet");
+  s.Commit({{{"cdc", {{"path", "_change_data/cdc-2.parquet"}, {"size", 10}, {"dataChange", false}}}}}, "UPDATE");
+  MustVacuum(s);
+  EXPECT_FALSE(s.Exists("_change_data/cdc-1.parquet"));
+  EXPECT_TRUE(s.Exists("_change_data/cdc-2.parquet"));
+}
+
+TEST(DeltaVacuum, EmptyFoldersAreRemoved) {
+  DeltaScenario s("empty_dirs");
+  s.Create({"p"});
+  s.Put("p=1/q=2/orphan.parquet");
+  s.MakeDir("p=3");
+  s.Add("p=4/live.parquet");
+  s.Advance(8 * kDayMs);
+  s.MakeDir("p=5");  // young empty folder: a writer may be about to fill it
+  auto r = MustVacuum(s);
+  EXPECT_FALSE(s.Exists("p=1"));
+  EXPECT_FALSE(s.Exists("p=3"));
+  EXPECT_TRUE(s.Exists("p=4/live.parquet"));
+  EXPECT_TRUE(s.Exists("p=5"));
+  EXPECT_EQ(r.dirs_deleted, 3);  // p=1/q=2, p=1, p=3
+}
+
+TEST(DeltaVacuum, WorksFromMultiPartAndV2Checkpoints) {
+  for (int variant = 0; variant < 2; ++variant) {
+    DeltaScenario s("vacuum_cp" + std::to_string(variant));
+    json protocol = {{"minReaderVersion", 3}, {"minWriterVersion", 7},
+                     {"readerFeatures", {"v2Checkpoint"}}, {"writerFeatures", {"v2Checkpoint"}}};
+    s.Create({}, json::object(), protocol);
+    s.Add("a.parquet");
+    s.Add("b.parquet");
+    s.Add("c.parquet");
+    s.Remove("a.parquet");
+    s.Checkpoint(variant == 0 ? 2 : 1, variant == 1);
+    for (int v = 0; v <= 4; ++v) std::filesystem::remove(s.root() + "/" + delta::DeltaLog::CommitPath(v));
+    s.Put("orphan.parquet");
+    s.Advance(8 * kDayMs);
+    MustVacuum(s);
+    EXPECT_FALSE(s.Exists("a.parquet"));
+    EXPECT_FALSE(s.Exists("orphan.parquet"));
+    EXPECT_TRUE(s.Exists("b.parquet"));
+    EXPECT_TRUE(s.Exists("c.parquet"));
+    EXPECT_TRUE(s.Exists("_delta_log/_sidecars/3a0d65cd-4056-49b8-937b-95f9e3ee90e5.parquet") || variant == 0);
+  }
+}
+
+TEST(DeltaVacuum, BadInputDeletesNothing) {
+  struct Case {
+    std::string name;
+    std::function<void(DeltaScenario&)> damage;
+    ErrorKind kind;
+    std::string names;
+  };
+  std::vector<Case> cases = {
+      {"truncated", [](DeltaScenario& s) { s.CommitRaw("{\"remove\":{\"path\":\"a.parquet\",\"deletionTi"); },
+       ErrorKind::kCorruptMetadata, "00000000000000000003.json"},
+      {"garbage", [](DeltaScenario& s) { s.CommitRaw("\x01\x02 not json\n"); },
+       ErrorKind::kCorruptMetadata, "00000000000000000003.json"},
+      {"missing_part",
+       [](DeltaScenario& s) {
+         s.Checkpoint(2);
+         std::filesystem::remove(s.root() + "/_delta_log/00000000000000000002.checkpoint.0000000001.0000000002.parquet");
+       },
+       ErrorKind::kCorruptMetadata, "00000000000000000002.checkpoint.0000000001.0000000002.parquet"},
+      {"unknown_writer_feature",
+       [](DeltaScenario& s) {
+         s.Commit({{{"protocol", {{"minReaderVersion", 3}, {"minWriterVersion", 7},
+                                  {"readerFeatures", json::array()},
+                                  {"writerFeatures", {"futureFilesFeature"}}}}}});
+       },
+       ErrorKind::kUnsupportedFeature, "futureFilesFeature"},
+      {"bad_retention",
+       [](DeltaScenario& s) {
+         s.Commit({{{"metaData", {{"id", "t"}, {"partitionColumns", json::array()},
+                                  {"configuration", {{"delta.deletedFileRetentionDuration", "a while"}}}}}}});
+       },
+       ErrorKind::kCorruptMetadata, "deletedFileRetentionDuration"},
+  };
+  for (const auto& c : cases) {
+    DeltaScenario s("bad_" + c.name);
+    s.Create();
+    s.Add("a.parquet");
+    s.Add("b.parquet");
+    s.Put("orphan.parquet");
+    s.Advance(30 * kDayMs);
+    c.damage(s);
+    auto before = s.DataFiles();
+    for (bool dry : {true, false}) {
+      VacuumOptions o;
+      o.dry_run = dry;
+      for (auto mode : {VacuumMode::kFull, VacuumMode::kLite}) {
+        o.mode = mode;
+        auto r = s.Vacuum(o);
+        ASSERT_FALSE(r.ok()) << c.name;
+        EXPECT_TRUE(IsError(r.status(), c.kind)) << c.name << ": " << r.status();
+        EXPECT_NE(r.status().message().find(c.names), std::string::npos) << c.name << ": " << r.status();
+      }
+    }
+    EXPECT_EQ(s.DataFiles(), before) << c.name;
+  }
+}
+
+TEST(DeltaVacuum, RecordsVacuumStartAndEndCommits) {
+  DeltaScenario s("history");
+  s.Create();
+  s.Add("a.parquet");
+  s.Put("orphan.parquet", 7);
+  s.Advance(8 * kDayMs);
+  MustVacuum(s, DryRun());
+  EXPECT_FALSE(s.Exists(delta::DeltaLog::CommitPath(2)));  // a dry run writes nothing
+  MustVacuum(s);
+  auto start = *s.storage()->ReadString(delta::DeltaLog::CommitPath(2));
+  auto end = *s.storage()->ReadString(delta::DeltaLog::CommitPath(3));
+  auto start_info = json::parse(start)["commitInfo"];
+  auto end_info = json::parse(end)["commitInfo"];
+  EXPECT_EQ(start_info["operation"], "VACUUM START");
+  EXPECT_EQ(start_info["operationMetrics"]["numFilesToDelete"], "1");
+  EXPECT_EQ(start_info["operationMetrics"]["sizeOfDataToDelete"], "7");
+  EXPECT_EQ(start_info["operationParameters"]["defaultRetentionMillis"], std::to_string(7 * kDayMs));
+  EXPECT_EQ(end_info["operation"], "VACUUM END");
+  EXPECT_EQ(end_info["operationParameters"]["status"], "COMPLETED");
+  EXPECT_EQ(end_info["operationMetrics"]["numDeletedFiles"], "1");
+  // The table still reads, and the vacuum commits changed nothing in it.
+  auto log = *delta::DeltaLog::Open(s.storage(), Engine::Default());
+  auto snap = *log->LoadSnapshot();
+  EXPECT_EQ(snap.version, 3);
+  EXPECT_EQ(snap.active_files.size(), 1u);
+}
+
+TEST(DeltaVacuum, InCommitTimestampsStayIncreasing) {
+  DeltaScenario s("ict");
+  json protocol = {{"minReaderVersion", 3}, {"minWriterVersion", 7},
+                   {"readerFeatures", json::array()}, {"writerFeatures", {"inCommitTimestamp"}}};
+  s.Create({}, {{"delta.enableInCommitTimestamps", "true"}}, protocol);
+  const int64_t ahead = s.now() + 10 * kDayMs;  // a writer whose clock runs ahead
+  s.CommitRaw(json{{"commitInfo", {{"inCommitTimestamp", ahead}, {"timestamp", ahead}, {"operation", "WRITE"}}}}.dump() +
+              "\n" + json{{"add", {{"path", "a.parquet"}, {"size", 1}, {"modificationTime", 1}, {"dataChange", true}}}}.dump() + "\n");
+  s.Put("a.parquet");
+  s.Put("orphan.parquet");
+  s.Advance(8 * kDayMs);
+  MustVacuum(s);
+  auto start = json::parse(*s.storage()->ReadString(delta::DeltaLog::CommitPath(2)))["commitInfo"];
+  auto end = json::parse(*s.storage()->ReadString(delta::DeltaLog::CommitPath(3)))["commitInfo"];
+  EXPECT_EQ(start["inCommitTimestamp"], ahead + 1);
+  EXPECT_EQ(end["inCommitTimestamp"], ahead + 2);
+  // commitInfo is the first action of each commit, as the feature requires.
+  EXPECT_EQ(s.storage()->ReadString(delta::DeltaLog::CommitPath(2))->rfind("{\"commitInfo\"", 0), 0u);
+}
+
+TEST(DeltaVacuum, CommitRacesMoveToTheNextVersion) {
+  DeltaScenario s("race");
+  s.Create();
+  s.Add("a.parquet");
+  s.Put("orphan.parquet");
+  s.Advance(8 * kDayMs);
+  // A concurrent writer takes version 2 after we read version 1: our START goes to 3.
+  class RacingStorage : public PassThroughStorage {
+   public:
+    using PassThroughStorage::PassThroughStorage;
+    Result<bool> PutIfAbsent(std::string_view p, std::shared_ptr<arrow::Buffer> d) override {
+      if (!raced_) {
+        raced_ = true;
+        (void)inner_->PutIfAbsentString(p, "{\"commitInfo\":{\"timestamp\":1,\"operation\":\"WRITE\"}}\n");
+      }
+      return inner_->PutIfAbsent(p, d);
+    }
+    bool raced_ = false;
+  };
+  auto racing = std::make_shared<RacingStorage>(s.storage());
+  VacuumOptions o;
+  o.clock = s.clock();
+  auto r = Vacuum(racing, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(json::parse(*s.storage()->ReadString(delta::DeltaLog::CommitPath(2)))["commitInfo"]["operation"], "WRITE");
+  EXPECT_EQ(json::parse(*s.storage()->ReadString(delta::DeltaLog::CommitPath(3)))["commitInfo"]["operation"], "VACUUM START");
+  EXPECT_EQ(json::parse(*s.storage()->ReadString(delta::DeltaLog::CommitPath(4)))["commitInfo"]["operation"], "VACUUM END");
+}
+
+TEST(DeltaVacuum, RepeatedOptimisticRuns) {
+  DeltaScenario s("optimistic");
+  s.Create();
+  s.Add("a.parquet");
+  s.Add("b.parquet");
+  s.Put("orphan.parquet");
+  s.Advance(8 * kDayMs);
+  VacuumOptions o;
+  o.optimistic = true;
+  auto first = MustVacuum(s, o);
+  EXPECT_FALSE(first.skipped);  // nothing recorded yet
+  EXPECT_FALSE(s.Exists("orphan.parquet"));
+  auto second = MustVacuum(s, o);
+  EXPECT_TRUE(second.skipped) << second.skip_reason;
+  EXPECT_EQ(second.files_listed, 0);
+  // Appends only: nothing can have become deletable.
+  s.Advance(1 * kHourMs);
+  s.Add("c.parquet");
+  auto third = MustVacuum(s, o);
+  EXPECT_TRUE(third.skipped) << third.skip_reason;
+  // An OPTIMIZE (not in the seed's list of "file generating operations") removes b: while its
+  // tombstone is young there is still nothing to delete ...
+  s.Remove("b.parquet", std::nullopt, std::nullopt, "OPTIMIZE");
+  s.Advance(1 * kDayMs);
+  auto fourth = MustVacuum(s, o);
+  EXPECT_TRUE(fourth.skipped) << fourth.skip_reason;
+  EXPECT_TRUE(s.Exists("b.parquet"));
+  // ... and once it expires the optimistic run must not skip.
+  s.Advance(7 * kDayMs);
+  auto fifth = MustVacuum(s, o);
+  EXPECT_FALSE(fifth.skipped);
+  EXPECT_NE(fifth.skip_reason.find("b.parquet"), std::string::npos) << fifth.skip_reason;
+  EXPECT_FALSE(s.Exists("b.parquet"));
+  auto sixth = MustVacuum(s, o);
+  EXPECT_TRUE(sixth.skipped) << sixth.skip_reason;
+}
+
+TEST(DeltaVacuum, OptimisticRunsOnChangeDataAndDeletionVectors) {
+  DeltaScenario s("optimistic_cdc_dv");
+  json protocol = {{"minReaderVersion", 3}, {"minWriterVersion", 7},
+                   {"readerFeatures", {"deletionVectors"}}, {"writerFeatures", {"deletionVectors", "changeDataFeed"}}};
+  s.Create({}, json::object(), protocol);
+  s.Add("a.parquet");
+  s.Advance(8 * kDayMs);
+  VacuumOptions o;
+  o.optimistic = true;
+  MustVacuum(s, o);
+  EXPECT_TRUE(MustVacuum(s, o).skipped);
+  s.Put("_change_data/c.parquet");
+  s.Commit({{{"cdc", {{"path", "_change_data/c.parquet"}, {"size", 10}, {"dataChange", false}}}}}, "MERGE");
+  auto after_cdc = MustVacuum(s, o);
+  EXPECT_FALSE(after_cdc.skipped);
+  EXPECT_NE(after_cdc.skip_reason.find("change data"), std::string::npos);
+  s.Add("b.parquet", DvJson("u", Z85Uuid("11111111-2222-3333-4444-555555555555")));
+  s.Advance(8 * kDayMs);  // so the cdc commit is behind the next watermark
+  auto after_dv = MustVacuum(s, o);
+  EXPECT_FALSE(after_dv.skipped);
+  EXPECT_FALSE(s.Exists("_change_data/c.parquet"));
+  EXPECT_TRUE(MustVacuum(s, o).skipped);
+}
+
+TEST(DeltaVacuum, OptimisticForceFullAfterBound) {
+  DeltaScenario s("optimistic_force");
+  s.Create();
+  s.Add("a.parquet");
+  VacuumOptions o;
+  o.optimistic = true;
+  o.force_full_after_hours = 24 * 10;
+  MustVacuum(s, o);
+  EXPECT_TRUE(MustVacuum(s, o).skipped);
+  // A crashed writer's file: no commit names it, so the log cannot see it ...
+  s.Put("crashed_writer.parquet");
+  s.Advance(9 * kDayMs);
+  EXPECT_TRUE(MustVacuum(s, o).skipped);
+  EXPECT_TRUE(s.Exists("crashed_writer.parquet"));
+  // ... until the last full run is older than the bound.
+  s.Advance(2 * kDayMs);
+  auto forced = MustVacuum(s, o);
+  EXPECT_FALSE(forced.skipped);
+  EXPECT_FALSE(s.Exists("crashed_writer.parquet"));
+}
+
+TEST(DeltaVacuum, LiteVacuumUsesTheLogAndPersistsTheWatermark) {
+  DeltaScenario s("lite");
+  s.Create();
+  s.Add("a.parquet");
+  s.Add("b.parquet");
+  s.Remove("a.parquet");
+  s.Put("orphan.parquet");  // untracked: lite never sees it
+  s.Advance(8 * kDayMs);
+  s.Remove("b.parquet");
+  VacuumOptions lite;
+  lite.mode = VacuumMode::kLite;
+  auto r = MustVacuum(s, lite);
+  EXPECT_EQ(r.files_listed, 0);
+  EXPECT_EQ(r.mode, "lite");
+  EXPECT_EQ(CandidatePaths(r), std::vector<std::string>{"a.parquet"});
+  EXPECT_FALSE(s.Exists("a.parquet"));
+  EXPECT_TRUE(s.Exists("b.parquet"));
+  EXPECT_TRUE(s.Exists("orphan.parquet"));
+  auto w = *vacuum::ReadVacuumWatermark(*s.storage());
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->latest_commit_version_outside_retention, 3);  // the remove of a.parquet
+  auto raw = json::parse(*s.storage()->ReadString(vacuum::kLastVacuumInfoPath));
+  EXPECT_EQ(raw["latestCommitVersionOutsideOfRetentionWindow"], 3);  // Spark's field
+  s.Advance(8 * kDayMs);
+  auto again = MustVacuum(s, lite);
+  EXPECT_EQ(CandidatePaths(again), std::vector<std::string>{"b.parquet"});
+  EXPECT_FALSE(s.Exists("b.parquet"));
+}
+
+TEST(DeltaVacuum, LiteRefusesWhenTheLogWasCleanedUp) {
+  DeltaScenario s("lite_cleaned");
+  s.Create();
+  s.Add("a.parquet");
+  s.Checkpoint();
+  s.Add("b.parquet");
+  std::filesystem::remove(s.root() + "/" + delta::DeltaLog::CommitPath(0));
+  s.Advance(8 * kDayMs);
+  VacuumOptions lite;
+  lite.mode = VacuumMode::kLite;
+  auto r = s.Vacuum(lite);
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("full vacuum"), std::string::npos) << r.status();
+}
+
+TEST(DeltaVacuum, InventoryReplacesListing) {
+  DeltaScenario s("inventory");
+  s.Create();
+  s.Add("live.parquet");
+  s.Put("orphan1.parquet", 5);
+  s.Put("orphan2.parquet", 6);
+  s.Advance(8 * kDayMs);
+  std::string inv = s.root() + "_inventory.csv";
+  {
+    std::ofstream out(inv);
+    int64_t old = s.now() - 8 * kDayMs;
+    out << "path,length,isDir,modificationTime\n";
+    out << "file://" << s.root() << "/orphan1.parquet,5,false," << old << "\n";
+    out << "live.parquet,10,false," << old << "\n";
+    out << "_delta_log/00000000000000000000.json,10,false," << old << "\n";
+    out << "file:///elsewhere/x.parquet,10,false," << old << "\n";
+  }
+  VacuumOptions o;
+  o.inventory = inv;
+  auto r = MustVacuum(s, o);
+  EXPECT_EQ(r.files_listed, 2);
+  EXPECT_EQ(CandidatePaths(r), std::vector<std::string>{"orphan1.parquet"});
+  EXPECT_FALSE(s.Exists("orphan1.parquet"));
+  EXPECT_TRUE(s.Exists("orphan2.parquet"));  // not in the inventory
+  EXPECT_TRUE(s.Exists("live.parquet"));
+  std::filesystem::remove(inv);
+}
+
+void BuildCrashTable(DeltaScenario& s) {
+  s.Create({"p"});
+  for (int i = 0; i < 4; ++i) s.Add("p=" + std::to_string(i) + "/live.parquet");
+  s.Add("p=0/removed.parquet");
+  s.Remove("p=0/removed.parquet");
+  for (int i = 0; i < 8; ++i) s.Put("p=" + std::to_string(i % 4) + "/orphan" + std::to_string(i) + ".parquet");
+  s.Put("q=9/only_orphan.parquet");
+  s.Advance(8 * kDayMs);
+}
+
+void ExpectConverged(DeltaScenario& s, const std::string& label) {
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_FALSE(s.Exists("p=" + std::to_string(i % 4) + "/orphan" + std::to_string(i) + ".parquet")) << label;
+  }
+  EXPECT_FALSE(s.Exists("p=0/removed.parquet")) << label;
+  EXPECT_FALSE(s.Exists("q=9")) << label;
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(s.Exists("p=" + std::to_string(i) + "/live.parquet")) << label;
+}
+
+TEST(DeltaVacuum, CrashAtEveryMutationThenRerunConverges) {
+  VacuumOptions o;
+  o.delete_batch_size = 2;
+  int64_t n = 0;
+  {
+    DeltaScenario s("crash_count");
+    BuildCrashTable(s);
+    o.clock = s.clock();
+    auto counting = *FaultInjectionStorage::Make(s.storage(), 0, FaultMode::kCrash);
+    ASSERT_TRUE(Vacuum(counting, o).ok());
+    n = counting->mutating_calls();
+    ExpectConverged(s, "no crash");
+  }
+  ASSERT_GE(n, 8);  // START, 6 delete batches, folders, END, watermark
+  for (int64_t k = 1; k <= n; ++k) {
+    DeltaScenario s("crash" + std::to_string(k));
+    BuildCrashTable(s);
+    o.clock = s.clock();
+    auto crashing = *FaultInjectionStorage::Make(s.storage(), k, FaultMode::kCrash);
+    auto crashed = Vacuum(crashing, o);
+    EXPECT_FALSE(crashed.ok()) << k;
+    EXPECT_TRUE(crashing->crashed()) << k;
+    // The restarted process: the table still reads, live files are all there ...
+    auto log = delta::DeltaLog::Open(s.storage(), Engine::Default());
+    ASSERT_TRUE(log.ok()) << k << ": " << log.status();
+    ASSERT_TRUE((*log)->LoadSnapshot().ok()) << k;
+    for (int i = 0; i < 4; ++i) EXPECT_TRUE(s.Exists("p=" + std::to_string(i) + "/live.parquet")) << k;
+    // ... and a rerun finishes the job.
+    auto rerun = MustVacuum(s, o);
+    ExpectConverged(s, "crash at " + std::to_string(k));
+    EXPECT_EQ(MustVacuum(s, DryRun()).candidates.size(), 0u) << k;
+  }
+}
+
+TEST(DeltaVacuum, FilesAlreadyGoneAreNotCountedAsDeleted) {
+  DeltaScenario s("already_gone");
+  s.Create();
+  s.Put("orphan1.parquet", 5);
+  s.Put("orphan2.parquet", 6);
+  s.Advance(8 * kDayMs);
+  class VanishingStorage : public PassThroughStorage {
+   public:
+    using PassThroughStorage::PassThroughStorage;
+    Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& p) override {
+      (void)inner_->DeleteFiles({"orphan1.parquet"});  // someone else got there first
+      return inner_->DeleteFiles(p);
+    }
+  };
+  auto storage = std::make_shared<VanishingStorage>(s.storage());
+  VacuumOptions o;
+  o.clock = s.clock();
+  auto r = Vacuum(storage, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->candidates.size(), 2u);
+  EXPECT_EQ(r->files_deleted, 1);
+  EXPECT_EQ(r->bytes_deleted, 6);
+}
+
+TEST(DeltaVacuum, HiddenRule) {
+  std::vector<std::string> parts = {"p", "_q"};
+  EXPECT_TRUE(vacuum::IsHiddenName("_delta_log", parts, false));
+  EXPECT_TRUE(vacuum::IsHiddenName(".x", parts, false));
+  EXPECT_TRUE(vacuum::IsHiddenName("_tmp", parts, false));
+  EXPECT_FALSE(vacuum::IsHiddenName("_change_data", parts, false));
+  EXPECT_FALSE(vacuum::IsHiddenName("_delta_index", parts, false));
+  EXPECT_FALSE(vacuum::IsHiddenName("_q=1", parts, false));
+  EXPECT_TRUE(vacuum::IsHiddenName("_qq=1", parts, false));
+  EXPECT_FALSE(vacuum::IsHiddenName("metadata", parts, false));
+  EXPECT_TRUE(vacuum::IsHiddenName("metadata", parts, true));
+  vacuum::VisibilityRule rule{parts, true};
+  EXPECT_TRUE(rule.IsHidden("p=1/_tmp/x"));
+  EXPECT_FALSE(rule.IsHidden("p=1/metadata/x"));
+  EXPECT_TRUE(rule.IsHidden("metadata/x"));
+}
+
+TEST(DeltaVacuum, ReportJsonHasExactlyTheDocumentedFields) {
+  VacuumReport r;
+  r.format = "delta";
+  r.candidates = {{"a", 1}};
+  auto doc = nlohmann::ordered_json::parse(VacuumReportToJson(r));
+  std::vector<std::string> keys;
+  for (auto& [k, v] : doc.items()) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"format", "mode", "dry_run", "skipped", "skip_reason",
+                                            "files_listed", "files_deleted", "bytes_deleted",
+                                            "dirs_deleted", "candidates", "time_to_identify_ms",
+                                            "time_to_delete_ms"}));
+}
+
+TEST(DeltaVacuum, FormatDetection) {
+  auto dir = std::filesystem::temp_directory_path() / "lakeshore_vacuum_not_a_table";
+  std::filesystem::create_directories(dir);
+  auto r = Vacuum(dir.string(), {});
+  EXPECT_TRUE(r.status().IsInvalid()) << r.status();
+  std::filesystem::create_directories(dir / ".lakeshore");
+  r = Vacuum(dir.string(), {});
+  EXPECT_FALSE(r.ok());  // a Lakeshore table without its table.json
+  EXPECT_NE(r.status().message().find("table.json"), std::string::npos) << r.status();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace lakeshore
+
+namespace lakeshore {
+namespace {
+
+TEST(DeltaVacuum, WorksOnTheMemoryBackend) {
+  auto clock = std::make_shared<ManualClock>(1'700'000'000'000);
+  StorageOptions so;
+  so.clock = clock;
+  auto storage = *Storage::Open("mem://vacuum_memory_backend/t", so);
+  json protocol = {{"protocol", {{"minReaderVersion", 1}, {"minWriterVersion", 2}}}};
+  json meta = {{"metaData", {{"id", "m"}, {"partitionColumns", {"p"}}, {"configuration", json::object()}}}};
+  ASSERT_TRUE(storage->WriteString("_delta_log/00000000000000000000.json", protocol.dump() + "\n" + meta.dump() + "\n").ok());
+  ASSERT_TRUE(storage->WriteString("p=1/live.parquet", "x").ok());
+  ASSERT_TRUE(storage->WriteString("p=1/orphan.parquet", "xx").ok());
+  ASSERT_TRUE(storage->WriteString("p=2/_tmp/hidden.parquet", "x").ok());
+  json add = {{"add", {{"path", "p=1/live.parquet"}, {"size", 1}, {"modificationTime", 1}, {"dataChange", true}}}};
+  ASSERT_TRUE(storage->WriteString("_delta_log/00000000000000000001.json", add.dump() + "\n").ok());
+  clock->Advance(8 * kDayMs);
+  ASSERT_TRUE(storage->WriteString("p=2/young.parquet", "x").ok());
+  VacuumOptions o;
+  o.clock = clock;
+  auto r = Vacuum(storage, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->candidates.size(), 1u);
+  EXPECT_EQ(r->candidates[0].path, "p=1/orphan.parquet");
+  EXPECT_EQ(r->files_deleted, 1);
+  EXPECT_FALSE(*storage->Exists("p=1/orphan.parquet"));
+  EXPECT_TRUE(*storage->Exists("p=1/live.parquet"));
+  EXPECT_TRUE(*storage->Exists("p=2/_tmp/hidden.parquet"));
+  EXPECT_TRUE(*storage->Exists("p=2/young.parquet"));
+  o.optimistic = true;
+  auto again = Vacuum(storage, o);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->skipped) << again->skip_reason;
+}
+
+}  // namespace
+}  // namespace lakeshore

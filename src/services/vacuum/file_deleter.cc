@@ -1,0 +1,63 @@
+#include "services/vacuum/file_deleter.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <unordered_map>
+
+namespace lakeshore::vacuum {
+
+Result<DeletionTotals> DeleteFilesInBatches(
+    Storage& storage, Engine& engine, const std::vector<VacuumCandidate>& candidates,
+    int batch_size, const std::function<void(const VacuumProgress&)>& progress) {
+  std::unordered_map<std::string, int64_t> sizes;
+  for (const auto& c : candidates) sizes[c.path] = c.size;
+  const auto n = static_cast<int64_t>(candidates.size());
+  // Up to `batch_size` paths per call, but enough batches to keep every engine worker busy
+  // (a local file system deletes one path at a time; an object store takes 1000 per request).
+  const int64_t spread = (n + 2 * engine.parallelism() - 1) / (2 * engine.parallelism());
+  batch_size = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(batch_size, spread)));
+  const int64_t batches = (n + batch_size - 1) / batch_size;
+  std::atomic<int64_t> done{0};
+  ARROW_ASSIGN_OR_RAISE(
+      auto outcomes, engine.Map<DeleteOutcome>(batches, [&](int64_t b) -> Result<DeleteOutcome> {
+        std::vector<std::string> paths;
+        for (int64_t i = b * batch_size; i < std::min(n, (b + 1) * batch_size); ++i) {
+          paths.push_back(candidates[static_cast<size_t>(i)].path);
+        }
+        ARROW_ASSIGN_OR_RAISE(auto outcome, storage.DeleteFiles(paths));
+        int64_t now = done += static_cast<int64_t>(paths.size());
+        if (progress) progress({"deleting", now, n});
+        return outcome;
+      }));
+  DeletionTotals totals;
+  for (const auto& o : outcomes) {
+    totals.files_deleted += o.deleted;
+    for (const auto& p : o.deleted_paths) {
+      auto it = sizes.find(p);
+      if (it != sizes.end()) totals.bytes_deleted += it->second;
+    }
+  }
+  return totals;
+}
+
+Result<int64_t> DeleteEmptyDirs(Storage& storage, Engine& engine, std::vector<std::string> dirs) {
+  std::sort(dirs.begin(), dirs.end());
+  dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
+  std::map<int64_t, std::vector<std::string>, std::greater<>> by_depth;
+  for (auto& d : dirs) {
+    if (d.empty()) continue;
+    by_depth[std::count(d.begin(), d.end(), '/')].push_back(std::move(d));
+  }
+  std::atomic<int64_t> removed{0};
+  for (auto& [depth, level] : by_depth) {
+    ARROW_RETURN_NOT_OK(engine.ParallelFor(static_cast<int64_t>(level.size()), [&](int64_t i) -> Status {
+      ARROW_ASSIGN_OR_RAISE(bool gone, storage.DeleteDirIfEmpty(level[static_cast<size_t>(i)]));
+      if (gone) ++removed;
+      return Status::OK();
+    }));
+  }
+  return removed.load();
+}
+
+}  // namespace lakeshore::vacuum

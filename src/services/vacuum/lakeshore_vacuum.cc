@@ -1,0 +1,252 @@
+#include "services/vacuum/lakeshore_vacuum.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <set>
+#include <unordered_set>
+
+#include "lakeshore/table/table_config.h"
+#include "services/vacuum/file_deleter.h"
+#include "services/vacuum/table_listing.h"
+#include "table/file_system_view.h"
+#include "table/layout.h"
+#include "timeline/commit_metadata_cache.h"
+#include "timeline/instant_time.h"
+#include "timeline/timeline.h"
+
+namespace lakeshore::vacuum {
+namespace {
+
+// Keys of the completed vacuum instant's `extra`: the watermark of the next run.
+constexpr const char* kCutoffMs = "vacuum.cutoff_ms";
+constexpr const char* kLastFullMs = "vacuum.last_full_ms";
+constexpr const char* kFilesDeleted = "vacuum.files_deleted";
+constexpr const char* kBytesDeleted = "vacuum.bytes_deleted";
+constexpr const char* kDirsDeleted = "vacuum.dirs_deleted";
+constexpr const char* kMode = "vacuum.mode";
+/// The newest completion time lite mode has covered (instants older than the cutoff).
+constexpr const char* kLiteThrough = "vacuum.lite_through";
+
+int64_t ElapsedMs(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - since).count();
+}
+
+std::optional<int64_t> ExtraInt(const CommitMetadata& m, const char* key) {
+  auto it = m.extra.find(key);
+  if (it == m.extra.end()) return std::nullopt;
+  try {
+    return std::stoll(it->second);
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+/// Everything the timeline says a table needs.
+struct TimelineState {
+  Timeline timeline;
+  std::vector<CompletedCommit> commits;
+  std::unordered_set<std::string> live;
+  /// The last completed vacuum, if any.
+  const CompletedCommit* last_vacuum = nullptr;
+};
+
+Result<TimelineState> LoadTimelineState(Storage& table, Engine& engine) {
+  ARROW_ASSIGN_OR_RAISE(auto archived, table.List(layout::kArchiveDir, /*recursive=*/true));
+  if (!archived.empty()) {
+    return UnsupportedFeature("the table has an archived timeline ('" + std::string(layout::kArchiveDir) +
+                              "'), which this vacuum does not read yet; refusing to vacuum");
+  }
+  TimelineState s;
+  ARROW_ASSIGN_OR_RAISE(s.timeline, Timeline::Load(table));
+  CommitMetadataCache cache;
+  ARROW_ASSIGN_OR_RAISE(s.commits, cache.LoadCompleted(table, engine, s.timeline));
+  FileSystemView view = FileSystemView::Build(s.commits);
+  for (const FileGroup* group : view.AllFileGroups()) {
+    for (const auto& slice : group->slices) {
+      if (slice.base_file) s.live.insert(slice.base_file->path);
+      for (const auto& log : slice.log_files) {
+        s.live.insert(log.find('/') == std::string::npos ? JoinPath(group->partition, log) : log);
+      }
+    }
+  }
+  for (const auto& c : s.commits) {
+    for (const auto& stat : c.metadata.write_stats) {
+      if (!stat.path.empty()) s.live.insert(stat.path);
+    }
+    if (c.instant.action == actions::kVacuum) s.last_vacuum = &c;
+  }
+  for (const auto& pending : s.timeline.Pending()) {
+    ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(table, pending));
+    if (text.empty()) continue;
+    ARROW_ASSIGN_OR_RAISE(auto plan, CommitMetadata::FromJson(text, Timeline::PathOf(pending)));
+    for (const auto& f : plan.planned_files) s.live.insert(f);
+  }
+  return s;
+}
+
+/// Files a completed instant planned but no slice uses (leftovers of retried tasks), or that a
+/// rollback deleted (already gone unless the rollback was interrupted).
+std::vector<std::string> NamedLeftovers(const CompletedCommit& c) {
+  std::set<std::string> written;
+  for (const auto& stat : c.metadata.write_stats) written.insert(stat.path);
+  std::vector<std::string> out;
+  for (const auto& f : c.metadata.planned_files) {
+    if (c.instant.action == actions::kRollback || !written.count(f)) out.push_back(f);
+  }
+  return out;
+}
+
+int64_t CompletionMs(const CompletedCommit& c) {
+  auto ms = ParseInstantTime(c.instant.completion_time);
+  return ms.ok() ? *ms : 0;
+}
+
+/// Optimistic decision from the timeline: what can have become deletable since the last
+/// vacuum? Only instants completed at or after its cutoff (or after it) can matter; of those,
+/// a data write whose planned files all became slices makes nothing deletable (no cleaner runs
+/// in this build, so replaced slices stay live); anything else might.
+std::string WhyRun(const TimelineState& s, int64_t now_ms, std::optional<int64_t> force_full_after_ms) {
+  if (s.last_vacuum == nullptr) return "no completed vacuum instant on the timeline";
+  const CommitMetadata& v = s.last_vacuum->metadata;
+  auto cutoff = ExtraInt(v, kCutoffMs);
+  if (!cutoff) return "the last vacuum instant records no cutoff";
+  auto last_full = ExtraInt(v, kLastFullMs);
+  if (force_full_after_ms && (!last_full || now_ms - *last_full > *force_full_after_ms)) {
+    return "the last full vacuum is older than the force-full bound";
+  }
+  for (const auto& c : s.commits) {
+    if (&c == s.last_vacuum || c.instant.action == actions::kVacuum) continue;
+    bool recent = CompletionMs(c) >= *cutoff || c.instant.completion_time > s.last_vacuum->instant.completion_time;
+    if (!recent) continue;
+    if (c.instant.action != actions::kCommit && c.instant.action != actions::kDeltaCommit) {
+      return c.instant.action + " " + c.instant.time + " completed since the last vacuum";
+    }
+    if (!NamedLeftovers(c).empty()) {
+      return c.instant.action + " " + c.instant.time + " left planned files no slice uses";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const VacuumOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  const int64_t now_ms = options.clock->NowMs();
+  VacuumReport report;
+  report.format = "lakeshore";
+  report.mode = VacuumModeName(options.mode);
+  report.dry_run = options.dry_run;
+
+  ARROW_ASSIGN_OR_RAISE(auto config_text, table->ReadString(layout::kTableConfig));
+  ARROW_ASSIGN_OR_RAISE(auto config, TableConfig::FromJson(config_text, layout::kTableConfig));
+  int64_t retention_ms = kLakeshoreDefaultRetentionMs;
+  if (options.retain_hours) {
+    retention_ms = static_cast<int64_t>(std::llround(*options.retain_hours * 3600.0 * 1000.0));
+    if (options.enforce_retention && retention_ms < kLakeshoreDefaultRetentionMs) {
+      return RetentionViolation("retention of " + std::to_string(*options.retain_hours) +
+                                " hours is shorter than the minimum of 168 hours for Lakeshore tables; "
+                                "turn enforce_retention off only if no writer can still commit such files");
+    }
+  }
+  const int64_t cutoff_ms = now_ms - retention_ms;
+  ARROW_ASSIGN_OR_RAISE(auto state, LoadTimelineState(*table, *options.engine));
+
+  if (options.optimistic) {
+    std::optional<int64_t> bound;
+    if (options.force_full_after_hours) {
+      bound = static_cast<int64_t>(std::llround(*options.force_full_after_hours * 3600.0 * 1000.0));
+    }
+    std::string why = WhyRun(state, now_ms, bound);
+    if (why.empty()) {
+      report.skipped = true;
+      report.skip_reason = "no instant since the last vacuum (" + state.last_vacuum->instant.time +
+                           ") can have left a file to delete";
+      report.time_to_identify_ms = ElapsedMs(started);
+      return report;
+    }
+    report.skip_reason = why;
+  }
+
+  VisibilityRule rule{config.partition_fields, false};
+  std::vector<VacuumCandidate> candidates;
+  std::vector<std::string> old_empty_folders;
+  if (options.mode == VacuumMode::kFull) {
+    std::vector<FileEntry> entries;
+    if (options.inventory.empty()) {
+      ARROW_ASSIGN_OR_RAISE(entries, ListVisibleFiles(*table, *options.engine, rule, options.progress));
+    } else {
+      ARROW_ASSIGN_OR_RAISE(entries, ReadInventory(options.inventory, table->root_uri(), rule));
+    }
+    report.files_listed = static_cast<int64_t>(entries.size());
+    for (const auto& e : entries) {
+      if (e.mtime_ms >= cutoff_ms) continue;
+      if (e.is_dir) {
+        old_empty_folders.push_back(e.path);
+      } else if (!state.live.count(e.path)) {
+        candidates.push_back({e.path, e.size});
+      }
+    }
+  } else {
+    // Lite: the files completed instants name but no slice uses, once they are old enough.
+    std::string after;
+    if (state.last_vacuum) {
+      auto it = state.last_vacuum->metadata.extra.find(kLiteThrough);
+      if (it != state.last_vacuum->metadata.extra.end()) after = it->second;
+    }
+    std::set<std::string> seen;
+    for (const auto& c : state.commits) {
+      if (c.instant.completion_time <= after || CompletionMs(c) >= cutoff_ms) continue;
+      for (const auto& f : NamedLeftovers(c)) {
+        if (!state.live.count(f) && !rule.IsHidden(f) && seen.insert(f).second) candidates.push_back({f, 0});
+      }
+    }
+  }
+  std::sort(candidates.begin(), candidates.end(),
+            [](const VacuumCandidate& a, const VacuumCandidate& b) { return a.path < b.path; });
+  report.candidates = candidates;
+  report.time_to_identify_ms = ElapsedMs(started);
+  if (options.dry_run) return report;
+
+  // The vacuum instant: requested → inflight → (delete) → completed.
+  Instant instant{NextInstantTime(now_ms, state.timeline.LastTime()), actions::kVacuum};
+  CommitMetadata plan;
+  plan.operation = "vacuum";
+  plan.extra[kMode] = report.mode;
+  plan.extra[kCutoffMs] = std::to_string(cutoff_ms);
+  ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*table, instant, plan.ToJson()));
+  ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(*table, instant, plan.ToJson()));
+  const auto delete_started = std::chrono::steady_clock::now();
+  ARROW_ASSIGN_OR_RAISE(auto deleted, DeleteFilesInBatches(*table, *options.engine, candidates,
+                                                           options.delete_batch_size, options.progress));
+  std::vector<std::string> folders = old_empty_folders;
+  for (const auto& c : candidates) {
+    for (std::string dir = ParentPath(c.path); !dir.empty(); dir = ParentPath(dir)) folders.push_back(dir);
+  }
+  ARROW_ASSIGN_OR_RAISE(int64_t dirs, DeleteEmptyDirs(*table, *options.engine, std::move(folders)));
+  report.time_to_delete_ms = ElapsedMs(delete_started);
+  report.files_deleted = deleted.files_deleted;
+  report.bytes_deleted = deleted.bytes_deleted;
+  report.dirs_deleted = dirs;
+
+  CommitMetadata done = plan;
+  done.extra[kFilesDeleted] = std::to_string(report.files_deleted);
+  done.extra[kBytesDeleted] = std::to_string(report.bytes_deleted);
+  done.extra[kDirsDeleted] = std::to_string(report.dirs_deleted);
+  std::optional<int64_t> last_full =
+      state.last_vacuum ? ExtraInt(state.last_vacuum->metadata, kLastFullMs) : std::nullopt;
+  if (options.mode == VacuumMode::kFull) last_full = now_ms;
+  if (last_full) done.extra[kLastFullMs] = std::to_string(*last_full);
+  std::string lite_through;
+  for (const auto& c : state.commits) {
+    if (CompletionMs(c) < cutoff_ms) lite_through = std::max(lite_through, c.instant.completion_time);
+  }
+  done.extra[kLiteThrough] = lite_through;
+  ARROW_ASSIGN_OR_RAISE(auto after_delete, Timeline::Load(*table));
+  std::string completion = NextInstantTime(options.clock->NowMs(), after_delete.LastTime());
+  ARROW_RETURN_NOT_OK(timeline_ops::Complete(*table, instant, completion, done.ToJson()).status());
+  return report;
+}
+
+}  // namespace lakeshore::vacuum

@@ -1,0 +1,25 @@
+// Internal: VACUUM of a Lakeshore table (full, lite, optimistic), from its timeline and file
+// system view. The last completed `vacuum` instant is the watermark.
+#pragma once
+
+#include <memory>
+
+#include "lakeshore/vacuum.h"
+
+namespace lakeshore::vacuum {
+
+/// Default retention of untracked files in a Lakeshore table (7 days), the minimum unless
+/// enforce_retention is off.
+inline constexpr int64_t kLakeshoreDefaultRetentionMs = 7LL * 24 * 3600 * 1000;
+
+/// Runs one vacuum of the Lakeshore table on `table` with resolved `options`.
+///
+/// Live: every base and log file of every slice the completed instants of the active timeline
+/// built (no slice has been cleaned by this build's services, so all are retained — this also
+/// covers savepoints and time travel), and every file a pending instant planned (an in-flight
+/// writer or a rollback to come). `.lakeshore/` (timeline, metadata table, aux sidecars) is
+/// never listed. An archived timeline is refused (kUnsupportedFeature) until archival lands.
+/// Real runs record a `vacuum` instant (requested → inflight → completed, put-if-absent).
+Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const VacuumOptions& options);
+
+}  // namespace lakeshore::vacuum

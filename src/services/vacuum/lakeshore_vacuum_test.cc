@@ -1,0 +1,166 @@
+// VACUUM of Lakeshore tables written through the table API.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "lakeshore/table/table.h"
+#include "lakeshore/vacuum.h"
+#include "table/layout.h"
+#include "testing/table_test_util.h"
+#include "timeline/timeline.h"
+
+namespace lakeshore {
+namespace {
+
+constexpr int64_t kDayMs = 24LL * 3600 * 1000;
+
+struct LakeshoreScenario {
+  explicit LakeshoreScenario(const std::string& name) : dir(name) {
+    table = *Table::Create(dir.path(), testing::PeopleConfig());
+    storage = *Storage::Open(dir.path());
+    clock = std::make_shared<ManualClock>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count() +
+        10 * kDayMs);  // ten days after every file the test writes
+  }
+  void Upsert(const std::vector<testing::Person>& rows) {
+    auto r = table->Write(WriteOperation::kUpsert, testing::PeopleReader(rows));
+    ASSERT_TRUE(r.ok()) << r.status();
+  }
+  Result<VacuumReport> Vacuum(VacuumOptions o = {}) {
+    o.clock = clock;
+    return lakeshore::Vacuum(dir.path(), o);
+  }
+  bool Exists(const std::string& p) const { return std::filesystem::exists(dir.path() + "/" + p); }
+  std::vector<std::string> Files() { return *table->Files(); }
+
+  testing::TempDir dir;
+  std::shared_ptr<Table> table;
+  std::shared_ptr<Storage> storage;
+  std::shared_ptr<ManualClock> clock;
+};
+
+TEST(LakeshoreVacuum, DeletesOnlyUntrackedOldFilesAndRecordsAnInstant) {
+  LakeshoreScenario s("ls_vacuum_full");
+  s.Upsert({{1, "a", 1, "x"}, {2, "b", 1, "y"}});
+  s.Upsert({{1, "a2", 2, "x"}});  // a new slice in x; the old one stays (time travel)
+  ASSERT_TRUE(s.storage->WriteString("part=x/orphan.parquet", "junk").ok());
+  ASSERT_TRUE(s.storage->WriteString("part=z/stray.parquet", "junk2").ok());
+  ASSERT_TRUE(s.storage->WriteString(".lakeshore/aux/sidecar.json", "{}").ok());
+  auto before = testing::ReadPeople(*s.table);
+  std::vector<std::string> all_slices;
+  for (const auto& e : *s.storage->List("part=x", true)) all_slices.push_back(e.path);
+
+  VacuumOptions dry;
+  dry.dry_run = true;
+  auto d = s.Vacuum(dry);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->format, "lakeshore");
+  ASSERT_EQ(d->candidates.size(), 2u);
+  EXPECT_EQ(d->candidates[0].path, "part=x/orphan.parquet");
+  EXPECT_EQ(d->candidates[1].path, "part=z/stray.parquet");
+
+  auto r = s.Vacuum();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->files_deleted, 2);
+  EXPECT_EQ(r->dirs_deleted, 1);  // part=z
+  EXPECT_FALSE(s.Exists("part=x/orphan.parquet"));
+  EXPECT_FALSE(s.Exists("part=z"));
+  EXPECT_TRUE(s.Exists(".lakeshore/aux/sidecar.json"));
+  for (const auto& p : all_slices) {
+    if (p != "part=x/orphan.parquet") EXPECT_TRUE(s.Exists(p)) << p;  // older slices too
+  }
+  EXPECT_EQ(testing::ReadPeople(*s.table), before);
+  auto timeline = *Timeline::Load(*s.storage);
+  auto last = timeline.instants().back();
+  EXPECT_EQ(last.action, "vacuum");
+  EXPECT_TRUE(last.is_completed());
+}
+
+TEST(LakeshoreVacuum, YoungFilesAndPendingWritersAreSafe) {
+  LakeshoreScenario s("ls_vacuum_young");
+  s.Upsert({{1, "a", 1, "x"}});
+  s.clock->Set(s.clock->NowMs() - 10 * kDayMs);  // now: every file is young
+  ASSERT_TRUE(s.storage->WriteString("part=x/young.parquet", "junk").ok());
+  auto r = s.Vacuum();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->files_deleted, 0);
+  EXPECT_TRUE(s.Exists("part=x/young.parquet"));
+  // An in-flight writer's planned file is live however old it is.
+  LakeshoreScenario p("ls_vacuum_pending");
+  p.Upsert({{1, "a", 1, "x"}});
+  ASSERT_TRUE(p.storage->WriteString(".lakeshore/timeline/29990101000000000.commit.inflight",
+                                     R"({"operation":"upsert","write_stats":[],"planned_files":["part=x/inflight.parquet"],"extra":{}})").ok());
+  ASSERT_TRUE(p.storage->WriteString("part=x/inflight.parquet", "in progress").ok());
+  auto r2 = p.Vacuum();
+  ASSERT_TRUE(r2.ok()) << r2.status();
+  EXPECT_TRUE(p.Exists("part=x/inflight.parquet"));
+}
+
+TEST(LakeshoreVacuum, RetentionCheckAndOptimisticSkip) {
+  LakeshoreScenario s("ls_vacuum_optimistic");
+  s.Upsert({{1, "a", 1, "x"}});
+  VacuumOptions short_retention;
+  short_retention.retain_hours = 1;
+  EXPECT_TRUE(IsError(s.Vacuum(short_retention).status(), ErrorKind::kRetentionViolation));
+  VacuumOptions o;
+  o.optimistic = true;
+  auto first = s.Vacuum(o);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_FALSE(first->skipped);
+  auto second = s.Vacuum(o);
+  ASSERT_TRUE(second.ok());
+  EXPECT_TRUE(second->skipped) << second->skip_reason;
+  EXPECT_EQ(second->files_listed, 0);
+  s.Upsert({{2, "b", 1, "x"}});  // a clean write: nothing can have become deletable
+  auto third = s.Vacuum(o);
+  ASSERT_TRUE(third.ok());
+  EXPECT_TRUE(third->skipped) << third->skip_reason;
+  // A crashed writer rolled back by the next one: run.
+  ASSERT_TRUE(s.storage->WriteString(".lakeshore/timeline/20000101000000000.commit.inflight",
+                                     R"({"operation":"upsert","write_stats":[],"planned_files":["part=x/dead.parquet"],"extra":{}})").ok());
+  auto rolled = s.table->RollbackFailedWrites();
+  ASSERT_TRUE(rolled.ok()) << rolled.status();
+  ASSERT_EQ(rolled->size(), 1u);
+  auto fourth = s.Vacuum(o);
+  ASSERT_TRUE(fourth.ok());
+  EXPECT_FALSE(fourth->skipped);
+  EXPECT_NE(fourth->skip_reason.find("rollback"), std::string::npos) << fourth->skip_reason;
+}
+
+TEST(LakeshoreVacuum, LiteFindsLeftoverPlannedFiles) {
+  LakeshoreScenario s("ls_vacuum_lite");
+  s.Upsert({{1, "a", 1, "x"}});
+  // A completed commit that planned a file it did not use (a retried task's output).
+  ASSERT_TRUE(s.storage->WriteString("part=x/leftover.parquet", "junk").ok());
+  ASSERT_TRUE(s.storage->WriteString(".lakeshore/timeline/20000101000000000_20000101000000001.commit",
+                                     R"({"operation":"upsert","write_stats":[],"planned_files":["part=x/leftover.parquet"],"extra":{}})").ok());
+  ASSERT_TRUE(s.storage->WriteString("part=x/untracked.parquet", "junk").ok());
+  VacuumOptions lite;
+  lite.mode = VacuumMode::kLite;
+  auto r = s.Vacuum(lite);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->files_listed, 0);
+  ASSERT_EQ(r->candidates.size(), 1u);
+  EXPECT_EQ(r->candidates[0].path, "part=x/leftover.parquet");
+  EXPECT_FALSE(s.Exists("part=x/leftover.parquet"));
+  EXPECT_TRUE(s.Exists("part=x/untracked.parquet"));  // lite never lists
+}
+
+TEST(LakeshoreVacuum, CorruptTimelineDeletesNothing) {
+  LakeshoreScenario s("ls_vacuum_corrupt");
+  s.Upsert({{1, "a", 1, "x"}});
+  ASSERT_TRUE(s.storage->WriteString("part=x/orphan.parquet", "junk").ok());
+  ASSERT_TRUE(s.storage->WriteString(".lakeshore/timeline/20000101000000000_20000101000000001.commit", "{\"operation\":").ok());
+  auto r = s.Vacuum();
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(IsError(r.status(), ErrorKind::kCorruptMetadata)) << r.status();
+  EXPECT_TRUE(s.Exists("part=x/orphan.parquet"));
+  ASSERT_TRUE(s.storage->WriteString(".lakeshore/timeline/20000101000000000_20000101000000001.commit",
+                                     R"({"operation":"upsert","write_stats":[],"planned_files":[],"extra":{}})").ok());
+  ASSERT_TRUE(s.storage->WriteString(".lakeshore/timeline/archive/x.json", "{}").ok());
+  EXPECT_TRUE(IsError(s.Vacuum().status(), ErrorKind::kUnsupportedFeature));
+  EXPECT_TRUE(s.Exists("part=x/orphan.parquet"));
+}
+
+}  // namespace
+}  // namespace lakeshore

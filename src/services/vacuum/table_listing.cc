@@ -1,0 +1,145 @@
+#include "services/vacuum/table_listing.h"
+
+#include <atomic>
+
+#include <arrow/array.h>
+#include <arrow/array/concatenate.h>
+#include <arrow/compute/api.h>
+#include <arrow/csv/api.h>
+#include <arrow/table.h>
+#include <parquet/arrow/reader.h>
+#include <parquet/exception.h>
+
+#include "delta/paths.h"
+
+namespace lakeshore::vacuum {
+
+bool IsHiddenName(std::string_view name, const std::vector<std::string>& partition_columns,
+                  bool hide_metadata) {
+  if (hide_metadata && name == "metadata") return true;
+  if (name.empty() || (name.front() != '_' && name.front() != '.')) return false;
+  if (name.rfind("_delta_index", 0) == 0 || name.rfind("_change_data", 0) == 0) return false;
+  for (const auto& column : partition_columns) {
+    if (name.size() > column.size() && name.compare(0, column.size(), column) == 0 &&
+        name[column.size()] == '=') {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool VisibilityRule::IsHidden(std::string_view path) const {
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    // UniForm's `metadata` folder is reserved only at the top level.
+    if (IsHiddenName(path.substr(start, end - start), partition_columns, hide_metadata && start == 0)) {
+      return true;
+    }
+    start = end + 1;
+  }
+  return false;
+}
+
+Result<std::vector<FileEntry>> ListVisibleFiles(
+    Storage& table, Engine& engine, const VisibilityRule& rule,
+    const std::function<void(const VacuumProgress&)>& progress) {
+  ARROW_ASSIGN_OR_RAISE(auto top, table.List("", /*recursive=*/false));
+  std::vector<FileEntry> out;
+  std::vector<std::string> folders;
+  for (auto& e : top) {
+    if (rule.IsHidden(e.path)) continue;
+    if (e.is_dir) folders.push_back(e.path);
+    out.push_back(std::move(e));  // top-level folders are kept so empty ones can be removed
+  }
+  std::atomic<int64_t> done{0};
+  const auto total = static_cast<int64_t>(folders.size());
+  ARROW_ASSIGN_OR_RAISE(
+      auto per_folder,
+      engine.Map<std::vector<FileEntry>>(total, [&](int64_t i) -> Result<std::vector<FileEntry>> {
+        ARROW_ASSIGN_OR_RAISE(auto entries, table.List(folders[static_cast<size_t>(i)], /*recursive=*/true));
+        std::vector<FileEntry> visible;
+        visible.reserve(entries.size());
+        for (auto& e : entries) {
+          if (!rule.IsHidden(e.path)) visible.push_back(std::move(e));
+        }
+        int64_t n = ++done;
+        if (progress) progress({"listing", n, total});
+        return visible;
+      }));
+  for (auto& chunk : per_folder) {
+    for (auto& e : chunk) out.push_back(std::move(e));
+  }
+  return out;
+}
+
+namespace {
+
+Result<std::shared_ptr<arrow::Table>> ReadInventoryTable(Storage& folder, const std::string& name) {
+  ARROW_ASSIGN_OR_RAISE(auto input, folder.OpenInputFile(name));
+  if (name.size() >= 8 && name.compare(name.size() - 8, 8, ".parquet") == 0) {
+    try {
+      ARROW_ASSIGN_OR_RAISE(auto reader, parquet::arrow::OpenFile(input, arrow::default_memory_pool()));
+      return reader->ReadTable();
+    } catch (const parquet::ParquetException& e) {
+      return Status::IOError(e.what());
+    }
+  }
+  auto convert = arrow::csv::ConvertOptions::Defaults();
+  convert.column_types = {{"path", arrow::utf8()}, {"length", arrow::int64()},
+                          {"isDir", arrow::boolean()}, {"modificationTime", arrow::int64()}};
+  ARROW_ASSIGN_OR_RAISE(auto reader, arrow::csv::TableReader::Make(
+                                         arrow::io::default_io_context(), input,
+                                         arrow::csv::ReadOptions::Defaults(),
+                                         arrow::csv::ParseOptions::Defaults(), convert));
+  return reader->Read();
+}
+
+Result<std::shared_ptr<arrow::Array>> InventoryColumn(const arrow::Table& table, const char* name,
+                                                      const std::shared_ptr<arrow::DataType>& type) {
+  auto column = table.GetColumnByName(name);
+  if (!column) return Status::Invalid("inventory has no column '", name, "'");
+  ARROW_ASSIGN_OR_RAISE(auto cast, arrow::compute::Cast(column, type));
+  ARROW_ASSIGN_OR_RAISE(auto combined, arrow::Concatenate(cast.chunked_array()->chunks()));
+  if (combined->null_count() > 0) return Status::Invalid("inventory column '", name, "' has nulls");
+  return combined;
+}
+
+}  // namespace
+
+Result<std::vector<FileEntry>> ReadInventory(const std::string& inventory_uri,
+                                             const std::string& root_uri,
+                                             const VisibilityRule& rule) {
+  auto fail = [&](const Status& st) {
+    return Status::Invalid("inventory '", inventory_uri, "': ", st.message());
+  };
+  size_t slash = inventory_uri.rfind('/');
+  std::string folder_uri = slash == std::string::npos ? "." : inventory_uri.substr(0, slash);
+  if (folder_uri.empty()) folder_uri = "/";
+  std::string name = slash == std::string::npos ? inventory_uri : inventory_uri.substr(slash + 1);
+  ARROW_ASSIGN_OR_RAISE(auto folder, Storage::Open(folder_uri));
+  auto table = ReadInventoryTable(*folder, name);
+  if (!table.ok()) return fail(table.status());
+  auto paths = InventoryColumn(**table, "path", arrow::utf8());
+  auto lengths = InventoryColumn(**table, "length", arrow::int64());
+  auto dirs = InventoryColumn(**table, "isDir", arrow::boolean());
+  auto mtimes = InventoryColumn(**table, "modificationTime", arrow::int64());
+  for (const auto* r : {&paths, &lengths, &dirs, &mtimes}) {
+    if (!r->ok()) return fail(r->status());
+  }
+  const auto& path_array = static_cast<const arrow::StringArray&>(**paths);
+  const auto& length_array = static_cast<const arrow::Int64Array&>(**lengths);
+  const auto& dir_array = static_cast<const arrow::BooleanArray&>(**dirs);
+  const auto& mtime_array = static_cast<const arrow::Int64Array&>(**mtimes);
+  std::vector<FileEntry> out;
+  out.reserve(static_cast<size_t>(path_array.length()));
+  for (int64_t i = 0; i < path_array.length(); ++i) {
+    auto rel = delta::RelativizeToTable(path_array.GetString(i), root_uri);
+    if (!rel.ok() || rule.IsHidden(*rel)) continue;  // not this table's, or not ours to manage
+    out.push_back({*rel, length_array.Value(i), mtime_array.Value(i), dir_array.Value(i)});
+  }
+  return out;
+}
+
+}  // namespace lakeshore::vacuum

@@ -1,0 +1,47 @@
+// Internal: what a full vacuum sees of a table — a parallel listing by top-level folder, or an
+// inventory file — filtered by Delta's hidden-path rule.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lakeshore/engine/engine.h"
+#include "lakeshore/storage/storage.h"
+#include "lakeshore/vacuum.h"
+
+namespace lakeshore::vacuum {
+
+/// Delta's rule (DeltaTableUtils.isHiddenDirectory) for one path segment: a name starting
+/// with '_' or '.' is hidden, except `_change_data*`, `_delta_index*` and partition folders
+/// `<partition column>=...`; with `hide_metadata`, the name `metadata` (UniForm Iceberg
+/// metadata) is hidden too. O(partition columns).
+bool IsHiddenName(std::string_view name, const std::vector<std::string>& partition_columns,
+                  bool hide_metadata);
+
+/// Which listed paths a vacuum may consider.
+struct VisibilityRule {
+  std::vector<std::string> partition_columns;
+  bool hide_metadata = false;
+  /// True if any segment of the relative `path` is hidden (so `_delta_log` and everything
+  /// under any hidden folder is never considered). O(segments).
+  bool IsHidden(std::string_view path) const;
+};
+
+/// Lists every visible file (and empty folder) of the table: the root non-recursively, then
+/// each visible top-level folder recursively as one engine task. Hidden folders are never
+/// entered below the top level's own filter. Reports "listing" progress per folder.
+Result<std::vector<FileEntry>> ListVisibleFiles(Storage& table, Engine& engine,
+                                                const VisibilityRule& rule,
+                                                const std::function<void(const VacuumProgress&)>& progress);
+
+/// Reads an inventory (Parquet if the name ends in ".parquet", else CSV with a header) with
+/// columns path, length, isDir, modificationTime (ms). Paths under `root_uri` (absolute) or
+/// relative ones are kept (made relative), others ignored; hidden ones are dropped. A missing
+/// column or a bad value → Invalid naming the inventory.
+Result<std::vector<FileEntry>> ReadInventory(const std::string& inventory_uri,
+                                             const std::string& root_uri,
+                                             const VisibilityRule& rule);
+
+}  // namespace lakeshore::vacuum

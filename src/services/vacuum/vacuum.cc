@@ -1,0 +1,105 @@
+// The VACUUM front door: option checks, format detection, dispatch, the JSON report.
+#include "lakeshore/vacuum.h"
+
+#include <nlohmann/json.hpp>
+
+#include "services/vacuum/delta_vacuum.h"
+#include "services/vacuum/lakeshore_vacuum.h"
+
+namespace lakeshore {
+
+const char* TableFormatName(TableFormat format) {
+  switch (format) {
+    case TableFormat::kAuto: return "auto";
+    case TableFormat::kDelta: return "delta";
+    case TableFormat::kLakeshore: return "lakeshore";
+  }
+  return "auto";
+}
+
+const char* VacuumModeName(VacuumMode mode) { return mode == VacuumMode::kLite ? "lite" : "full"; }
+
+Result<TableFormat> ParseTableFormat(const std::string& name) {
+  for (auto f : {TableFormat::kAuto, TableFormat::kDelta, TableFormat::kLakeshore}) {
+    if (name == TableFormatName(f)) return f;
+  }
+  return Status::Invalid("vacuum.format must be auto, delta or lakeshore, got '", name, "'");
+}
+
+Result<VacuumMode> ParseVacuumMode(const std::string& name) {
+  if (name == "full") return VacuumMode::kFull;
+  if (name == "lite") return VacuumMode::kLite;
+  return Status::Invalid("vacuum.mode must be full or lite, got '", name, "'");
+}
+
+Status VacuumOptions::Validate() const {
+  if (retain_hours && !(*retain_hours >= 0)) {
+    return Status::Invalid("vacuum.retain_hours must be >= 0, got ", *retain_hours);
+  }
+  if (force_full_after_hours && !(*force_full_after_hours > 0)) {
+    return Status::Invalid("vacuum.optimistic.force_full_after_hours must be > 0, got ", *force_full_after_hours);
+  }
+  if (delete_batch_size < 1 || delete_batch_size > 1000) {
+    return Status::Invalid("vacuum.delete_batch_size must be in 1..1000, got ", delete_batch_size);
+  }
+  if (!inventory.empty() && mode == VacuumMode::kLite) {
+    return Status::Invalid("vacuum.inventory replaces listing and only applies to mode full");
+  }
+  return Status::OK();
+}
+
+std::string VacuumReportToJson(const VacuumReport& r) {
+  nlohmann::ordered_json doc;
+  doc["format"] = r.format;
+  doc["mode"] = r.mode;
+  doc["dry_run"] = r.dry_run;
+  doc["skipped"] = r.skipped;
+  doc["skip_reason"] = r.skip_reason;
+  doc["files_listed"] = r.files_listed;
+  doc["files_deleted"] = r.files_deleted;
+  doc["bytes_deleted"] = r.bytes_deleted;
+  doc["dirs_deleted"] = r.dirs_deleted;
+  doc["candidates"] = nlohmann::ordered_json::array();
+  for (const auto& c : r.candidates) doc["candidates"].push_back({{"path", c.path}, {"size", c.size}});
+  doc["time_to_identify_ms"] = r.time_to_identify_ms;
+  doc["time_to_delete_ms"] = r.time_to_delete_ms;
+  return doc.dump();
+}
+
+namespace {
+
+Result<TableFormat> DetectFormat(Storage& table) {
+  ARROW_ASSIGN_OR_RAISE(auto delta_log, table.GetFileInfo("_delta_log"));
+  if (delta_log && delta_log->is_dir) return TableFormat::kDelta;
+  ARROW_ASSIGN_OR_RAISE(auto lakeshore, table.GetFileInfo(".lakeshore"));
+  if (lakeshore && lakeshore->is_dir) return TableFormat::kLakeshore;
+  // Object stores have no folders: a listing of the log prefix decides.
+  ARROW_ASSIGN_OR_RAISE(auto log_entries, table.List("_delta_log", false));
+  if (!log_entries.empty()) return TableFormat::kDelta;
+  return Status::Invalid("'", table.root_uri(), "' is neither a Delta table (_delta_log/) nor a "
+                         "Lakeshore table (.lakeshore/)");
+}
+
+}  // namespace
+
+Result<VacuumReport> Vacuum(std::shared_ptr<Storage> table, const VacuumOptions& options) {
+  ARROW_RETURN_NOT_OK(options.Validate());
+  VacuumOptions resolved = options;
+  if (!resolved.clock) resolved.clock = Clock::System();
+  if (!resolved.engine) resolved.engine = Engine::Default();
+  TableFormat format = resolved.format;
+  if (format == TableFormat::kAuto) {
+    ARROW_ASSIGN_OR_RAISE(format, DetectFormat(*table));
+  }
+  if (format == TableFormat::kLakeshore) return vacuum::VacuumLakeshoreTable(std::move(table), resolved);
+  return vacuum::VacuumDeltaTable(std::move(table), resolved);
+}
+
+Result<VacuumReport> Vacuum(const std::string& uri, const VacuumOptions& options) {
+  StorageOptions storage_options;
+  if (options.clock) storage_options.clock = options.clock;
+  ARROW_ASSIGN_OR_RAISE(auto table, Storage::Open(uri, storage_options));
+  return Vacuum(std::move(table), options);
+}
+
+}  // namespace lakeshore

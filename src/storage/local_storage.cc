@@ -47,14 +47,26 @@ Status WriteAll(int fd, const uint8_t* data, int64_t size, const std::string& pa
 }
 }  // namespace
 
-Result<std::shared_ptr<Storage>> LocalStorage::Make(const std::string& root) {
+Result<std::shared_ptr<Storage>> LocalStorage::Make(const std::string& root,
+                                                    std::vector<std::string> unsynced_folders) {
   if (root.empty()) return Status::Invalid("empty local storage root");
   std::error_code ec;
   fs::path p = fs::absolute(fs::path(root), ec).lexically_normal();
   if (ec) return Status::IOError("cannot resolve '", root, "': ", ec.message());
   std::string s = p.string();
   while (s.size() > 1 && s.back() == '/') s.pop_back();
-  return std::shared_ptr<Storage>(new LocalStorage(std::move(s)));
+  for (auto& folder : unsynced_folders) {
+    ARROW_ASSIGN_OR_RAISE(folder, NormalizeRelativePath(folder));
+  }
+  return std::shared_ptr<Storage>(new LocalStorage(std::move(s), std::move(unsynced_folders)));
+}
+
+bool LocalStorage::NeedsSync(const std::string& abs) const {
+  for (const auto& folder : unsynced_folders_) {
+    std::string prefix = root_ + "/" + folder + "/";
+    if (abs.compare(0, prefix.size(), prefix) == 0) return false;
+  }
+  return true;
 }
 
 Result<std::string> LocalStorage::Abs(std::string_view path, bool allow_root) const {
@@ -100,7 +112,7 @@ Result<std::string> LocalStorage::WriteTemp(const std::string& abs, const arrow:
   ARROW_ASSIGN_OR_RAISE(auto created, CreateTemp(abs));
   auto [fd, tmp] = created;
   Status st = WriteAll(fd, data.data(), data.size(), tmp);
-  if (st.ok() && ::fsync(fd) != 0) st = ErrnoError("cannot sync", tmp, errno);
+  if (st.ok() && NeedsSync(abs) && ::fsync(fd) != 0) st = ErrnoError("cannot sync", tmp, errno);
   ::close(fd);
   if (!st.ok()) {
     ::unlink(tmp.c_str());

@@ -12,7 +12,7 @@ namespace lakeshore {
 
 Result<std::shared_ptr<Storage>> Storage::Open(const std::string& uri,
                                                const StorageOptions& options) {
-  if (uri.rfind("file://", 0) == 0) return LocalStorage::Make(uri.substr(7));
+  if (uri.rfind("file://", 0) == 0) return LocalStorage::Make(uri.substr(7), options.unsynced_folders);
   if (uri.rfind("mem://", 0) == 0) {
     std::string rest = uri.substr(6);
     size_t slash = rest.find('/');
@@ -24,7 +24,7 @@ Result<std::shared_ptr<Storage>> Storage::Open(const std::string& uri,
     return Status::Invalid("unsupported storage URI '", uri,
                            "': expected a path, file://, mem:// or s3://");
   }
-  return LocalStorage::Make(uri);
+  return LocalStorage::Make(uri, options.unsynced_folders);
 }
 
 Status Storage::SetModificationTimeForTesting(std::string_view path, int64_t) {

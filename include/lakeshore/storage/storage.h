@@ -43,6 +43,10 @@ struct StorageOptions {
   std::string s3_access_key;
   std::string s3_secret_key;
   std::string s3_region;  ///< empty means AWS_REGION / AWS_DEFAULT_REGION / us-east-1
+  /// Local only: folders whose files need not survive a power loss, so they are not fsynced:
+  /// coordination files that matter only while the process that wrote them lives (the table
+  /// lock's objects, writer heartbeats). Every other file is fsynced before it is visible.
+  std::vector<std::string> unsynced_folders = {".lakeshore/aux/lock", ".lakeshore/aux/heartbeats"};
 };
 
 /// A tree of files under one root: local folder, in-memory tree or S3 prefix.

@@ -1,5 +1,7 @@
 #include "storage/local_storage.h"
 
+#include "storage/publish_on_close_stream.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -124,42 +126,35 @@ Result<std::string> LocalStorage::WriteTemp(const std::string& abs, const arrow:
 namespace {
 /// Streams into a temp file beside the target; Close syncs it and renames it into place.
 /// Dropped without Close, it removes the temp file.
-class LocalReplaceOnCloseStream : public arrow::io::OutputStream {
+class LocalReplaceOnCloseStream : public PublishOnCloseStream {
  public:
-  LocalReplaceOnCloseStream(std::shared_ptr<arrow::io::FileOutputStream> file, std::string tmp, std::string target)
-      : file_(std::move(file)), tmp_(std::move(tmp)), target_(std::move(target)) {}
+  LocalReplaceOnCloseStream(std::shared_ptr<arrow::io::FileOutputStream> file, std::string tmp, std::string target,
+                            bool sync)
+      : file_(std::move(file)), tmp_(std::move(tmp)), target_(std::move(target)), sync_(sync) {}
   ~LocalReplaceOnCloseStream() override {
-    if (!closed_) {
+    if (!closed()) {
       (void)file_->Close();
       ::unlink(tmp_.c_str());
     }
   }
-  Status Close() override {
-    if (closed_) return Status::OK();
-    closed_ = true;
+
+ protected:
+  Status Append(const void* data, int64_t nbytes) override { return file_->Write(data, nbytes); }
+  Status Publish() override {
     Status st;
-    if (::fsync(file_->file_descriptor()) != 0) st = ErrnoError("cannot sync", tmp_, errno);
+    if (sync_ && ::fsync(file_->file_descriptor()) != 0) st = ErrnoError("cannot sync", tmp_, errno);
     Status close_st = file_->Close();
     if (st.ok()) st = close_st;
     if (st.ok() && ::rename(tmp_.c_str(), target_.c_str()) != 0) st = ErrnoError("cannot rename into", target_, errno);
     if (!st.ok()) ::unlink(tmp_.c_str());
     return st;
   }
-  bool closed() const override { return closed_; }
-  /// Bytes written so far; still answers after Close (the final size).
-  Result<int64_t> Tell() const override { return position_; }
-  Status Write(const void* data, int64_t nbytes) override {
-    ARROW_RETURN_NOT_OK(file_->Write(data, nbytes));
-    position_ += nbytes;
-    return Status::OK();
-  }
 
  private:
   std::shared_ptr<arrow::io::FileOutputStream> file_;
   std::string tmp_;
   std::string target_;
-  bool closed_ = false;
-  int64_t position_ = 0;
+  bool sync_;
 };
 }  // namespace
 
@@ -173,7 +168,7 @@ Result<std::shared_ptr<arrow::io::OutputStream>> LocalStorage::OpenOutputStream(
     ::unlink(tmp.c_str());
     return file.status();
   }
-  return std::make_shared<LocalReplaceOnCloseStream>(*std::move(file), tmp, abs);
+  return std::make_shared<LocalReplaceOnCloseStream>(*std::move(file), tmp, abs, NeedsSync(abs));
 }
 
 Status LocalStorage::WriteFile(std::string_view path, std::shared_ptr<arrow::Buffer> data) {

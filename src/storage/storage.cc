@@ -2,6 +2,8 @@
 
 #include <arrow/io/memory.h>
 
+#include "storage/publish_on_close_stream.h"
+
 #include <arrow/filesystem/s3fs.h>
 
 #include "storage/local_storage.h"
@@ -43,31 +45,22 @@ Result<bool> Storage::Exists(std::string_view path) {
 
 namespace {
 /// Buffers in memory; Close hands the buffer to Storage::WriteFile.
-class WriteFileOnCloseStream : public arrow::io::OutputStream {
+class WriteFileOnCloseStream : public PublishOnCloseStream {
  public:
   WriteFileOnCloseStream(Storage* storage, std::string path, std::shared_ptr<arrow::io::BufferOutputStream> buffer)
       : storage_(storage), path_(std::move(path)), buffer_(std::move(buffer)) {}
-  Status Close() override {
-    if (closed_) return Status::OK();
-    closed_ = true;
+
+ protected:
+  Status Append(const void* data, int64_t nbytes) override { return buffer_->Write(data, nbytes); }
+  Status Publish() override {
     ARROW_ASSIGN_OR_RAISE(auto data, buffer_->Finish());
     return storage_->WriteFile(path_, std::move(data));
-  }
-  bool closed() const override { return closed_; }
-  /// Bytes written so far; still answers after Close (the final size).
-  Result<int64_t> Tell() const override { return position_; }
-  Status Write(const void* data, int64_t nbytes) override {
-    ARROW_RETURN_NOT_OK(buffer_->Write(data, nbytes));
-    position_ += nbytes;
-    return Status::OK();
   }
 
  private:
   Storage* storage_;
   std::string path_;
   std::shared_ptr<arrow::io::BufferOutputStream> buffer_;
-  bool closed_ = false;
-  int64_t position_ = 0;
 };
 }  // namespace
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import lakeshore
 import pyarrow as pa
 import pytest
+
+import lakeshore
 from lakeshore import _core
 from lakeshore._arrow import schema_capsule, schema_from_capsule, stream_capsule, table_from_capsule
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import lakeshore
 import pyarrow as pa
 import pytest
+
+import lakeshore
 
 SCHEMA = pa.schema(
     [pa.field("id", pa.int64(), nullable=False), pa.field("city", pa.string()), pa.field("v", pa.int64())]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import lakeshore
 import pyarrow as pa
+
+import lakeshore
 from lakeshore.cli._common import parse_schema, parse_type
 
 

@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import lakeshore
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
+import lakeshore
 from lakeshore.cli import main
 
 
@@ -79,8 +80,21 @@ def test_create_write_show_timeline(tmp_path: Path, capsys: pytest.CaptureFixtur
 def test_create_from_a_sample_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sample = tmp_path / "s.parquet"
     pq.write_table(pa.table({"k": ["a"], "v": pa.array([1], pa.int32())}), sample)
-    doc = run_json(capsys, "create", str(tmp_path / "t"), "--sample", str(sample), "--record-key", "k")
+    doc = run_json(
+        capsys,
+        "create",
+        str(tmp_path / "t"),
+        "--sample",
+        str(sample),
+        "--record-key",
+        "k",
+        "--property",
+        "write.parquet.compression=zstd",
+    )
     assert [(f["name"], f["type"]) for f in doc["schema"]] == [("k", "string"), ("v", "int32")]
+    assert doc["config"]["properties"]["write.parquet.compression"] == "zstd"
+    assert main(["create", str(tmp_path / "t2"), "--sample", str(sample), "--record-key", "k", "--property", "x"]) == 1
+    assert "KEY=VALUE" in capsys.readouterr().err
 
 
 def test_human_output_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from lakeshore.cli import build_parser, main, verb_modules
 from lakeshore.cli._common import detect_format, human_instant, open_input, parse_schema
 

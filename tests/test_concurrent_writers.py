@@ -6,8 +6,9 @@ from __future__ import annotations
 import multiprocessing as mp
 from typing import Any
 
-import lakeshore
 import pyarrow as pa
+
+import lakeshore
 
 SCHEMA = pa.schema(
     [pa.field("id", pa.int64(), nullable=False), pa.field("city", pa.string()), pa.field("who", pa.string())]

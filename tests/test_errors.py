@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pickle
 
-import lakeshore
 import pytest
+
+import lakeshore
 from lakeshore import _core
 from lakeshore.errors import error_class_for_kind
 

@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import lakeshore
 import pyarrow as pa
 import pyarrow.parquet as pq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import lakeshore
 
 SCHEMA = pa.schema(
     [
@@ -108,3 +109,47 @@ def test_random_histories_match_the_oracle_and_external_readers(history: list[tu
             assert as_rows(t.to_arrow(as_of=instant)) == rows, instant
         reopened = lakeshore.Table.open(str(root))
         assert as_rows(reopened.to_arrow()) == expected
+
+
+# Composite keys and no ordering field: the latest write wins, and inside one batch the last row.
+COMPOSITE = pa.schema(
+    [
+        pa.field("region", pa.string(), nullable=False),
+        pa.field("n", pa.int32(), nullable=False),
+        pa.field("val", pa.int64()),
+    ]
+)
+CKEYS = st.tuples(st.sampled_from(["eu", "us", "ap"]), st.integers(0, 6))
+composite_step = st.one_of(
+    st.tuples(st.just("upsert"), st.lists(CKEYS, min_size=1, max_size=10)),
+    st.tuples(st.just("delete"), st.lists(CKEYS, min_size=1, max_size=6, unique=True)),
+)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(history=st.lists(composite_step, min_size=1, max_size=5))
+def test_composite_keys_latest_write_wins(history: list[tuple[str, list[tuple[str, int]]]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "t"
+        t = lakeshore.Table.create(str(root), COMPOSITE, record_key=["region", "n"], partition_by="region")
+        oracle: dict[tuple[str, int], int] = {}
+        counter = 0
+        for mode, keys in history:
+            if mode == "delete":
+                t.delete(keys)
+                for k in keys:
+                    oracle.pop(k, None)
+                continue
+            batch = []
+            for region, n in keys:
+                counter += 1
+                batch.append({"region": region, "n": n, "val": counter})
+                oracle[(region, n)] = counter  # later rows of the batch overwrite earlier ones
+            t.upsert(pa.Table.from_pylist(batch, schema=COMPOSITE))
+        got = {(r["region"], r["n"]): r["val"] for r in t.to_arrow(columns=COMPOSITE.names).to_pylist()}
+        assert got == oracle
+        paths = [str(root / f) for f in t.files()]
+        if paths:
+            duck = duckdb.connect().execute("SELECT region, n, val FROM read_parquet(?)", [paths]).fetchall()
+            assert {(r, n): v for r, n, v in duck} == oracle
+            assert len(duck) == len(oracle)

@@ -3,8 +3,9 @@ cannot start)."""
 
 from __future__ import annotations
 
-import lakeshore
 import pyarrow as pa
+
+import lakeshore
 from conftest import S3Server
 
 SCHEMA = pa.schema(

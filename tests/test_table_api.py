@@ -9,9 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import lakeshore
 import pyarrow as pa
 import pytest
+
+import lakeshore
 
 META = ["_lakeshore_commit_time", "_lakeshore_record_key", "_lakeshore_partition"]
 SCHEMA = pa.schema(
@@ -236,3 +237,75 @@ def test_heavy_calls_release_the_gil(table_path: str) -> None:
     # With the GIL held for the whole call the other thread could tick at most a few times.
     if elapsed > 0.1:
         assert during >= max(5, elapsed / 0.001 * 0.05), (during, elapsed)
+
+
+def test_properties_reach_the_writer_and_unknown_keys_are_refused(table_path: str, tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    t = lakeshore.Table.create(table_path, SCHEMA, record_key="id", properties={"write.parquet.compression": "zstd"})
+    assert t.config["properties"]["write.parquet.compression"] == "zstd"
+    t.insert(rows((1, "oslo", 1, "a")))
+    meta = pq.ParquetFile(Path(table_path, t.files()[0])).metadata
+    assert meta.row_group(0).column(0).compression == "ZSTD"
+    with pytest.raises(lakeshore.InvalidArgumentError, match="no.such.key"):
+        lakeshore.Table.create(str(tmp_path / "other"), SCHEMA, record_key="id", properties={"no.such.key": "1"})
+    with pytest.raises(lakeshore.InvalidArgumentError, match="bad"):
+        lakeshore.Table.create(str(tmp_path / "t3"), SCHEMA, record_key="id", table_type="bad")
+
+
+def test_threads_share_one_table(table: lakeshore.Table) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    table.insert(rows(*[(i, ["oslo", "lima"][i % 2], 1, str(i)) for i in range(200)]))
+    expected = state(table)
+
+    def read(_: int) -> dict[int, tuple[Any, ...]]:
+        return state(table)
+
+    def write(i: int) -> dict[str, Any]:
+        return table.upsert(rows((1000 + i, "quito", 1, "new")))
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        reads = [pool.submit(read, i) for i in range(8)]
+        writes = [pool.submit(write, i) for i in range(4)]
+        for f in reads:
+            got = f.result()
+            assert {k: v for k, v in got.items() if k < 1000} == expected
+        assert len({f.result()["instant_time"] for f in writes}) == 4  # writes from one Table serialize
+    assert set(state(table)) == set(expected) | {1000, 1001, 1002, 1003}
+
+
+def test_typed_partition_filters(table_path: str) -> None:
+    s = pa.schema([("id", pa.int64()), ("y", pa.int32()), ("d", pa.date32()), ("b", pa.bool_())])
+    t = lakeshore.Table.create(table_path, s, record_key="id", partition_by=["y", "d", "b"])
+    t.insert(
+        pa.table(
+            {
+                "id": pa.array([1, 2, 3], pa.int64()),
+                "y": pa.array([2024, 2025, 2025], pa.int32()),
+                "d": pa.array([dt.date(2024, 1, 1), dt.date(2025, 2, 1), dt.date(2025, 3, 1)]),
+                "b": [True, False, True],
+            },
+            schema=s,
+        )
+    )
+
+    def ids(flt: list[tuple[str, str, Any]]) -> list[int]:
+        return sorted(t.to_arrow(columns=["id"], filter=flt).column("id").to_pylist())
+
+    assert ids([("y", ">=", 2025)]) == [2, 3]
+    assert ids([("y", ">=", 2025), ("b", "==", True)]) == [3]
+    assert ids([("d", "<", dt.date(2025, 3, 1))]) == [1, 2]
+    assert ids([("b", "=", False)]) == [2]
+    assert ids([("y", "in", [2024]), ("d", "not in", [dt.date(2025, 1, 1)])]) == [1]
+    assert ids([("y", "=", pa.scalar(2025, pa.int32()))]) == [2, 3]
+
+
+def test_in_memory_table_is_shared_within_the_process() -> None:
+    import uuid
+
+    uri = f"mem://test-{uuid.uuid4().hex}"
+    t = lakeshore.Table.create(uri, SCHEMA, record_key="id", partition_by="city")
+    t.insert(rows((1, "oslo", 1, "a")))
+    assert state(lakeshore.Table.open(uri)) == {1: ("oslo", 1, "a")}
+    assert lakeshore.Table.open(uri).files() == t.files()

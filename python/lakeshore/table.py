@@ -100,9 +100,10 @@ class Table:
     """A Lakeshore table: records keyed by a record key, in hive-style partitions, with a
     timeline of instants. Get one from :meth:`create` or :meth:`open`.
 
-    Paths may be a plain folder, ``file:///abs/path`` or
+    Paths may be a plain folder, ``file:///abs/path``,
     ``s3://bucket/prefix?endpoint_override=host:port&scheme=http`` (credentials from
-    ``storage_options`` or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_REGION).
+    ``storage_options`` or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_REGION) or
+    ``mem://name`` (an in-memory tree shared within the process).
     """
 
     __slots__ = ("_native",)

@@ -10,12 +10,13 @@
 #include "lakeshore/engine/engine.h"
 #include "lakeshore/storage/storage.h"
 #include "table/file_system_view.h"
+#include "table/partition_path.h"
 
 namespace lakeshore {
 
 /// The keys to tag: parallel arrays, one entry per incoming record.
 struct KeysToTag {
-  const std::vector<std::string>* partitions = nullptr;
+  const PartitionedRows* partitions = nullptr;
   const std::vector<std::string_view>* record_keys = nullptr;
   /// Indices into the arrays of the records to tag (others are left untagged).
   std::vector<int64_t> rows;

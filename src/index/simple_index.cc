@@ -24,7 +24,7 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
 
   // Incoming rows by partition, with their keys sorted for range pruning.
   std::map<std::string, std::vector<int64_t>> rows_by_partition;
-  for (int64_t r : keys.rows) rows_by_partition[partitions[r]].push_back(r);
+  for (int64_t r : keys.rows) rows_by_partition[partitions.PathOf(r)].push_back(r);
 
   struct Probe {
     const FileGroup* group;

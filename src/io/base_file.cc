@@ -72,8 +72,7 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
                    ->build();
   // The schema is stored so every Arrow type round-trips.
   auto arrow_props = parquet::ArrowWriterProperties::Builder().store_schema()->set_use_threads(true)->build();
-  ARROW_ASSIGN_OR_RAISE(auto sink, arrow::io::BufferOutputStream::Create(
-                                       std::max<int64_t>(1 << 20, arrow::util::TotalBufferSize(rows) / 2)));
+  ARROW_ASSIGN_OR_RAISE(auto sink, storage.OpenOutputStream(path));
   // Buffered row groups: each batch's columns are encoded in parallel on Arrow's CPU pool
   // (WriteTable would encode them one after another).
   ARROW_ASSIGN_OR_RAISE(auto writer, parquet::arrow::FileWriter::Open(*rows.schema(), arrow::default_memory_pool(),
@@ -87,9 +86,9 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
     ARROW_RETURN_NOT_OK(writer->WriteRecordBatch(*batch));
   }
   ARROW_RETURN_NOT_OK(writer->Close());
-  ARROW_ASSIGN_OR_RAISE(auto buffer, sink->Finish());
   BaseFileWriteResult result;
-  result.size = buffer->size();
+  ARROW_ASSIGN_OR_RAISE(result.size, sink->Tell());
+  ARROW_RETURN_NOT_OK(sink->Close());  // the file appears whole, now
   result.num_records = rows.num_rows();
   int key_leaf = rows.schema()->GetFieldIndex(meta_columns::kRecordKey);  // meta columns are flat and first
   auto from_stats = rows.num_rows() > 0 && key_leaf >= 0 ? KeyRangeFromStatistics(*writer->metadata(), key_leaf)
@@ -102,7 +101,6 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
   }
   result.min_record_key = std::move(range.first);
   result.max_record_key = std::move(range.second);
-  ARROW_RETURN_NOT_OK(storage.WriteFile(path, std::move(buffer)));
   return result;
 }
 

@@ -1,5 +1,7 @@
 #include "storage/local_storage.h"
 
+#include "storage/publish_on_close_stream.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,14 +49,26 @@ Status WriteAll(int fd, const uint8_t* data, int64_t size, const std::string& pa
 }
 }  // namespace
 
-Result<std::shared_ptr<Storage>> LocalStorage::Make(const std::string& root) {
+Result<std::shared_ptr<Storage>> LocalStorage::Make(const std::string& root,
+                                                    std::vector<std::string> unsynced_folders) {
   if (root.empty()) return Status::Invalid("empty local storage root");
   std::error_code ec;
   fs::path p = fs::absolute(fs::path(root), ec).lexically_normal();
   if (ec) return Status::IOError("cannot resolve '", root, "': ", ec.message());
   std::string s = p.string();
   while (s.size() > 1 && s.back() == '/') s.pop_back();
-  return std::shared_ptr<Storage>(new LocalStorage(std::move(s)));
+  for (auto& folder : unsynced_folders) {
+    ARROW_ASSIGN_OR_RAISE(folder, NormalizeRelativePath(folder));
+  }
+  return std::shared_ptr<Storage>(new LocalStorage(std::move(s), std::move(unsynced_folders)));
+}
+
+bool LocalStorage::NeedsSync(const std::string& abs) const {
+  for (const auto& folder : unsynced_folders_) {
+    std::string prefix = root_ + "/" + folder + "/";
+    if (abs.compare(0, prefix.size(), prefix) == 0) return false;
+  }
+  return true;
 }
 
 Result<std::string> LocalStorage::Abs(std::string_view path, bool allow_root) const {
@@ -76,7 +90,7 @@ Result<std::shared_ptr<arrow::io::RandomAccessFile>> LocalStorage::OpenInputFile
   return std::shared_ptr<arrow::io::RandomAccessFile>(*std::move(result));
 }
 
-Result<std::string> LocalStorage::WriteTemp(const std::string& abs, const arrow::Buffer& data) const {
+Result<std::pair<int, std::string>> LocalStorage::CreateTemp(const std::string& abs) const {
   fs::path parent = fs::path(abs).parent_path();
   std::string tmp = parent.string() + "/." + fs::path(abs).filename().string() + ".tmp." + UniqueSuffix();
   int fd = -1;
@@ -93,14 +107,68 @@ Result<std::string> LocalStorage::WriteTemp(const std::string& abs, const arrow:
     // machine.
     if (attempt >= 8) std::this_thread::sleep_for(std::chrono::microseconds(100 * std::min(attempt, 50)));
   }
+  return std::make_pair(fd, tmp);
+}
+
+Result<std::string> LocalStorage::WriteTemp(const std::string& abs, const arrow::Buffer& data) const {
+  ARROW_ASSIGN_OR_RAISE(auto created, CreateTemp(abs));
+  auto [fd, tmp] = created;
   Status st = WriteAll(fd, data.data(), data.size(), tmp);
-  if (st.ok() && ::fsync(fd) != 0) st = ErrnoError("cannot sync", tmp, errno);
+  if (st.ok() && NeedsSync(abs) && ::fsync(fd) != 0) st = ErrnoError("cannot sync", tmp, errno);
   ::close(fd);
   if (!st.ok()) {
     ::unlink(tmp.c_str());
     return st;
   }
   return tmp;
+}
+
+namespace {
+/// Streams into a temp file beside the target; Close syncs it and renames it into place.
+/// Dropped without Close, it removes the temp file.
+class LocalReplaceOnCloseStream : public PublishOnCloseStream {
+ public:
+  LocalReplaceOnCloseStream(std::shared_ptr<arrow::io::FileOutputStream> file, std::string tmp, std::string target,
+                            bool sync)
+      : file_(std::move(file)), tmp_(std::move(tmp)), target_(std::move(target)), sync_(sync) {}
+  ~LocalReplaceOnCloseStream() override {
+    if (!closed()) {
+      (void)file_->Close();
+      ::unlink(tmp_.c_str());
+    }
+  }
+
+ protected:
+  Status Append(const void* data, int64_t nbytes) override { return file_->Write(data, nbytes); }
+  Status Publish() override {
+    Status st;
+    if (sync_ && ::fsync(file_->file_descriptor()) != 0) st = ErrnoError("cannot sync", tmp_, errno);
+    Status close_st = file_->Close();
+    if (st.ok()) st = close_st;
+    if (st.ok() && ::rename(tmp_.c_str(), target_.c_str()) != 0) st = ErrnoError("cannot rename into", target_, errno);
+    if (!st.ok()) ::unlink(tmp_.c_str());
+    return st;
+  }
+
+ private:
+  std::shared_ptr<arrow::io::FileOutputStream> file_;
+  std::string tmp_;
+  std::string target_;
+  bool sync_;
+};
+}  // namespace
+
+Result<std::shared_ptr<arrow::io::OutputStream>> LocalStorage::OpenOutputStream(std::string_view path) {
+  ARROW_ASSIGN_OR_RAISE(auto abs, Abs(path));
+  ARROW_ASSIGN_OR_RAISE(auto created, CreateTemp(abs));
+  auto [fd, tmp] = created;
+  auto file = arrow::io::FileOutputStream::Open(fd);
+  if (!file.ok()) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return file.status();
+  }
+  return std::make_shared<LocalReplaceOnCloseStream>(*std::move(file), tmp, abs, NeedsSync(abs));
 }
 
 Status LocalStorage::WriteFile(std::string_view path, std::shared_ptr<arrow::Buffer> data) {

@@ -13,13 +13,17 @@ namespace lakeshore {
 class LocalStorage : public Storage {
  public:
   /// `root` is an absolute or relative folder path; it is created if missing.
-  static Result<std::shared_ptr<Storage>> Make(const std::string& root);
+  /// Files under `unsynced_folders` (relative) are not fsynced (see StorageOptions).
+  static Result<std::shared_ptr<Storage>> Make(const std::string& root,
+                                               std::vector<std::string> unsynced_folders = {});
 
   std::string root_uri() const override { return "file://" + root_; }
   Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view path) override;
   Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputFile(
       std::string_view path, std::optional<int64_t> size_hint) override;
   Status WriteFile(std::string_view path, std::shared_ptr<arrow::Buffer> data) override;
+  /// Streams into a temp file; Close syncs and renames it into place.
+  Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutputStream(std::string_view path) override;
   Result<bool> PutIfAbsent(std::string_view path, std::shared_ptr<arrow::Buffer> data) override;
   Result<std::optional<FileEntry>> GetFileInfo(std::string_view path) override;
   Result<std::vector<FileEntry>> List(std::string_view prefix, bool recursive) override;
@@ -28,11 +32,17 @@ class LocalStorage : public Storage {
   Status SetModificationTimeForTesting(std::string_view path, int64_t mtime_ms) override;
 
  private:
-  explicit LocalStorage(std::string root) : root_(std::move(root)) {}
+  LocalStorage(std::string root, std::vector<std::string> unsynced_folders)
+      : root_(std::move(root)), unsynced_folders_(std::move(unsynced_folders)) {}
+  // True when `abs` lies in an unsynced folder.
+  bool NeedsSync(const std::string& abs) const;
   Result<std::string> Abs(std::string_view path, bool allow_root = false) const;
+  // Creates an empty temp file beside `abs` (creating folders); returns its fd and path.
+  Result<std::pair<int, std::string>> CreateTemp(const std::string& abs) const;
   Result<std::string> WriteTemp(const std::string& abs, const arrow::Buffer& data) const;
 
   std::string root_;  // absolute, no trailing '/'
+  std::vector<std::string> unsynced_folders_;  // relative to root_
 };
 
 }  // namespace lakeshore

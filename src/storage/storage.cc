@@ -1,5 +1,9 @@
 #include "lakeshore/storage/storage.h"
 
+#include <arrow/io/memory.h>
+
+#include "storage/publish_on_close_stream.h"
+
 #include <arrow/filesystem/s3fs.h>
 
 #include "storage/local_storage.h"
@@ -10,7 +14,7 @@ namespace lakeshore {
 
 Result<std::shared_ptr<Storage>> Storage::Open(const std::string& uri,
                                                const StorageOptions& options) {
-  if (uri.rfind("file://", 0) == 0) return LocalStorage::Make(uri.substr(7));
+  if (uri.rfind("file://", 0) == 0) return LocalStorage::Make(uri.substr(7), options.unsynced_folders);
   if (uri.rfind("mem://", 0) == 0) {
     std::string rest = uri.substr(6);
     size_t slash = rest.find('/');
@@ -22,7 +26,7 @@ Result<std::shared_ptr<Storage>> Storage::Open(const std::string& uri,
     return Status::Invalid("unsupported storage URI '", uri,
                            "': expected a path, file://, mem:// or s3://");
   }
-  return LocalStorage::Make(uri);
+  return LocalStorage::Make(uri, options.unsynced_folders);
 }
 
 Status Storage::SetModificationTimeForTesting(std::string_view path, int64_t) {
@@ -37,6 +41,33 @@ Status FinalizeStorage() {
 Result<bool> Storage::Exists(std::string_view path) {
   ARROW_ASSIGN_OR_RAISE(auto info, GetFileInfo(path));
   return info.has_value() && !info->is_dir;
+}
+
+namespace {
+/// Buffers in memory; Close hands the buffer to Storage::WriteFile.
+class WriteFileOnCloseStream : public PublishOnCloseStream {
+ public:
+  WriteFileOnCloseStream(Storage* storage, std::string path, std::shared_ptr<arrow::io::BufferOutputStream> buffer)
+      : storage_(storage), path_(std::move(path)), buffer_(std::move(buffer)) {}
+
+ protected:
+  Status Append(const void* data, int64_t nbytes) override { return buffer_->Write(data, nbytes); }
+  Status Publish() override {
+    ARROW_ASSIGN_OR_RAISE(auto data, buffer_->Finish());
+    return storage_->WriteFile(path_, std::move(data));
+  }
+
+ private:
+  Storage* storage_;
+  std::string path_;
+  std::shared_ptr<arrow::io::BufferOutputStream> buffer_;
+};
+}  // namespace
+
+Result<std::shared_ptr<arrow::io::OutputStream>> Storage::OpenOutputStream(std::string_view path) {
+  ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(path));
+  ARROW_ASSIGN_OR_RAISE(auto buffer, arrow::io::BufferOutputStream::Create(1 << 20));
+  return std::make_shared<WriteFileOnCloseStream>(this, std::move(rel), std::move(buffer));
 }
 
 Status Storage::WriteString(std::string_view path, std::string_view content) {

@@ -128,6 +128,29 @@ TEST_P(StorageConformance, WriteReadOverwrite) {
   EXPECT_EQ(content, "");
 }
 
+TEST_P(StorageConformance, OutputStreamAppearsWholeOnCloseOnly) {
+  ASSERT_OK_AND_ASSIGN(auto stream, storage_->OpenOutputStream("s/big.bin"));
+  std::string chunk(1 << 16, 'x');
+  for (int i = 0; i < 40; ++i) ASSERT_OK(stream->Write(chunk.data(), static_cast<int64_t>(chunk.size())));
+  ASSERT_OK_AND_ASSIGN(bool visible, storage_->Exists("s/big.bin"));
+  EXPECT_FALSE(visible) << "nothing may be visible before Close";
+  ASSERT_OK(stream->Close());
+  ASSERT_OK_AND_ASSIGN(int64_t size, stream->Tell());
+  EXPECT_EQ(size, 40 * (1 << 16));
+  ASSERT_OK_AND_ASSIGN(auto content, storage_->ReadString("s/big.bin"));
+  EXPECT_EQ(content.size(), static_cast<size_t>(size));
+
+  // A stream dropped without Close leaves no file and no visible temp file behind.
+  {
+    ASSERT_OK_AND_ASSIGN(auto dropped, storage_->OpenOutputStream("s/dropped.bin"));
+    ASSERT_OK(dropped->Write(chunk.data(), 10));
+  }
+  ASSERT_OK_AND_ASSIGN(bool dropped_exists, storage_->Exists("s/dropped.bin"));
+  EXPECT_FALSE(dropped_exists);
+  ASSERT_OK_AND_ASSIGN(auto listed, storage_->List("s", true));
+  EXPECT_EQ(listed.size(), 1u);
+}
+
 TEST_P(StorageConformance, ReadOfMissingFileNamesThePath) {
   auto result = storage_->ReadString("no/such/file.parquet");
   ASSERT_FALSE(result.ok());

@@ -1,7 +1,10 @@
 #include "table/partition_path.h"
 
 #include <arrow/array.h>
+#include <arrow/array/concatenate.h>
 #include <arrow/compute/api.h>
+
+#include <unordered_map>
 
 namespace lakeshore {
 namespace {
@@ -95,20 +98,71 @@ Result<std::vector<std::optional<std::string>>> ValuesAsStrings(const std::share
   return out;
 }
 
-Result<std::vector<std::string>> ComputePartitionPaths(const arrow::Table& table,
-                                                       const std::vector<std::string>& fields) {
-  std::vector<std::string> paths(static_cast<size_t>(table.num_rows()));
-  for (size_t f = 0; f < fields.size(); ++f) {
-    auto column = table.GetColumnByName(fields[f]);
-    if (column == nullptr) return SchemaMismatch("the batch has no partition column '" + fields[f] + "'");
-    ARROW_ASSIGN_OR_RAISE(auto values, ValuesAsStrings(column));
-    for (size_t r = 0; r < paths.size(); ++r) {
-      if (f > 0) paths[r].push_back('/');
-      paths[r].append(fields[f]).push_back('=');
-      paths[r].append(values[r] ? EscapePartitionValue(*values[r]) : kNullPartitionValue);
-    }
+namespace {
+// One partition column dictionary-encoded: per row a code, and the rendered `field=value`
+// segment of each code (the last code is null).
+struct EncodedColumn {
+  std::vector<int32_t> codes;
+  std::vector<std::string> segments;
+};
+
+Result<EncodedColumn> EncodeColumn(const arrow::Table& table, const std::string& field) {
+  auto column = table.GetColumnByName(field);
+  if (column == nullptr) return SchemaMismatch("the batch has no partition column '" + field + "'");
+  EncodedColumn out;
+  out.codes.reserve(static_cast<size_t>(table.num_rows()));
+  std::shared_ptr<arrow::Array> flat;
+  if (column->num_chunks() == 0) {
+    ARROW_ASSIGN_OR_RAISE(flat, arrow::MakeEmptyArray(column->type()));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(flat, arrow::Concatenate(column->chunks()));
   }
-  return paths;
+  ARROW_ASSIGN_OR_RAISE(auto encoded, arrow::compute::DictionaryEncode(flat));
+  auto encoded_array = encoded.make_array();
+  const auto& dict = static_cast<const arrow::DictionaryArray&>(*encoded_array);
+  auto dictionary = std::make_shared<arrow::ChunkedArray>(dict.dictionary());
+  ARROW_ASSIGN_OR_RAISE(auto values, ValuesAsStrings(dictionary));
+  for (const auto& v : values) out.segments.push_back(field + "=" + (v ? EscapePartitionValue(*v) : kNullPartitionValue));
+  out.segments.push_back(field + "=" + kNullPartitionValue);
+  int32_t null_code = static_cast<int32_t>(out.segments.size() - 1);
+  for (int64_t i = 0; i < dict.length(); ++i) {
+    out.codes.push_back(dict.IsNull(i) ? null_code : static_cast<int32_t>(dict.GetValueIndex(i)));
+  }
+  return out;
+}
+}  // namespace
+
+Result<PartitionedRows> ComputePartitions(const arrow::Table& table, const std::vector<std::string>& fields) {
+  PartitionedRows out;
+  size_t n = static_cast<size_t>(table.num_rows());
+  if (fields.empty()) {
+    out.paths = {""};
+    out.id_of_row.assign(n, 0);
+    return out;
+  }
+  std::vector<EncodedColumn> columns;
+  for (const auto& f : fields) {
+    ARROW_ASSIGN_OR_RAISE(auto c, EncodeColumn(table, f));
+    columns.push_back(std::move(c));
+  }
+  // Combine the per-column codes into one dense id per distinct tuple.
+  std::unordered_map<uint64_t, int32_t> dense;
+  out.id_of_row.resize(n);
+  for (size_t r = 0; r < n; ++r) {
+    uint64_t tuple = 0;
+    for (const auto& c : columns) tuple = tuple * c.segments.size() + static_cast<uint64_t>(c.codes[r]);
+    auto [it, inserted] = dense.emplace(tuple, static_cast<int32_t>(out.paths.size()));
+    if (inserted) {
+      std::string path;
+      for (size_t f = 0; f < columns.size(); ++f) {
+        if (f > 0) path.push_back('/');
+        path += columns[f].segments[static_cast<size_t>(columns[f].codes[r])];
+      }
+      out.paths.push_back(std::move(path));
+    }
+    out.id_of_row[r] = it->second;
+  }
+  return out;
 }
 
 }  // namespace lakeshore

@@ -26,10 +26,18 @@ Result<std::string> UnescapePartitionValue(const std::string& escaped);
 /// segment is not `field=value`.
 Result<std::vector<std::pair<std::string, std::string>>> ParsePartitionPath(const std::string& path);
 
-/// The partition path of every row of `table` (one string per row; "" for an unpartitioned
-/// table). Values are the canonical string renderings of the partition columns.
-Result<std::vector<std::string>> ComputePartitionPaths(const arrow::Table& table,
-                                                       const std::vector<std::string>& fields);
+/// The partition of every row: the distinct partition paths and, per row, the index of its
+/// path ("" is the one path of an unpartitioned table).
+struct PartitionedRows {
+  std::vector<std::string> paths;
+  std::vector<int32_t> id_of_row;
+  const std::string& PathOf(int64_t row) const { return paths[static_cast<size_t>(id_of_row[static_cast<size_t>(row)])]; }
+};
+
+/// Assigns every row of `table` its partition path from the partition columns (values in
+/// their canonical string rendering, Hive-escaped; null as kNullPartitionValue). Vectorized:
+/// each column is dictionary-encoded once and only the distinct values are rendered.
+Result<PartitionedRows> ComputePartitions(const arrow::Table& table, const std::vector<std::string>& fields);
 
 /// The canonical string of every value of `column`, as used for keys and partition values
 /// (integers in decimal, strings as is, dates and timestamps in ISO form); nulls are nullopt.

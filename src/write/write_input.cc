@@ -48,15 +48,18 @@ std::shared_ptr<arrow::Schema> DeleteSchema(const TableConfig& config) {
   return arrow::schema(std::move(fields));
 }
 
+struct RecordIdHash {
+  size_t operator()(const std::pair<int32_t, std::string_view>& id) const {
+    return std::hash<std::string_view>()(id.second) * 31 + static_cast<size_t>(id.first);
+  }
+};
+
 // Keeps, per (partition, key), the row with the largest rank (the last row when no ranks).
 std::vector<int64_t> Deduplicate(const WriteInput& in, const std::vector<int64_t>* ranks) {
-  std::unordered_map<std::string, int64_t> best;
+  std::unordered_map<std::pair<int32_t, std::string_view>, int64_t, RecordIdHash> best;
   best.reserve(in.record_keys.size());
   for (int64_t r = 0; r < static_cast<int64_t>(in.record_keys.size()); ++r) {
-    std::string id = in.partitions[r];
-    id.push_back('\x1f');
-    id.append(in.record_keys[r]);
-    auto [it, inserted] = best.emplace(std::move(id), r);
+    auto [it, inserted] = best.emplace(std::make_pair(in.partitions.id_of_row[r], in.record_keys[r]), r);
     if (!inserted && (ranks == nullptr || (*ranks)[r] > (*ranks)[it->second])) it->second = r;
   }
   std::vector<int64_t> rows;
@@ -89,7 +92,7 @@ Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation o
   if (in.table->num_rows() > 0) {
     in.bytes_per_record = std::max<int64_t>(1, arrow::util::TotalBufferSize(*in.table) / in.table->num_rows());
   }
-  ARROW_ASSIGN_OR_RAISE(in.partitions, ComputePartitionPaths(*in.table, config.partition_fields));
+  ARROW_ASSIGN_OR_RAISE(in.partitions, ComputePartitions(*in.table, config.partition_fields));
   if (op == WriteOperation::kUpsert || op == WriteOperation::kDelete) {
     std::vector<int64_t> ranks;
     bool ordered = op == WriteOperation::kUpsert && !config.ordering_field.empty();

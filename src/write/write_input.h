@@ -11,6 +11,7 @@
 
 #include "lakeshore/table/table.h"
 #include "lakeshore/table/table_config.h"
+#include "table/partition_path.h"
 
 namespace lakeshore {
 
@@ -21,7 +22,7 @@ struct WriteInput {
   /// The record key of every row (utf8), and views into it.
   std::shared_ptr<arrow::ChunkedArray> key_column;
   std::vector<std::string_view> record_keys;
-  std::vector<std::string> partitions;
+  PartitionedRows partitions;
   /// The rows that take part, in input order: all rows, or for upserts and deletes the one
   /// winner per (partition, key) — the largest ordering value, the last row on ties.
   std::vector<int64_t> rows;

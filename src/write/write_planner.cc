@@ -40,17 +40,21 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
                                                 const std::string& instant_time) {
   // Existing groups touched by updates or deletes, by (partition, file id).
   std::map<std::pair<std::string, std::string>, FileGroupWrite> existing;
-  std::map<std::string, std::vector<int64_t>> inserts_by_partition;
+  // Inserts by partition id (a vector per distinct partition: no per-row lookups).
+  std::vector<std::vector<int64_t>> inserts_by_id(input.partitions.paths.size());
   bool tagged = op == WriteOperation::kUpsert || op == WriteOperation::kDelete;
-  for (int64_t r : input.rows) {
-    const std::string& partition = input.partitions[r];
+  bool all_inserts = !tagged && input.partitions.paths.size() == 1 && input.rows.size() == input.partitions.id_of_row.size();
+  if (all_inserts) inserts_by_id[0] = input.rows;
+  static const std::vector<int64_t> kNone;
+  for (int64_t r : all_inserts ? kNone : input.rows) {
+    const std::string& partition = input.partitions.PathOf(r);
     if (tagged && tags[r]) {
       auto key = std::make_pair(partition, *tags[r]);
       auto it = existing.find(key);
       if (it == existing.end()) it = existing.emplace(key, ForExisting(*view.Find(partition, *tags[r]))).first;
       (op == WriteOperation::kDelete ? it->second.deletes : it->second.upserts).push_back(r);
     } else if (op != WriteOperation::kDelete) {
-      inserts_by_partition[partition].push_back(r);
+      inserts_by_id[static_cast<size_t>(input.partitions.id_of_row[static_cast<size_t>(r)])].push_back(r);
     }
   }
 
@@ -58,7 +62,10 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
       view, input.bytes_per_record > 0 ? input.bytes_per_record : settings.record_size_estimate_bytes);
   int64_t per_file = std::max<int64_t>(1, settings.max_file_size_bytes / record_size);
   std::vector<FileGroupWrite> fresh;
-  for (auto& [partition, rows] : inserts_by_partition) {
+  for (size_t id = 0; id < inserts_by_id.size(); ++id) {
+    auto& rows = inserts_by_id[id];
+    if (rows.empty()) continue;
+    const std::string& partition = input.partitions.paths[id];
     // Bulk inserts that span several new files are sorted by key, so file key ranges are
     // disjoint and range pruning works; within one file the order does not matter.
     if (op == WriteOperation::kBulkInsert && static_cast<int64_t>(rows.size()) > per_file) {

@@ -43,6 +43,10 @@ struct StorageOptions {
   std::string s3_access_key;
   std::string s3_secret_key;
   std::string s3_region;  ///< empty means AWS_REGION / AWS_DEFAULT_REGION / us-east-1
+  /// Local only: folders whose files need not survive a power loss, so they are not fsynced:
+  /// coordination files that matter only while the process that wrote them lives (the table
+  /// lock's objects, writer heartbeats). Every other file is fsynced before it is visible.
+  std::vector<std::string> unsynced_folders = {".lakeshore/aux/lock", ".lakeshore/aux/heartbeats"};
 };
 
 /// A tree of files under one root: local folder, in-memory tree or S3 prefix.
@@ -79,6 +83,13 @@ class Storage {
 
   /// Creates or atomically replaces `path` with `data`, creating parent folders. Mutating.
   virtual Status WriteFile(std::string_view path, std::shared_ptr<arrow::Buffer> data) = 0;
+
+  /// A stream that creates or atomically replaces `path` when it is closed: nothing is
+  /// visible before Close, and a stream dropped without Close leaves nothing behind. For large
+  /// files (Parquet base files): a backend may stream to the medium instead of buffering the
+  /// whole file. The default buffers in memory and calls WriteFile on Close, so it counts as
+  /// one mutating call at Close.
+  virtual Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutputStream(std::string_view path);
 
   /// Creates `path` with `data` only if no file is there. Returns true if this call created
   /// it, false if it already existed (content untouched). Atomic across processes. Mutating.

@@ -14,7 +14,7 @@ EPILOG = """\
 examples:
   lakeshore create ./trips --schema "id:int64!,rider:string,city:string,ts:timestamp[ms],fare:double" \\
       --record-key id --partition-by city --ordering-field ts
-  lakeshore create ./photos --sample photos.parquet --record-key id
+  lakeshore create ./photos --sample photos.parquet --record-key id --property write.parquet.compression=zstd
   lakeshore create "s3://bucket/t?endpoint_override=127.0.0.1:9000&scheme=http" --schema "k:string,v:int64" \\
       --record-key k
 
@@ -46,8 +46,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--table-type", default="cow", choices=["cow", "mor"], help="copy-on-write (default) or merge-on-read"
     )
     p.add_argument("--name", help="table name (default: the last path segment)")
+    p.add_argument(
+        "--property",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a table setting, repeatable (e.g. write.parquet.compression=zstd, write.max_file_size_bytes=...)",
+    )
     add_json_flag(p)
     p.set_defaults(func=run)
+
+
+def parse_properties(items: list[str]) -> dict[str, str]:
+    """Parses repeated ``KEY=VALUE`` arguments."""
+    props = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"bad --property {item!r}: expected KEY=VALUE")
+        props[key.strip()] = value.strip()
+    return props
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         ordering_field=args.ordering_field,
         table_type=args.table_type,
         name=args.name,
+        properties=parse_properties(args.property),
     )
     doc: dict[str, Any] = {
         "uri": table.uri,

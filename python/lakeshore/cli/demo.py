@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import random
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -274,5 +275,6 @@ def run(args: argparse.Namespace) -> int:
     out.print(
         f"[green]demo ok[/]: the table is at {escape(str(demo.table_path))}" if ok else "[red]demo found problems[/]"
     )
-    out.print(escape(f"try: lakeshore show {demo.table_path}   lakeshore timeline {demo.table_path}"))
+    prog = sys.argv[0] if Path(sys.argv[0]).name == "lakeshore" else "lakeshore"
+    out.print(escape(f"try: {prog} show {demo.table_path}   {prog} timeline {demo.table_path}"))
     return 0 if ok else 1

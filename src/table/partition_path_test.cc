@@ -1,0 +1,50 @@
+#include "table/partition_path.h"
+
+#include <gtest/gtest.h>
+
+#include <arrow/api.h>
+
+#include "testing/status_test_util.h"
+
+namespace lakeshore {
+namespace {
+
+TEST(PartitionPath, EscapesAndParsesLikeHive) {
+  EXPECT_EQ(EscapePartitionValue("a/b=c%d:e"), "a%2Fb%3Dc%25d%3Ae");
+  ASSERT_OK_AND_ASSIGN(auto back, UnescapePartitionValue("a%2Fb%3Dc%25d%3Ae"));
+  EXPECT_EQ(back, "a/b=c%d:e");
+  EXPECT_FALSE(UnescapePartitionValue("bad%2").ok());
+  ASSERT_OK_AND_ASSIGN(auto parsed, ParsePartitionPath("country=US/day=2026-01-01"));
+  ASSERT_EQ(parsed.size(), 2u);
+  EXPECT_EQ(parsed[1].second, "2026-01-01");
+  EXPECT_FALSE(ParsePartitionPath("noequals").ok());
+}
+
+TEST(PartitionPath, AssignsDistinctTuplesAcrossChunksWithNulls) {
+  arrow::StringBuilder a1, a2;
+  arrow::Int32Builder b1, b2;
+  ASSERT_OK(a1.AppendValues({"x", "y/z"}));
+  ASSERT_OK(b1.AppendValues({1, 2}));
+  ASSERT_OK(a2.Append("x"));
+  ASSERT_OK(a2.AppendNull());
+  ASSERT_OK(b2.AppendValues({1, 2}));
+  auto schema = arrow::schema({arrow::field("a", arrow::utf8()), arrow::field("b", arrow::int32())});
+  auto t1 = arrow::Table::Make(schema, {*a1.Finish(), *b1.Finish()});
+  auto t2 = arrow::Table::Make(schema, {*a2.Finish(), *b2.Finish()});
+  ASSERT_OK_AND_ASSIGN(auto table, arrow::ConcatenateTables({t1, t2}));
+  ASSERT_OK_AND_ASSIGN(auto parts, ComputePartitions(*table, {"a", "b"}));
+  ASSERT_EQ(parts.id_of_row.size(), 4u);
+  EXPECT_EQ(parts.PathOf(0), "a=x/b=1");
+  EXPECT_EQ(parts.PathOf(1), "a=y%2Fz/b=2");
+  EXPECT_EQ(parts.PathOf(2), "a=x/b=1");
+  EXPECT_EQ(parts.id_of_row[0], parts.id_of_row[2]);
+  EXPECT_EQ(parts.PathOf(3), std::string("a=") + kNullPartitionValue + "/b=2");
+  EXPECT_EQ(parts.paths.size(), 3u);
+
+  ASSERT_OK_AND_ASSIGN(auto none, ComputePartitions(*table, {}));
+  EXPECT_EQ(none.paths, std::vector<std::string>{""});
+  EXPECT_EQ(none.PathOf(3), "");
+}
+
+}  // namespace
+}  // namespace lakeshore

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "lakeshore/storage/fault_injection_storage.h"
 #include "lakeshore/table/table.h"
 #include "lakeshore/vacuum.h"
 #include "table/layout.h"
@@ -160,6 +161,54 @@ TEST(LakeshoreVacuum, CorruptTimelineDeletesNothing) {
   ASSERT_TRUE(s.storage->WriteString(".lakeshore/timeline/archive/x.json", "{}").ok());
   EXPECT_TRUE(IsError(s.Vacuum().status(), ErrorKind::kUnsupportedFeature));
   EXPECT_TRUE(s.Exists("part=x/orphan.parquet"));
+}
+
+}  // namespace
+}  // namespace lakeshore
+
+namespace lakeshore {
+namespace {
+
+TEST(LakeshoreVacuum, CrashAtEveryMutationThenRerunConverges) {
+  auto build = [](LakeshoreScenario& s) {
+    s.Upsert({{1, "a", 1, "x"}, {2, "b", 1, "y"}});
+    for (int i = 0; i < 5; ++i) {
+      ASSERT_TRUE(s.storage->WriteString("part=x/orphan" + std::to_string(i) + ".parquet", "junk").ok());
+    }
+    ASSERT_TRUE(s.storage->WriteString("part=q/lonely.parquet", "junk").ok());
+  };
+  int64_t n = 0;
+  {
+    LakeshoreScenario s("ls_crash_count");
+    build(s);
+    auto counting = *FaultInjectionStorage::Make(s.storage, 0, FaultMode::kCrash);
+    VacuumOptions o;
+    o.clock = s.clock;
+    o.delete_batch_size = 2;
+    ASSERT_TRUE(Vacuum(counting, o).ok());
+    n = counting->mutating_calls();
+  }
+  ASSERT_GE(n, 5);  // requested, inflight, deletes, folders, completed
+  for (int64_t k = 1; k <= n; ++k) {
+    LakeshoreScenario s("ls_crash" + std::to_string(k));
+    build(s);
+    auto before = testing::ReadPeople(*s.table);
+    VacuumOptions o;
+    o.clock = s.clock;
+    o.delete_batch_size = 2;
+    auto crashing = *FaultInjectionStorage::Make(s.storage, k, FaultMode::kCrash);
+    EXPECT_FALSE(Vacuum(crashing, o).ok()) << k;
+    auto reopened = *Table::Open(s.dir.path());
+    EXPECT_EQ(testing::ReadPeople(*reopened), before) << k;
+    auto rerun = s.Vacuum(o);
+    ASSERT_TRUE(rerun.ok()) << k << ": " << rerun.status();
+    for (int i = 0; i < 5; ++i) EXPECT_FALSE(s.Exists("part=x/orphan" + std::to_string(i) + ".parquet")) << k;
+    EXPECT_FALSE(s.Exists("part=q")) << k;
+    EXPECT_EQ(testing::ReadPeople(*reopened), before) << k;
+    // A writer after the interrupted vacuum still works.
+    auto w = reopened->Write(WriteOperation::kUpsert, testing::PeopleReader({{3, "c", 1, "x"}}));
+    EXPECT_TRUE(w.ok()) << k << ": " << w.status();
+  }
 }
 
 }  // namespace

@@ -27,9 +27,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import lakeshore
 import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
+
+import lakeshore
 
 SCALE = float(os.environ.get("LAKESHORE_BENCH_SCALE", "0.1"))
 PARTITIONS = max(10, int(100 * SCALE))

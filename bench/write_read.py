@@ -8,7 +8,7 @@ compares reads of the same (user) columns; a read with the meta columns is repor
     LAKESHORE_BENCH_ROWS=200000 python bench/write_read.py      # quick
     LAKESHORE_BENCH_ROWS=5000000 python bench/write_read.py     # full
 
-Prints one JSON document. Each measurement is the best of LAKESHORE_BENCH_REPEAT runs (default 3),
+Prints one JSON document. Each measurement is the best of LAKESHORE_BENCH_REPEAT runs (default 5),
 since the machines are noisy; both sides run in the same process on the same data.
 """
 
@@ -74,7 +74,7 @@ def timed_read(folder: Path, write: Callable[[Path], Any], read: Callable[[Path]
 def main() -> int:
     """Runs the benchmark and prints its JSON report."""
     rows = int(os.environ.get("LAKESHORE_BENCH_ROWS", "1000000"))
-    repeat = int(os.environ.get("LAKESHORE_BENCH_REPEAT", "3"))
+    repeat = int(os.environ.get("LAKESHORE_BENCH_REPEAT", "5"))
     data = make_data(rows)
 
     def pa_write(folder: Path) -> None:

@@ -2,6 +2,7 @@
 
 #include "storage/publish_on_close_stream.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -90,24 +91,63 @@ Result<std::shared_ptr<arrow::io::RandomAccessFile>> LocalStorage::OpenInputFile
   return std::shared_ptr<arrow::io::RandomAccessFile>(*std::move(result));
 }
 
+namespace {
+constexpr int kOpenTempFlags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC;
+
+// Removes a staging tree left by a lost race (best effort).
+void RemoveTree(const std::string& path) {
+  std::error_code ec;
+  fs::remove_all(path, ec);
+}
+}  // namespace
+
+Result<int> LocalStorage::CreateInFreshFolder(const std::string& folder, const std::string& temp_name) const {
+  // The deepest existing ancestor; it cannot vanish while our staging folder sits in it.
+  fs::path existing = fs::path(folder);
+  std::error_code ec;
+  while (existing.string().size() > root_.size() && !fs::is_directory(existing, ec)) existing = existing.parent_path();
+  if (!fs::is_directory(existing, ec)) {
+    fs::create_directories(existing, ec);
+    if (ec) return Status::IOError("cannot create folder '", existing.string(), "': ", ec.message());
+  }
+  fs::path missing = fs::path(folder).lexically_relative(existing);
+  std::string first = missing.begin()->string();
+  std::string staging = (existing / ("." + first + ".tmp.dir." + UniqueSuffix())).string();
+  fs::path staged_folder = fs::path(staging);
+  for (auto it = std::next(missing.begin()); it != missing.end(); ++it) staged_folder /= *it;
+  fs::create_directories(staged_folder, ec);
+  if (ec) {
+    RemoveTree(staging);
+    return -1;  // the ancestor went away meanwhile; the caller retries
+  }
+  int fd = ::open((staged_folder / temp_name).c_str(), kOpenTempFlags, 0644);
+  if (fd < 0) {
+    int err = errno;
+    RemoveTree(staging);
+    return ErrnoError("cannot create", (staged_folder / temp_name).string(), err);
+  }
+  // The folder appears with our temp file already in it, so no remover can take it away.
+  if (::rename(staging.c_str(), (existing / first).c_str()) == 0) return fd;
+  ::close(fd);
+  RemoveTree(staging);
+  return -1;  // someone else created the folder first: use theirs
+}
+
 Result<std::pair<int, std::string>> LocalStorage::CreateTemp(const std::string& abs) const {
   fs::path parent = fs::path(abs).parent_path();
-  std::string tmp = parent.string() + "/." + fs::path(abs).filename().string() + ".tmp." + UniqueSuffix();
-  int fd = -1;
-  // A concurrent DeleteDirIfEmpty may remove the folder between its creation and the open;
-  // once the temp file is in it, the folder is not empty and stays.
-  for (int attempt = 0; fd < 0; ++attempt) {
-    std::error_code ec;
-    fs::create_directories(parent, ec);
-    if (ec) return Status::IOError("cannot create folder '", parent.string(), "': ", ec.message());
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd >= 0) break;
-    if (errno != ENOENT || attempt == 1000) return ErrnoError("cannot create", tmp, errno);
-    // Lost the race to a remover: back off a little so it cannot win every round on a busy
-    // machine.
-    if (attempt >= 8) std::this_thread::sleep_for(std::chrono::microseconds(100 * std::min(attempt, 50)));
+  std::string temp_name = "." + fs::path(abs).filename().string() + ".tmp." + UniqueSuffix();
+  std::string tmp = (parent / temp_name).string();
+  // A concurrent DeleteDirIfEmpty may remove an empty folder at any moment. A missing folder
+  // is therefore never created empty: it is built aside, with the temp file in it, and renamed
+  // into place whole (see CreateInFreshFolder). Once the temp file is in it, it stays.
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    int fd = ::open(tmp.c_str(), kOpenTempFlags, 0644);
+    if (fd >= 0) return std::make_pair(fd, tmp);
+    if (errno != ENOENT) return ErrnoError("cannot create", tmp, errno);
+    ARROW_ASSIGN_OR_RAISE(fd, CreateInFreshFolder(parent.string(), temp_name));
+    if (fd >= 0) return std::make_pair(fd, tmp);
   }
-  return std::make_pair(fd, tmp);
+  return Status::IOError("cannot create '", tmp, "': its folder kept disappearing");
 }
 
 Result<std::string> LocalStorage::WriteTemp(const std::string& abs, const arrow::Buffer& data) const {
@@ -207,67 +247,113 @@ Result<std::optional<FileEntry>> LocalStorage::GetFileInfo(std::string_view path
   return std::optional<FileEntry>(std::move(e));
 }
 
+namespace {
+bool IsOurTempFile(const char* name) { return name[0] == '.' && std::strstr(name, ".tmp.") != nullptr; }
+
+// Lists the folder open at `dirfd` (taking ownership) as `rel_dir`: one readdir pass and one
+// fstatat per entry relative to the folder handle, so no full path is resolved per entry.
+// Sets *has_entries when the folder holds anything (our temp files included).
+Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_dir, bool recursive,
+                  std::vector<FileEntry>* out, bool* has_entries) {
+  DIR* dir = ::fdopendir(dirfd);
+  if (dir == nullptr) {
+    int err = errno;
+    ::close(dirfd);
+    return ErrnoError("cannot list", abs_dir, err);
+  }
+  std::unique_ptr<DIR, int (*)(DIR*)> guard(dir, ::closedir);
+  *has_entries = false;
+  errno = 0;
+  while (struct dirent* e = ::readdir(dir)) {
+    const char* name = e->d_name;
+    if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0) continue;
+    *has_entries = true;
+    if (IsOurTempFile(name)) continue;
+    struct stat st;
+    if (::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno == ENOENT) continue;  // deleted while listing
+      return ErrnoError("cannot stat", abs_dir + "/" + name, errno);
+    }
+    std::string rel = rel_dir.empty() ? std::string(name) : rel_dir + "/" + name;
+    if (!S_ISDIR(st.st_mode)) {
+      out->push_back({std::move(rel), static_cast<int64_t>(st.st_size), MtimeMs(st), false});
+      continue;
+    }
+    if (!recursive) {
+      out->push_back({std::move(rel), 0, MtimeMs(st), true});
+      continue;
+    }
+    int sub = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (sub < 0) {
+      if (errno == ENOENT) continue;
+      return ErrnoError("cannot open folder", abs_dir + "/" + name, errno);
+    }
+    bool sub_has_entries = false;
+    ARROW_RETURN_NOT_OK(WalkFolder(sub, abs_dir + "/" + name, rel, true, out, &sub_has_entries));
+    if (!sub_has_entries) out->push_back({std::move(rel), 0, MtimeMs(st), true});  // an empty folder
+    errno = 0;
+  }
+  if (errno != 0) return ErrnoError("cannot list", abs_dir, errno);
+  return Status::OK();
+}
+}  // namespace
+
 Result<std::vector<FileEntry>> LocalStorage::List(std::string_view prefix, bool recursive) {
   ARROW_ASSIGN_OR_RAISE(auto rel_prefix, NormalizeRelativePath(prefix, true));
   std::string abs = rel_prefix.empty() ? root_ : root_ + "/" + rel_prefix;
   std::vector<FileEntry> out;
-  std::error_code ec;
-  if (!fs::is_directory(abs, ec)) return out;
-  auto visit = [&](const fs::directory_entry& entry) -> Status {
-    struct stat st;
-    std::string p = entry.path().string();
-    if (::lstat(p.c_str(), &st) != 0) {
-      if (errno == ENOENT) return Status::OK();  // deleted while listing
-      return ErrnoError("cannot stat", p, errno);
-    }
-    std::string name = entry.path().filename().string();
-    if (name.find(".tmp.") != std::string::npos && name.front() == '.') return Status::OK();
-    bool is_dir = S_ISDIR(st.st_mode);
-    std::string rel = p.substr(root_.size() + 1);
-    if (is_dir) {
-      if (recursive && !fs::is_empty(entry.path(), ec)) return Status::OK();
-      out.push_back({rel, 0, MtimeMs(st), true});
-    } else {
-      out.push_back({rel, static_cast<int64_t>(st.st_size), MtimeMs(st), false});
-    }
-    return Status::OK();
-  };
-  if (recursive) {
-    for (auto it = fs::recursive_directory_iterator(abs, fs::directory_options::skip_permission_denied, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      ARROW_RETURN_NOT_OK(visit(*it));
-    }
-  } else {
-    for (auto it = fs::directory_iterator(abs, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-      ARROW_RETURN_NOT_OK(visit(*it));
-    }
+  int fd = ::open(abs.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return out;  // a missing folder lists as empty
+    return ErrnoError("cannot list", abs, errno);
   }
-  if (ec && ec != std::errc::no_such_file_or_directory) {
-    return Status::IOError("cannot list '", abs, "': ", ec.message());
-  }
+  bool has_entries = false;
+  ARROW_RETURN_NOT_OK(WalkFolder(fd, abs, rel_prefix, recursive, &out, &has_entries));
   return out;
 }
 
 Result<DeleteOutcome> LocalStorage::DeleteFiles(const std::vector<std::string>& paths) {
   // Validate everything before deleting anything.
-  std::vector<std::string> abs_paths;
-  abs_paths.reserve(paths.size());
+  std::vector<std::string> rel_paths;
+  rel_paths.reserve(paths.size());
   for (const auto& path : paths) {
-    ARROW_ASSIGN_OR_RAISE(auto abs, Abs(path));
-    abs_paths.push_back(std::move(abs));
+    ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(path));
+    rel_paths.push_back(std::move(rel));
   }
+  // One folder handle per run of paths in the same folder; unlinkat resolves only the name.
   DeleteOutcome outcome;
+  std::string open_folder;
+  int dirfd = -1;
+  auto close_folder = [&] {
+    if (dirfd >= 0) ::close(dirfd);
+    dirfd = -1;
+  };
   for (size_t i = 0; i < paths.size(); ++i) {
-    const std::string& abs = abs_paths[i];
-    if (::unlink(abs.c_str()) == 0) {
+    const std::string& rel = rel_paths[i];
+    std::string folder = ParentPath(rel);
+    if (dirfd < 0 || folder != open_folder) {
+      close_folder();
+      open_folder = folder;
+      std::string abs_folder = folder.empty() ? root_ : root_ + "/" + folder;
+      dirfd = ::open(abs_folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (dirfd < 0 && errno != ENOENT && errno != ENOTDIR) {
+        int err = errno;
+        return ErrnoError("cannot open folder", abs_folder, err);
+      }
+    }
+    std::string name(BaseName(rel));
+    if (dirfd >= 0 && ::unlinkat(dirfd, name.c_str(), 0) == 0) {
       ++outcome.deleted;
       outcome.deleted_paths.push_back(paths[i]);
-    } else if (errno == ENOENT || errno == ENOTDIR) {
+    } else if (dirfd < 0 || errno == ENOENT || errno == ENOTDIR) {
       ++outcome.already_gone;
     } else {
-      return ErrnoError("cannot delete", abs, errno);
+      int err = errno;
+      close_folder();
+      return ErrnoError("cannot delete", root_ + "/" + rel, err);
     }
   }
+  close_folder();
   return outcome;
 }
 

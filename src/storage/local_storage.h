@@ -9,7 +9,10 @@ namespace lakeshore {
 
 /// Storage over a local folder. WriteFile writes a temp file and renames it (atomic replace);
 /// PutIfAbsent links a fully written temp file to the target with link(2), which fails if the
-/// target exists, so a reader never sees a partial file and exactly one creator wins.
+/// target exists, so a reader never sees a partial file and exactly one creator wins. A missing
+/// folder is built under a hidden staging name with the new file in it and renamed into place,
+/// so a concurrent DeleteDirIfEmpty can never remove it in between. Listing is one readdir pass
+/// with fstatat per entry on the folder handle; deletes use unlinkat per folder handle.
 class LocalStorage : public Storage {
  public:
   /// `root` is an absolute or relative folder path; it is created if missing.
@@ -37,6 +40,10 @@ class LocalStorage : public Storage {
   // True when `abs` lies in an unsynced folder.
   bool NeedsSync(const std::string& abs) const;
   Result<std::string> Abs(std::string_view path, bool allow_root = false) const;
+  // Creates `folder` (missing) holding a new empty file `temp_name`, atomically: built under a
+  // hidden staging name and renamed into place. Returns the file's fd, or -1 if a race was
+  // lost and the caller should retry.
+  Result<int> CreateInFreshFolder(const std::string& folder, const std::string& temp_name) const;
   // Creates an empty temp file beside `abs` (creating folders); returns its fd and path.
   Result<std::pair<int, std::string>> CreateTemp(const std::string& abs) const;
   Result<std::string> WriteTemp(const std::string& abs, const arrow::Buffer& data) const;

@@ -43,12 +43,23 @@ const ConfigOption<int64_t> kLockWaitTimeoutMs{
 const ConfigOption<std::string> kIndexType{
     "index.type", "simple", "Record-location index for upserts and deletes: simple.", KnownIndex};
 
+namespace {
+Status NonNegativeHours(const double& v) {
+  return v >= 0 ? Status::OK() : Status::Invalid("must be >= 0 hours, got ", v);
+}
+}  // namespace
+
+const ConfigOption<double> kVacuumRetainHours{
+    "vacuum.retain_hours", 168.0,
+    "Hours untracked files are kept by vacuum; the default and the minimum while retention is enforced.",
+    NonNegativeHours};
+
 const std::vector<const ConfigOptionBase*>& All() {
   static const std::vector<const ConfigOptionBase*> all = {
       &kMaxFileSizeBytes,    &kSmallFileLimitBytes,      &kParquetRowGroupRows,
       &kParquetCompression,  &kRecordSizeEstimateBytes,  &kHeartbeatIntervalMs,
       &kHeartbeatTolerableMisses, &kLockLeaseMs,         &kLockWaitTimeoutMs,
-      &kIndexType};
+      &kIndexType,           &kVacuumRetainHours};
   return all;
 }
 

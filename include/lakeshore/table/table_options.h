@@ -29,6 +29,11 @@ extern const ConfigOption<int64_t> kLockWaitTimeoutMs;
 /// The record-location index used by upserts and deletes: "simple".
 extern const ConfigOption<std::string> kIndexType;
 
+/// Vacuum: how long untracked files are kept (hours). The default retention of `vacuum` on
+/// this table, and the shortest one allowed while enforce_retention is on (Delta's
+/// delta.deletedFileRetentionDuration).
+extern const ConfigOption<double> kVacuumRetainHours;
+
 /// Every table option, for validation and docs.
 const std::vector<const ConfigOptionBase*>& All();
 

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "lakeshore/table/table_config.h"
+#include "lakeshore/table/table_options.h"
 #include "services/vacuum/file_deleter.h"
 #include "services/vacuum/table_listing.h"
 #include "table/file_system_view.h"
@@ -141,13 +142,17 @@ Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const 
 
   ARROW_ASSIGN_OR_RAISE(auto config_text, table->ReadString(layout::kTableConfig));
   ARROW_ASSIGN_OR_RAISE(auto config, TableConfig::FromJson(config_text, layout::kTableConfig));
-  int64_t retention_ms = kLakeshoreDefaultRetentionMs;
+  // The table's `vacuum.retain_hours` (default 168) is the default and the enforced minimum.
+  ARROW_ASSIGN_OR_RAISE(double table_hours, table_options::kVacuumRetainHours.Get(config.properties));
+  const int64_t table_retention_ms = static_cast<int64_t>(std::llround(table_hours * 3600.0 * 1000.0));
+  int64_t retention_ms = table_retention_ms;
   if (options.retain_hours) {
     retention_ms = static_cast<int64_t>(std::llround(*options.retain_hours * 3600.0 * 1000.0));
-    if (options.enforce_retention && retention_ms < kLakeshoreDefaultRetentionMs) {
+    if (options.enforce_retention && retention_ms < table_retention_ms) {
       return RetentionViolation("retention of " + std::to_string(*options.retain_hours) +
-                                " hours is shorter than the minimum of 168 hours for Lakeshore tables; "
-                                "turn enforce_retention off only if no writer can still commit such files");
+                                " hours is shorter than the table's vacuum.retain_hours (" +
+                                std::to_string(table_hours) +
+                                "); turn enforce_retention off only if no writer can still commit such files");
     }
   }
   const int64_t cutoff_ms = now_ms - retention_ms;

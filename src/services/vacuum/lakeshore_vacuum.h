@@ -8,9 +8,6 @@
 
 namespace lakeshore::vacuum {
 
-/// Default retention of untracked files in a Lakeshore table (7 days), the minimum unless
-/// enforce_retention is off.
-inline constexpr int64_t kLakeshoreDefaultRetentionMs = 7LL * 24 * 3600 * 1000;
 
 /// Runs one vacuum of the Lakeshore table on `table` with resolved `options`.
 ///

@@ -213,3 +213,39 @@ TEST(LakeshoreVacuum, CrashAtEveryMutationThenRerunConverges) {
 
 }  // namespace
 }  // namespace lakeshore
+
+namespace lakeshore {
+namespace {
+
+TEST(LakeshoreVacuum, TablePropertySetsRetentionAndItsMinimum) {
+  testing::TempDir dir("ls_vacuum_retention_property");
+  auto config = testing::PeopleConfig();
+  config.properties["vacuum.retain_hours"] = "24";
+  auto table = *Table::Create(dir.path(), config);
+  auto storage = *Storage::Open(dir.path());
+  int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::system_clock::now().time_since_epoch()).count();
+  ASSERT_TRUE(storage->WriteString("part=x/two_days_old.parquet", "junk").ok());
+  ASSERT_TRUE(storage->SetModificationTimeForTesting("part=x/two_days_old.parquet", now - 2 * kDayMs).ok());
+  ASSERT_TRUE(storage->WriteString("part=x/fresh.parquet", "junk").ok());
+  auto clock = std::make_shared<ManualClock>(now);
+
+  VacuumOptions dry;
+  dry.dry_run = true;
+  dry.clock = clock;
+  auto report = lakeshore::Vacuum(dir.path(), dry);  // the table's 24 h is the default
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->candidates.size(), 1u);
+  EXPECT_EQ(report->candidates[0].path, "part=x/two_days_old.parquet");
+
+  dry.retain_hours = 12;  // shorter than the table allows
+  auto refused = lakeshore::Vacuum(dir.path(), dry);
+  EXPECT_TRUE(IsError(refused.status(), ErrorKind::kRetentionViolation)) << refused.status();
+  EXPECT_TRUE(*storage->Exists("part=x/two_days_old.parquet"));
+
+  config.properties["vacuum.retain_hours"] = "-1";
+  EXPECT_FALSE(Table::Create(dir.path() + "_bad", config).ok());
+}
+
+}  // namespace
+}  // namespace lakeshore

@@ -1,5 +1,6 @@
 #include "io/base_file.h"
 
+#include <arrow/builder.h>
 #include <arrow/compute/api.h>
 #include <arrow/io/memory.h>
 #include <arrow/scalar.h>
@@ -46,6 +47,33 @@ std::optional<std::pair<std::string, std::string>> KeyRangeFromStatistics(const 
   return range;
 }
 
+bool DictionaryCandidate(const arrow::DataType& type) {
+  return arrow::is_primitive(type.id()) || arrow::is_base_binary_like(type.id()) ||
+         arrow::is_decimal(type.id());
+}
+
+// Flat columns whose sampled values are mostly distinct: a dictionary attempt there is wasted
+// work (the writer builds a dictionary, outgrows the page limit and falls back to plain
+// encoding) and usually a larger file. Sampled at evenly spaced rows; cost O(sample).
+Result<std::vector<std::string>> MostlyDistinctColumns(const arrow::Table& rows) {
+  constexpr int64_t kSample = 4096;
+  std::vector<std::string> out;
+  int64_t n = rows.num_rows();
+  if (n < 2 * kSample) return out;  // small files: dictionary attempts are cheap
+  arrow::Int64Builder picks;
+  for (int64_t i = 0; i < kSample; ++i) ARROW_RETURN_NOT_OK(picks.Append(i * (n / kSample)));
+  ARROW_ASSIGN_OR_RAISE(auto indices, picks.Finish());
+  for (int c = 0; c < rows.num_columns(); ++c) {
+    const auto& field = rows.schema()->field(c);
+    if (!DictionaryCandidate(*field->type()) || field->name() == meta_columns::kRecordKey) continue;
+    ARROW_ASSIGN_OR_RAISE(auto sample, arrow::compute::Take(rows.column(c), indices));
+    ARROW_ASSIGN_OR_RAISE(auto distinct, arrow::compute::CallFunction("count_distinct", {sample}));
+    int64_t count = distinct.scalar_as<arrow::Int64Scalar>().value;
+    if (count * 2 > kSample) out.push_back(field->name());
+  }
+  return out;
+}
+
 Result<std::pair<std::string, std::string>> KeyRange(const arrow::Table& rows) {
   auto keys = rows.GetColumnByName(meta_columns::kRecordKey);
   if (keys == nullptr || rows.num_rows() == 0) return std::make_pair(std::string(), std::string());
@@ -62,14 +90,15 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
                                           const arrow::Table& rows,
                                           const ParquetWriteSettings& settings) {
   ARROW_ASSIGN_OR_RAISE(auto codec, Codec(settings.compression));
-  // Record keys are unique within a file: a dictionary attempt there is wasted work before the
-  // writer falls back to plain encoding. The other meta columns are near-constant and
-  // dictionary-encode to almost nothing.
-  auto props = parquet::WriterProperties::Builder()
-                   .compression(codec)
-                   ->max_row_group_length(settings.row_group_rows)
-                   ->disable_dictionary(meta_columns::kRecordKey)
-                   ->build();
+  // Record keys are unique within a file, and so are many user columns (sampled): a dictionary
+  // attempt there is wasted work before the writer falls back to plain encoding. The other
+  // meta columns are near-constant and dictionary-encode to almost nothing.
+  parquet::WriterProperties::Builder builder;
+  builder.compression(codec)->max_row_group_length(settings.row_group_rows)->disable_dictionary(
+      meta_columns::kRecordKey);
+  ARROW_ASSIGN_OR_RAISE(auto distinct_columns, MostlyDistinctColumns(rows));
+  for (const auto& name : distinct_columns) builder.disable_dictionary(name);
+  auto props = builder.build();
   // The schema is stored so every Arrow type round-trips.
   auto arrow_props = parquet::ArrowWriterProperties::Builder().store_schema()->set_use_threads(true)->build();
   ARROW_ASSIGN_OR_RAISE(auto sink, storage.OpenOutputStream(path));

@@ -66,12 +66,9 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
     auto& rows = inserts_by_id[id];
     if (rows.empty()) continue;
     const std::string& partition = input.partitions.paths[id];
-    // Bulk inserts that span several new files are sorted by key, so file key ranges are
-    // disjoint and range pruning works; within one file the order does not matter.
-    if (op == WriteOperation::kBulkInsert && static_cast<int64_t>(rows.size()) > per_file) {
-      std::stable_sort(rows.begin(), rows.end(),
-                       [&](int64_t a, int64_t b) { return input.record_keys[a] < input.record_keys[b]; });
-    }
+    // Rows keep their input order (as Hudi's default bulk-insert sort mode NONE): a sort by key
+    // would make file key ranges disjoint, but costs a string sort of the whole batch; input
+    // that arrives ordered by key (time-ordered ids) gets disjoint ranges anyway.
     size_t next = 0;
     bool pack = op != WriteOperation::kBulkInsert && settings.small_file_limit_bytes > 0;
     if (pack) {

@@ -26,7 +26,7 @@ struct WritePlanSettings {
 /// `tags[r]` is the file id holding input row r's key (upsert and delete; ignored otherwise).
 /// Inserts (untagged upsert rows, insert rows) go to small file groups of their partition
 /// while they have room by the average record size, then to new file groups of about
-/// max_file_size_bytes; bulk inserts skip small-file packing and are sorted by key. Deletes of
+/// max_file_size_bytes; bulk inserts skip small-file packing and keep their input order. Deletes of
 /// untagged keys are dropped (nothing to delete). New base file paths carry `instant_time`.
 std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteInput& input,
                                                 const std::vector<std::optional<std::string>>& tags,

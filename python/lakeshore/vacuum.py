@@ -32,7 +32,7 @@ def vacuum(
 
     Args:
         retain_hours: retention; default the table's ``delta.deletedFileRetentionDuration``
-            (7 days). A shorter one raises RetentionViolationError unless ``enforce_retention``
+            (Delta) or ``vacuum.retain_hours`` (Lakeshore), 7 days unless set. A shorter one raises RetentionViolationError unless ``enforce_retention``
             is False.
         dry_run: only find the candidates (returned with their sizes); delete and write nothing.
         mode: "full" lists the table (or reads ``inventory``); "lite" reads only the log.

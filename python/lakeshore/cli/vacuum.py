@@ -41,7 +41,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--retain-hours",
         type=float,
-        help="retention in hours (default: the table's delta.deletedFileRetentionDuration, 7 days)",
+        help=(
+            "retention in hours (default: the table's delta.deletedFileRetentionDuration or "
+            "vacuum.retain_hours, 7 days)"
+        ),
     )
     p.add_argument(
         "--no-enforce-retention",

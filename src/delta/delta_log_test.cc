@@ -50,6 +50,13 @@ TEST(DeltaPaths, UrlDecodeAndRelativize) {
   EXPECT_EQ(*RelativizeToTable("/t/a/b.parquet", "file:///t"), "a/b.parquet");
   EXPECT_EQ(*RelativizeToTable("s3://b/t/a.parquet", "s3://b/t"), "a.parquet");
   EXPECT_TRUE(IsError(RelativizeToTable("s3://b/t2/a.parquet", "s3://b/t").status(), ErrorKind::kPathOutsideTable));
+  // Our S3 root URIs carry options in a query string; writers may use the s3a alias.
+  EXPECT_EQ(*RelativizeToTable("s3://b/t/p=1/a.parquet", "s3://b/t?region=us-east-1&endpoint_override=h:1&scheme=http"),
+            "p=1/a.parquet");
+  EXPECT_EQ(*RelativizeToTable("s3a://b/t/a.parquet", "s3://b/t?region=us-east-1"), "a.parquet");
+  EXPECT_TRUE(IsError(RelativizeToTable("s3://b/t2/a.parquet", "s3://b/t?region=x").status(), ErrorKind::kPathOutsideTable));
+  // A scheme we cannot compare is refused (a vacuum then deletes nothing), never "outside".
+  EXPECT_TRUE(IsError(RelativizeToTable("abfss://c@acct/t/a.parquet", "s3://b/t").status(), ErrorKind::kUnsupportedFeature));
   EXPECT_TRUE(IsError(RelativizeToTable("../x.parquet", "file:///t").status(), ErrorKind::kPathOutsideTable));
   EXPECT_TRUE(IsError(RelativizeToTable("/tt/x.parquet", "file:///t").status(), ErrorKind::kPathOutsideTable));
 }

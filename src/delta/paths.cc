@@ -102,6 +102,22 @@ Result<std::string> Z85Decode(std::string_view text) {
   return out;
 }
 
+namespace {
+/// An object-store URI in canonical form: the s3a/s3n aliases as s3, no query string (our
+/// S3 root URIs carry region and endpoint options there), no trailing '/'. nullopt for a URI
+/// of a scheme this build cannot compare.
+std::optional<std::string> CanonicalObjectUri(std::string uri) {
+  size_t query = uri.find('?');
+  if (query != std::string::npos) uri.resize(query);
+  for (const char* alias : {"s3a://", "s3n://"}) {
+    if (uri.rfind(alias, 0) == 0) uri = "s3://" + uri.substr(6);
+  }
+  if (uri.rfind("s3://", 0) != 0 && uri.rfind("mem://", 0) != 0) return std::nullopt;
+  while (!uri.empty() && uri.back() == '/') uri.pop_back();
+  return uri;
+}
+}  // namespace
+
 Result<std::string> RelativizeToTable(const std::string& path, const std::string& root_uri) {
   auto outside = [&] {
     return PathOutsideTable("path '" + path + "' is outside the table root '" + root_uri + "'");
@@ -118,8 +134,16 @@ Result<std::string> RelativizeToTable(const std::string& path, const std::string
     base = *root_local;
     full = *local;
   } else if (!local && !root_local) {
-    base = root_uri;
-    full = path;
+    auto canonical_base = CanonicalObjectUri(root_uri);
+    auto canonical_full = CanonicalObjectUri(path);
+    if (!canonical_base || !canonical_full) {
+      // A scheme we cannot compare: we cannot prove the file is elsewhere, so refuse rather
+      // than risk treating a live file as untracked.
+      return UnsupportedFeature("cannot tell whether '" + path + "' lies inside the table root '" +
+                                root_uri + "': unsupported URI scheme");
+    }
+    base = *canonical_base;
+    full = *canonical_full;
   } else {
     return outside();
   }

@@ -111,7 +111,7 @@ Result<std::vector<std::string>> Table::RollbackFailedWrites() {
   std::lock_guard<std::mutex> serial(ctx.write_mu);
   ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("rollback"));
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
-  ARROW_ASSIGN_OR_RAISE(auto rolled_back, lakeshore::RollbackFailedWrites(ctx, timeline));
+  ARROW_ASSIGN_OR_RAISE(auto rolled_back, lakeshore::RollbackFailedWrites(ctx, timeline, *guard));
   ARROW_RETURN_NOT_OK(guard->Release());
   return rolled_back;
 }

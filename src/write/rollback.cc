@@ -22,28 +22,57 @@ Status RemoveLeftovers(TableContext& ctx, const Instant& failed) {
   return ctx.storage->DeleteFiles({HeartbeatPath(failed.time)}).status();
 }
 
-// Runs a requested or inflight rollback instant to completion.
-Status ExecuteRollback(TableContext& ctx, const Instant& rollback, const CommitMetadata& plan,
-                       const std::string& last_time) {
+// The instant a rollback plan names.
+Instant RollbackTarget(const CommitMetadata& plan) {
+  auto time = plan.extra.find(kRolledBackInstant);
+  auto action = plan.extra.find(kRolledBackAction);
+  return Instant{time != plan.extra.end() ? time->second : "",
+                 action != plan.extra.end() ? action->second : actions::kCommit};
+}
+
+// Runs a requested or inflight rollback instant to completion. The target's pending files go
+// first, so from then on the target can never commit (its commit finds its instant gone);
+// only then are its data files deleted. If the target completed after all (a rollback
+// interrupted before this order was kept), nothing is deleted.
+Status ExecuteRollback(TableContext& ctx, const Timeline& timeline, const Instant& rollback,
+                       const CommitMetadata& plan, const std::string& last_time, const LockGuard& guard) {
+  ARROW_RETURN_NOT_OK(guard.CheckHeld());
   if (rollback.state == InstantState::kRequested) {
     ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(*ctx.storage, rollback, plan.ToJson()));
   }
-  ARROW_ASSIGN_OR_RAISE(auto outcome, ctx.storage->DeleteFiles(plan.planned_files));
+  Instant failed = RollbackTarget(plan);
+  auto target = timeline.Find(failed.time);
   CommitMetadata done = plan;
-  done.extra["files_deleted"] = std::to_string(outcome.deleted);
-  done.extra["files_already_gone"] = std::to_string(outcome.already_gone);
+  if (target && target->is_completed()) {
+    done.extra["skipped"] = "instant " + failed.time + " completed; nothing was deleted";
+  } else {
+    if (!failed.time.empty()) ARROW_RETURN_NOT_OK(RemoveLeftovers(ctx, failed));
+    ARROW_RETURN_NOT_OK(guard.CheckHeld());
+    ARROW_ASSIGN_OR_RAISE(auto outcome, ctx.storage->DeleteFiles(plan.planned_files));
+    done.extra["files_deleted"] = std::to_string(outcome.deleted);
+    done.extra["files_already_gone"] = std::to_string(outcome.already_gone);
+  }
   std::string completion = NextInstantTime(ctx.clock->NowMs(), last_time);
-  ARROW_RETURN_NOT_OK(timeline_ops::Complete(*ctx.storage, rollback, completion, done.ToJson()).status());
-  auto target = plan.extra.find(kRolledBackInstant);
-  if (target == plan.extra.end()) return Status::OK();
-  // The failed instant's action is recorded in the plan; its pending files go now.
-  auto action = plan.extra.find(kRolledBackAction);
-  Instant failed{target->second, action != plan.extra.end() ? action->second : actions::kCommit};
-  return RemoveLeftovers(ctx, failed);
+  return timeline_ops::Complete(*ctx.storage, rollback, completion, done.ToJson()).status();
 }
 }  // namespace
 
-Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const Timeline& timeline) {
+Result<bool> IsNamedByRollback(TableContext& ctx, const Timeline& timeline,
+                               const std::vector<CompletedCommit>& commits, const std::string& instant_time) {
+  for (const auto& c : commits) {
+    if (c.instant.action == actions::kRollback && RollbackTarget(c.metadata).time == instant_time) return true;
+  }
+  for (const Instant& pending : timeline.Pending()) {
+    if (pending.action != actions::kRollback) continue;
+    ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(*ctx.storage, pending));
+    ARROW_ASSIGN_OR_RAISE(auto plan, CommitMetadata::FromJson(text, Timeline::PathOf(pending)));
+    if (RollbackTarget(plan).time == instant_time) return true;
+  }
+  return false;
+}
+
+Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const Timeline& timeline,
+                                                      const LockGuard& guard) {
   std::vector<std::string> rolled_back;
   std::set<std::string> already_rolled_back;
   ARROW_ASSIGN_OR_RAISE(auto completed, ctx.LoadCommits(timeline));
@@ -57,7 +86,7 @@ Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const T
     if (pending.action == actions::kRollback) {
       ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(*ctx.storage, pending));
       ARROW_ASSIGN_OR_RAISE(auto plan, CommitMetadata::FromJson(text, Timeline::PathOf(pending)));
-      ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, pending, plan, last_time));
+      ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, timeline, pending, plan, last_time, guard));
       last_time = std::max(last_time, NextInstantTime(ctx.clock->NowMs(), last_time));
       already_rolled_back.insert(plan.extra[kRolledBackInstant]);
       rolled_back.push_back(plan.extra[kRolledBackInstant]);
@@ -77,8 +106,9 @@ Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const T
     plan.extra[kRolledBackAction] = pending.action;
     Instant rollback{NextInstantTime(ctx.clock->NowMs(), last_time), actions::kRollback};
     last_time = rollback.time;
+    ARROW_RETURN_NOT_OK(guard.CheckHeld());
     ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*ctx.storage, rollback, plan.ToJson()));
-    ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, rollback, plan, last_time));
+    ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, timeline, rollback, plan, last_time, guard));
     last_time = NextInstantTime(ctx.clock->NowMs(), last_time);
     rolled_back.push_back(pending.time);
   }

@@ -14,8 +14,16 @@ namespace lakeshore {
 /// planned files (its markers), those files are deleted, the rollback completes, then the
 /// failed instant's pending files and heartbeat go. Idempotent at every step: a crash leaves
 /// either a pending rollback (re-executed next time) or a completed one naming the instant
-/// (the leftovers are then just removed). Returns the instant times rolled back.
-Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const Timeline& timeline);
+/// (the leftovers are then just removed). The failed instant's pending files are removed
+/// before its data files, so it can never commit afterwards; `guard`'s lease is checked before
+/// every destructive step. Returns the instant times rolled back.
+Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const Timeline& timeline,
+                                                      const LockGuard& guard);
+
+/// True when a rollback instant, completed or pending, names `instant_time`: that write must
+/// never commit. Call under the table lock.
+Result<bool> IsNamedByRollback(TableContext& ctx, const Timeline& timeline,
+                               const std::vector<CompletedCommit>& commits, const std::string& instant_time);
 
 /// Deletes an aborted write of this process at once (its files, its pending instant files);
 /// used when a write fails before its commit point, e.g. on a commit conflict. Errors are

@@ -37,13 +37,14 @@ struct WriteState {
   std::vector<CompletedCommit> commits;
   std::vector<std::string> rolled_back;
   std::vector<std::string> planned_files;
+  bool requested_created = false;  // only then are the pending instant files ours to delete
   bool commit_attempted = false;
 };
 
 Status Begin(TableContext& ctx, WriteOperation op, WriteState& state) {
   ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("write"));
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
-  ARROW_ASSIGN_OR_RAISE(state.rolled_back, RollbackFailedWrites(ctx, timeline));
+  ARROW_ASSIGN_OR_RAISE(state.rolled_back, RollbackFailedWrites(ctx, timeline, *guard));
   if (!state.rolled_back.empty()) {
     ARROW_ASSIGN_OR_RAISE(timeline, ctx.LoadTimeline());
   }
@@ -52,6 +53,7 @@ Status Begin(TableContext& ctx, WriteOperation op, WriteState& state) {
   CommitMetadata requested;
   requested.operation = WriteOperationName(op);
   ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*ctx.storage, state.instant, requested.ToJson()));
+  state.requested_created = true;
   ARROW_RETURN_NOT_OK(guard->Release());
   state.base_completion = timeline.LastCompletionTime();
   ARROW_ASSIGN_OR_RAISE(state.commits, ctx.LoadCommits(timeline));
@@ -82,6 +84,11 @@ Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metada
                           " was rolled back by another writer (its heartbeat had expired)");
   }
   ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
+  ARROW_ASSIGN_OR_RAISE(bool doomed, IsNamedByRollback(ctx, timeline, commits, state.instant.time));
+  if (doomed) {
+    return CommitConflict("write " + state.instant.time +
+                          " is being rolled back by another writer (its heartbeat had expired)");
+  }
   ARROW_RETURN_NOT_OK(CheckConflicts(commits, state, touched));
   ARROW_RETURN_NOT_OK(guard->CheckHeld());
   std::string completion = NextInstantTime(ctx.clock->NowMs(), timeline.LastTime());
@@ -157,7 +164,7 @@ Result<WriteResult> ExecuteWrite(TableContext& ctx, WriteOperation op,
   WriteState state;
   Status st = Begin(ctx, op, state);
   Result<WriteResult> result = st.ok() ? Run(ctx, op, input, state, progress) : Result<WriteResult>(st);
-  if (!result.ok() && !state.instant.time.empty() && !state.commit_attempted) {
+  if (!result.ok() && state.requested_created && !state.commit_attempted) {
     // Nothing of this write is visible; remove its files now rather than waiting for a rollback.
     (void)AbortWrite(ctx, state.instant, state.planned_files);
   }

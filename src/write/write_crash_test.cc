@@ -11,6 +11,7 @@
 #include "lakeshore/table/table.h"
 #include "testing/table_test_util.h"
 #include "timeline/commit_metadata.h"
+#include "timeline/instant_time.h"
 #include "timeline/timeline.h"
 
 namespace lakeshore {
@@ -147,6 +148,73 @@ TEST(WriteCrash, LiveWriterIsNotRolledBack) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(rolled_back_by_other.empty());
   EXPECT_EQ(ReadPeople(*other).size(), baseline.size() + 3);
+}
+
+}  // namespace
+}  // namespace lakeshore
+
+namespace lakeshore {
+namespace {
+
+// A writer that stalls past its heartbeat is rolled back by another writer; when it resumes it
+// must not commit (its files are gone), and the table stays consistent.
+TEST(WriteRecovery, StalledWriterRolledBackByAnotherCannotCommit) {
+  Snapshot baseline;
+  Fixture f = MakeBaseline(&baseline);
+  auto stalled = *Table::Open(f.uri, f.Options(f.inner));
+  auto other = *Table::Open(f.uri, f.Options(f.inner));
+  WriteOptions options;
+  bool fired = false;
+  std::vector<std::string> rolled_back;
+  options.progress = [&](const Progress& p) {
+    if (p.phase == "committing" && p.done == 0 && !fired) {
+      fired = true;
+      f.clock->Advance(kLongAfterMs);  // the stalled writer's heartbeat is now expired
+      auto r = other->Write(WriteOperation::kUpsert, PeopleReader({{7, "g", 1, "w"}}));
+      ASSERT_TRUE(r.ok()) << r.status();
+      rolled_back = r->rolled_back_instants;
+    }
+  };
+  auto r = stalled->Write(WriteOperation::kUpsert, SecondWrite(), options);
+  EXPECT_TRUE(IsError(r.status(), ErrorKind::kCommitConflict)) << r.status();
+  EXPECT_EQ(rolled_back.size(), 1u);
+  Snapshot expected = baseline;
+  expected[{"w", 7}] = {7, "g", 1, "w"};
+  EXPECT_EQ(ReadPeople(*other), expected);
+  ExpectNoOrphanDataFiles(*f.inner);
+}
+
+// A rollback that was started (and interrupted) for a write dooms it: the write must refuse to
+// commit, and the next writer finishes the rollback.
+TEST(WriteRecovery, PendingRollbackNamingAWriteBlocksItsCommit) {
+  Snapshot baseline;
+  Fixture f = MakeBaseline(&baseline);
+  auto writer = *Table::Open(f.uri, f.Options(f.inner));
+  WriteOptions options;
+  bool fired = false;
+  options.progress = [&](const Progress& p) {
+    if (p.phase == "committing" && p.done == 0 && !fired) {
+      fired = true;
+      auto timeline = *Timeline::Load(*f.inner);
+      auto self = timeline.Pending().back();
+      CommitMetadata plan;
+      plan.operation = "rollback";
+      plan.planned_files = (*CommitMetadata::FromJson(*timeline_ops::ReadContent(*f.inner, self), "x")).planned_files;
+      plan.extra["rolled_back_instant"] = self.time;
+      plan.extra["rolled_back_action"] = self.action;
+      Instant rollback{FormatInstantTime(f.clock->NowMs() + 5), actions::kRollback};
+      ASSERT_TRUE(timeline_ops::CreateRequested(*f.inner, rollback, plan.ToJson()).ok());
+    }
+  };
+  auto r = writer->Write(WriteOperation::kUpsert, SecondWrite(), options);
+  EXPECT_TRUE(IsError(r.status(), ErrorKind::kCommitConflict)) << r.status();
+  f.clock->Advance(kLongAfterMs);
+  auto next = writer->Write(WriteOperation::kUpsert, PeopleReader({{8, "h", 1, "w"}}));
+  ASSERT_TRUE(next.ok()) << next.status();
+  Snapshot expected = baseline;
+  expected[{"w", 8}] = {8, "h", 1, "w"};
+  EXPECT_EQ(ReadPeople(*writer), expected);
+  ExpectNoOrphanDataFiles(*f.inner);
 }
 
 }  // namespace

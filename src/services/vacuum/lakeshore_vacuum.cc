@@ -15,6 +15,7 @@
 #include "timeline/commit_metadata_cache.h"
 #include "timeline/instant_time.h"
 #include "timeline/timeline.h"
+#include "write/table_lock.h"
 
 namespace lakeshore::vacuum {
 namespace {
@@ -214,14 +215,25 @@ Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const 
   report.time_to_identify_ms = ElapsedMs(started);
   if (options.dry_run) return report;
 
-  // The vacuum instant: requested → inflight → (delete) → completed.
-  Instant instant{NextInstantTime(now_ms, state.timeline.LastTime()), actions::kVacuum};
+  // The vacuum instant: requested → inflight → (delete) → completed. Its times are chosen
+  // under the table lock, like every writer's, so they never collide with another instant.
+  LockSettings lock_settings;
+  ARROW_ASSIGN_OR_RAISE(lock_settings.lease_ms, table_options::kLockLeaseMs.Get(config.properties));
+  ARROW_ASSIGN_OR_RAISE(lock_settings.wait_timeout_ms, table_options::kLockWaitTimeoutMs.Get(config.properties));
+  TableLock lock(table, options.clock, lock_settings);
   CommitMetadata plan;
   plan.operation = "vacuum";
   plan.extra[kMode] = report.mode;
   plan.extra[kCutoffMs] = std::to_string(cutoff_ms);
-  ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*table, instant, plan.ToJson()));
-  ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(*table, instant, plan.ToJson()));
+  Instant instant;
+  {
+    ARROW_ASSIGN_OR_RAISE(auto guard, lock.Acquire("vacuum"));
+    ARROW_ASSIGN_OR_RAISE(auto latest, Timeline::Load(*table));
+    instant = Instant{NextInstantTime(options.clock->NowMs(), latest.LastTime()), actions::kVacuum};
+    ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*table, instant, plan.ToJson()));
+    ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(*table, instant, plan.ToJson()));
+    ARROW_RETURN_NOT_OK(guard->Release());
+  }
   const auto delete_started = std::chrono::steady_clock::now();
   ARROW_ASSIGN_OR_RAISE(auto deleted, DeleteFilesInBatches(*table, *options.engine, candidates,
                                                            options.delete_batch_size, options.progress));
@@ -248,9 +260,11 @@ Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const 
     if (CompletionMs(c) < cutoff_ms) lite_through = std::max(lite_through, c.instant.completion_time);
   }
   done.extra[kLiteThrough] = lite_through;
+  ARROW_ASSIGN_OR_RAISE(auto guard, lock.Acquire("vacuum"));
   ARROW_ASSIGN_OR_RAISE(auto after_delete, Timeline::Load(*table));
   std::string completion = NextInstantTime(options.clock->NowMs(), after_delete.LastTime());
   ARROW_RETURN_NOT_OK(timeline_ops::Complete(*table, instant, completion, done.ToJson()).status());
+  ARROW_RETURN_NOT_OK(guard->Release());
   return report;
 }
 

@@ -188,7 +188,7 @@ TEST(LakeshoreVacuum, CrashAtEveryMutationThenRerunConverges) {
     ASSERT_TRUE(Vacuum(counting, o).ok());
     n = counting->mutating_calls();
   }
-  ASSERT_GE(n, 5);  // requested, inflight, deletes, folders, completed
+  ASSERT_GE(n, 5);  // lock, requested, inflight, release, deletes, folders, lock, completed, release
   for (int64_t k = 1; k <= n; ++k) {
     LakeshoreScenario s("ls_crash" + std::to_string(k));
     build(s);
@@ -198,7 +198,11 @@ TEST(LakeshoreVacuum, CrashAtEveryMutationThenRerunConverges) {
     o.delete_batch_size = 2;
     auto crashing = *FaultInjectionStorage::Make(s.storage, k, FaultMode::kCrash);
     EXPECT_FALSE(Vacuum(crashing, o).ok()) << k;
-    auto reopened = *Table::Open(s.dir.path());
+    // The crashed process may have held the table lock: it is free again once its lease ran out.
+    s.clock->Advance(10 * 60 * 1000);
+    TableOpenOptions same_clock;
+    same_clock.clock = s.clock;
+    auto reopened = *Table::Open(s.dir.path(), same_clock);
     EXPECT_EQ(testing::ReadPeople(*reopened), before) << k;
     auto rerun = s.Vacuum(o);
     ASSERT_TRUE(rerun.ok()) << k << ": " << rerun.status();
@@ -245,6 +249,31 @@ TEST(LakeshoreVacuum, TablePropertySetsRetentionAndItsMinimum) {
 
   config.properties["vacuum.retain_hours"] = "-1";
   EXPECT_FALSE(Table::Create(dir.path() + "_bad", config).ok());
+}
+
+}  // namespace
+}  // namespace lakeshore
+
+namespace lakeshore {
+namespace {
+
+TEST(LakeshoreVacuum, InstantTimeFollowsTheTimelineEvenWhenItsClockLags) {
+  testing::TempDir dir("ls_vacuum_clock_lag");
+  int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::system_clock::now().time_since_epoch()).count();
+  TableOpenOptions ahead;
+  ahead.clock = std::make_shared<ManualClock>(now + 365 * kDayMs);  // a writer whose clock runs ahead
+  auto table = *Table::Create(dir.path(), testing::PeopleConfig(), ahead);
+  ASSERT_TRUE(table->Write(WriteOperation::kUpsert, testing::PeopleReader({{1, "a", 1, "x"}})).ok());
+  VacuumOptions o;
+  o.clock = std::make_shared<ManualClock>(now);
+  auto report = lakeshore::Vacuum(dir.path(), o);
+  ASSERT_TRUE(report.ok()) << report.status();
+  auto timeline = *table->Timeline();
+  ASSERT_EQ(timeline.size(), 2u);
+  EXPECT_EQ(timeline[1].action, "vacuum");
+  EXPECT_GT(timeline[1].time, timeline[0].completion_time);
+  EXPECT_TRUE(table->Write(WriteOperation::kUpsert, testing::PeopleReader({{2, "b", 1, "x"}})).ok());
 }
 
 }  // namespace

@@ -94,6 +94,17 @@ Result<std::shared_ptr<arrow::io::RandomAccessFile>> LocalStorage::OpenInputFile
 namespace {
 constexpr int kOpenTempFlags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC;
 
+// Makes the entries of a folder durable (a file's rename or link into it, a new sub-folder):
+// fsync of the file alone does not persist its name.
+Status SyncFolder(const std::string& folder) {
+  int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError("cannot open folder", folder, errno);
+  int rc = ::fsync(fd);
+  int err = errno;
+  ::close(fd);
+  return rc == 0 ? Status::OK() : ErrnoError("cannot sync folder", folder, err);
+}
+
 // Removes a staging tree left by a lost race (best effort).
 void RemoveTree(const std::string& path) {
   std::error_code ec;
@@ -127,7 +138,14 @@ Result<int> LocalStorage::CreateInFreshFolder(const std::string& folder, const s
     return ErrnoError("cannot create", (staged_folder / temp_name).string(), err);
   }
   // The folder appears with our temp file already in it, so no remover can take it away.
-  if (::rename(staging.c_str(), (existing / first).c_str()) == 0) return fd;
+  if (::rename(staging.c_str(), (existing / first).c_str()) == 0) {
+    Status synced = SyncFolder(existing.string());
+    if (!synced.ok()) {
+      ::close(fd);
+      return synced;
+    }
+    return fd;
+  }
   ::close(fd);
   RemoveTree(staging);
   return -1;  // someone else created the folder first: use theirs
@@ -186,8 +204,11 @@ class LocalReplaceOnCloseStream : public PublishOnCloseStream {
     Status close_st = file_->Close();
     if (st.ok()) st = close_st;
     if (st.ok() && ::rename(tmp_.c_str(), target_.c_str()) != 0) st = ErrnoError("cannot rename into", target_, errno);
-    if (!st.ok()) ::unlink(tmp_.c_str());
-    return st;
+    if (!st.ok()) {
+      ::unlink(tmp_.c_str());
+      return st;
+    }
+    return sync_ ? SyncFolder(fs::path(target_).parent_path().string()) : Status::OK();
   }
 
  private:
@@ -219,7 +240,7 @@ Status LocalStorage::WriteFile(std::string_view path, std::shared_ptr<arrow::Buf
     ::unlink(tmp.c_str());
     return ErrnoError("cannot rename into", abs, err);
   }
-  return Status::OK();
+  return NeedsSync(abs) ? SyncFolder(fs::path(abs).parent_path().string()) : Status::OK();
 }
 
 Result<bool> LocalStorage::PutIfAbsent(std::string_view path, std::shared_ptr<arrow::Buffer> data) {
@@ -229,7 +250,10 @@ Result<bool> LocalStorage::PutIfAbsent(std::string_view path, std::shared_ptr<ar
   int rc = ::link(tmp.c_str(), abs.c_str());
   int err = errno;
   ::unlink(tmp.c_str());
-  if (rc == 0) return true;
+  if (rc == 0) {
+    if (NeedsSync(abs)) ARROW_RETURN_NOT_OK(SyncFolder(fs::path(abs).parent_path().string()));
+    return true;
+  }
   if (err == EEXIST) return false;
   return ErrnoError("cannot create", abs, err);
 }

@@ -32,8 +32,8 @@ def vacuum(
 
     Args:
         retain_hours: retention; default the table's ``delta.deletedFileRetentionDuration``
-            (Delta) or ``vacuum.retain_hours`` (Lakeshore), 7 days unless set. A shorter one raises RetentionViolationError unless ``enforce_retention``
-            is False.
+            (Delta) or ``vacuum.retain_hours`` (Lakeshore), 7 days unless set. A shorter one
+            raises RetentionViolationError unless ``enforce_retention`` is False.
         dry_run: only find the candidates (returned with their sizes); delete and write nothing.
         mode: "full" lists the table (or reads ``inventory``); "lite" reads only the log.
         optimistic: decide from the log alone whether anything can have become deletable since

@@ -43,6 +43,11 @@ Table::~Table() = default;
 
 Result<std::shared_ptr<Table>> Table::Create(const std::string& uri, TableConfig config, TableOpenOptions options) {
   ARROW_RETURN_NOT_OK(config.Validate());
+  if (config.table_type == TableType::kMergeOnRead) {
+    // The format reserves it (log files, compaction); writing it comes with merge-on-read.
+    return UnsupportedFeature("merge-on-read tables cannot be written by this build yet; create a "
+                              "copy-on-write table (table_type \"cow\")");
+  }
   ARROW_ASSIGN_OR_RAISE(auto storage, OpenStorage(uri, options));
   ARROW_ASSIGN_OR_RAISE(bool created, storage->PutIfAbsentString(layout::kTableConfig, config.ToJson()));
   if (!created) return Status::AlreadyExists("a Lakeshore table already exists at ", uri);

@@ -1,5 +1,6 @@
 #include "lakeshore/table/table.h"
 
+#include <filesystem>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -22,6 +23,15 @@ TEST(Table, CreateOpenAndReject) {
   ASSERT_TRUE(reopened.ok()) << reopened.status();
   EXPECT_TRUE((*reopened)->config().schema->Equals(*testing::PeopleSchema()));
   EXPECT_EQ((*reopened)->config().record_key_fields, std::vector<std::string>{"id"});
+}
+
+TEST(Table, MergeOnReadIsRefusedClearly) {
+  testing::TempDir dir("table_mor");
+  auto config = testing::PeopleConfig();
+  config.table_type = TableType::kMergeOnRead;
+  auto st = Table::Create(dir.path(), config).status();
+  EXPECT_TRUE(IsError(st, ErrorKind::kUnsupportedFeature)) << st;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/.lakeshore/table.json"));
 }
 
 TEST(Table, CorruptConfigIsAClearError) {

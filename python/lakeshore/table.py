@@ -135,8 +135,8 @@ class Table:
         ``partition_by`` the hive-style partition field(s); ``ordering_field`` the field whose
         larger value wins between records with the same key (None: the latest write wins);
         ``table_type`` "cow" (copy-on-write); "mor" (merge-on-read) is reserved and refused by
-        this build. ``name`` defaults to the last segment of the path. Raises AlreadyExistsError if a table is there, and
-        InvalidArgumentError naming the field if the config is invalid.
+        this build. ``name`` defaults to the last segment of the path. Raises AlreadyExistsError
+        if a table is there, and InvalidArgumentError naming the field if the config is invalid.
         """
         native = _core.Table.create(
             path,

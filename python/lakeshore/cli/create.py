@@ -43,7 +43,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--partition-by", help="hive-style partition field(s), comma-separated, in path order")
     p.add_argument("--ordering-field", help="field whose larger value wins between records with the same key")
     p.add_argument(
-        "--table-type", default="cow", choices=["cow", "mor"], help="copy-on-write (default); merge-on-read is reserved and refused by this build"
+        "--table-type",
+        default="cow",
+        choices=["cow", "mor"],
+        help="copy-on-write (default); merge-on-read is reserved and refused by this build",
     )
     p.add_argument("--name", help="table name (default: the last path segment)")
     p.add_argument(

@@ -239,22 +239,10 @@ Result<VacuumReport> VacuumDeltaTable(std::shared_ptr<Storage> table, const Vacu
   std::vector<VacuumCandidate> candidates;
   std::vector<std::string> old_empty_folders;
   if (options.mode == VacuumMode::kFull) {
-    std::vector<FileEntry> entries;
-    if (options.inventory.empty()) {
-      ARROW_ASSIGN_OR_RAISE(entries, ListVisibleFiles(*table, *options.engine, rule, options.progress));
-    } else {
-      ARROW_ASSIGN_OR_RAISE(entries, ReadInventory(options.inventory, table->root_uri(), rule));
-    }
-    report.files_listed = static_cast<int64_t>(entries.size());
-    std::unordered_set<std::string> seen;
-    for (auto& e : entries) {
-      if (e.mtime_ms >= cutoff_ms) continue;  // too young: a writer may be about to commit it
-      if (e.is_dir) {
-        old_empty_folders.push_back(e.path);
-      } else if (!live.count(e.path) && seen.insert(e.path).second) {
-        candidates.push_back({e.path, e.size});
-      }
-    }
+    ARROW_ASSIGN_OR_RAISE(auto scan, ScanForUntracked(*table, options, rule, live, cutoff_ms));
+    report.files_listed = scan.files_listed;
+    candidates = std::move(scan.candidates);
+    old_empty_folders = std::move(scan.old_empty_folders);
   } else {
     ARROW_ASSIGN_OR_RAISE(candidates, LiteCandidates(*log, watermark, watermark_version, live, cutoff_ms, rule));
   }

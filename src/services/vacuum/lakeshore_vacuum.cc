@@ -179,21 +179,10 @@ Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const 
   std::vector<VacuumCandidate> candidates;
   std::vector<std::string> old_empty_folders;
   if (options.mode == VacuumMode::kFull) {
-    std::vector<FileEntry> entries;
-    if (options.inventory.empty()) {
-      ARROW_ASSIGN_OR_RAISE(entries, ListVisibleFiles(*table, *options.engine, rule, options.progress));
-    } else {
-      ARROW_ASSIGN_OR_RAISE(entries, ReadInventory(options.inventory, table->root_uri(), rule));
-    }
-    report.files_listed = static_cast<int64_t>(entries.size());
-    for (const auto& e : entries) {
-      if (e.mtime_ms >= cutoff_ms) continue;
-      if (e.is_dir) {
-        old_empty_folders.push_back(e.path);
-      } else if (!state.live.count(e.path)) {
-        candidates.push_back({e.path, e.size});
-      }
-    }
+    ARROW_ASSIGN_OR_RAISE(auto scan, ScanForUntracked(*table, options, rule, state.live, cutoff_ms));
+    report.files_listed = scan.files_listed;
+    candidates = std::move(scan.candidates);
+    old_empty_folders = std::move(scan.old_empty_folders);
   } else {
     // Lite: the files completed instants name but no slice uses, once they are old enough.
     std::string after;

@@ -142,4 +142,26 @@ Result<std::vector<FileEntry>> ReadInventory(const std::string& inventory_uri,
   return out;
 }
 
+Result<UntrackedScan> ScanForUntracked(Storage& table, const VacuumOptions& options, const VisibilityRule& rule,
+                                       const std::unordered_set<std::string>& live, int64_t cutoff_ms) {
+  std::vector<FileEntry> entries;
+  if (options.inventory.empty()) {
+    ARROW_ASSIGN_OR_RAISE(entries, ListVisibleFiles(table, *options.engine, rule, options.progress));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(entries, ReadInventory(options.inventory, table.root_uri(), rule));
+  }
+  UntrackedScan scan;
+  scan.files_listed = static_cast<int64_t>(entries.size());
+  std::unordered_set<std::string> seen;
+  for (auto& e : entries) {
+    if (e.mtime_ms >= cutoff_ms) continue;  // too young: a writer may be about to commit it
+    if (e.is_dir) {
+      scan.old_empty_folders.push_back(e.path);
+    } else if (!live.count(e.path) && seen.insert(e.path).second) {
+      scan.candidates.push_back({e.path, e.size});
+    }
+  }
+  return scan;
+}
+
 }  // namespace lakeshore::vacuum

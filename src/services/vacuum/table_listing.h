@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "lakeshore/engine/engine.h"
@@ -43,5 +44,18 @@ Result<std::vector<FileEntry>> ListVisibleFiles(Storage& table, Engine& engine,
 Result<std::vector<FileEntry>> ReadInventory(const std::string& inventory_uri,
                                              const std::string& root_uri,
                                              const VisibilityRule& rule);
+
+/// What a full scan found.
+struct UntrackedScan {
+  int64_t files_listed = 0;
+  std::vector<VacuumCandidate> candidates;     ///< visible, untracked, older than the cutoff
+  std::vector<std::string> old_empty_folders;  ///< listed empty folders older than the cutoff
+};
+
+/// The full-mode scan both formats share: lists the table (or reads `options.inventory`) and
+/// keeps the visible files not in `live` whose mtime is older than `cutoff_ms` (younger ones
+/// may be about to be committed), once each.
+Result<UntrackedScan> ScanForUntracked(Storage& table, const VacuumOptions& options, const VisibilityRule& rule,
+                                       const std::unordered_set<std::string>& live, int64_t cutoff_ms);
 
 }  // namespace lakeshore::vacuum

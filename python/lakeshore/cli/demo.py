@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import random
 import sys
 import tempfile
@@ -30,6 +31,7 @@ from lakeshore.cli._common import (
     write_summary_table,
 )
 from lakeshore.table import Table
+from lakeshore.vacuum import vacuum
 
 EPILOG = """\
 examples:
@@ -41,7 +43,9 @@ What it does: writes a few photo files into <folder>/blobs, creates the table <f
 (riders keyed by id, partitioned by city, newest updated_at wins, a blob column referencing the
 photos), bulk-inserts riders, upserts (updates, a stale update that must lose, new riders),
 deletes two riders, then reads the table back (latest, as of each instant, incrementally) and
-checks every read against what it wrote.
+checks every read against what it wrote. Last, it plants a stray file in a partition folder (as
+a crashed tool would leave, dated 8 days back) and vacuums: a dry run names exactly that file, a
+real run deletes it and leaves the table as it was, and an optimistic rerun is skipped at once.
 """
 
 
@@ -152,6 +156,33 @@ class Demo:
         self.check(what, _canonical(got), _canonical(expected))
 
 
+def demo_vacuum(demo: Demo) -> None:
+    """Plants an old stray file and checks that vacuum finds, deletes and then skips exactly it."""
+    table = demo.table
+    assert table is not None
+    stray = demo.table_path / "city=oslo" / "left-by-a-crashed-tool.parquet"
+    stray.write_bytes(b"not referenced by any instant")
+    eight_days_ago = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=8)).timestamp()
+    os.utime(stray, (eight_days_ago, eight_days_ago))
+    dry = vacuum(table.uri, dry_run=True)
+    demo.check(
+        "vacuum dry run names only the stray file",
+        [c["path"] for c in dry["candidates"]],
+        ["city=oslo/left-by-a-crashed-tool.parquet"],
+    )
+    real = vacuum(table.uri)
+    demo.check("vacuum deletes it", (real["files_deleted"], stray.exists()), (1, False))
+    demo.check_snapshot("vacuum leaves the table as it was", table.to_arrow(), demo.expected)
+    again = vacuum(table.uri, optimistic=True)
+    demo.check("an optimistic rerun is skipped without listing", (again["skipped"], again["files_listed"]), (True, 0))
+    demo.out.print(
+        escape(
+            f"vacuum: dry run found {len(dry['candidates'])} file, the real run deleted "
+            f"{real['files_deleted']} ({real['bytes_deleted']} bytes); optimistic rerun skipped: {again['skip_reason']}"
+        )
+    )
+
+
 def _canonical(records: dict[int, dict[str, Any]]) -> list[tuple[Any, ...]]:
     return sorted((k, r["name"], r["city"], r["updated_at"], repr(r["photo"])) for k, r in records.items())
 
@@ -221,6 +252,7 @@ def run(args: argparse.Namespace) -> int:
         if r["photo"] and r["photo"]["type"] == "OUT_OF_LINE"
     ]
     demo.check("every referenced blob file exists", all(Path(p).is_file() for p in referenced), True)
+    demo_vacuum(demo)
 
     timeline = table.timeline()
     files = table.files()

@@ -30,6 +30,18 @@ Instant RollbackTarget(const CommitMetadata& plan) {
                  action != plan.extra.end() ? action->second : actions::kCommit};
 }
 
+// The rollback instants not yet completed, with their plans.
+Result<std::vector<std::pair<Instant, CommitMetadata>>> PendingRollbacks(TableContext& ctx, const Timeline& timeline) {
+  std::vector<std::pair<Instant, CommitMetadata>> out;
+  for (const Instant& pending : timeline.Pending()) {
+    if (pending.action != actions::kRollback) continue;
+    ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(*ctx.storage, pending));
+    ARROW_ASSIGN_OR_RAISE(auto plan, CommitMetadata::FromJson(text, Timeline::PathOf(pending)));
+    out.emplace_back(pending, std::move(plan));
+  }
+  return out;
+}
+
 // Runs a requested or inflight rollback instant to completion. The target's pending files go
 // first, so from then on the target can never commit (its commit finds its instant gone);
 // only then are its data files deleted. If the target completed after all (a rollback
@@ -62,10 +74,8 @@ Result<bool> IsNamedByRollback(TableContext& ctx, const Timeline& timeline,
   for (const auto& c : commits) {
     if (c.instant.action == actions::kRollback && RollbackTarget(c.metadata).time == instant_time) return true;
   }
-  for (const Instant& pending : timeline.Pending()) {
-    if (pending.action != actions::kRollback) continue;
-    ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(*ctx.storage, pending));
-    ARROW_ASSIGN_OR_RAISE(auto plan, CommitMetadata::FromJson(text, Timeline::PathOf(pending)));
+  ARROW_ASSIGN_OR_RAISE(auto pending_rollbacks, PendingRollbacks(ctx, timeline));
+  for (const auto& [pending, plan] : pending_rollbacks) {
     if (RollbackTarget(plan).time == instant_time) return true;
   }
   return false;
@@ -81,17 +91,17 @@ Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const T
     auto it = c.metadata.extra.find(kRolledBackInstant);
     if (it != c.metadata.extra.end()) already_rolled_back.insert(it->second);
   }
+  // Interrupted rollbacks are finished first; their targets need no new rollback.
+  ARROW_ASSIGN_OR_RAISE(auto pending_rollbacks, PendingRollbacks(ctx, timeline));
   std::string last_time = timeline.LastTime();
+  for (auto& [pending, plan] : pending_rollbacks) {
+    ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, timeline, pending, plan, last_time, guard));
+    last_time = std::max(last_time, NextInstantTime(ctx.clock->NowMs(), last_time));
+    already_rolled_back.insert(plan.extra[kRolledBackInstant]);
+    rolled_back.push_back(plan.extra[kRolledBackInstant]);
+  }
   for (const Instant& pending : timeline.Pending()) {
-    if (pending.action == actions::kRollback) {
-      ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(*ctx.storage, pending));
-      ARROW_ASSIGN_OR_RAISE(auto plan, CommitMetadata::FromJson(text, Timeline::PathOf(pending)));
-      ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, timeline, pending, plan, last_time, guard));
-      last_time = std::max(last_time, NextInstantTime(ctx.clock->NowMs(), last_time));
-      already_rolled_back.insert(plan.extra[kRolledBackInstant]);
-      rolled_back.push_back(plan.extra[kRolledBackInstant]);
-      continue;
-    }
+    if (pending.action == actions::kRollback) continue;  // finished above
     if (!actions::WritesData(pending.action)) continue;  // other services recover themselves
     if (already_rolled_back.count(pending.time)) {
       ARROW_RETURN_NOT_OK(RemoveLeftovers(ctx, pending));

@@ -41,3 +41,41 @@ def test_s3_explicit_credentials(s3_server: S3Server) -> None:
     t = lakeshore.Table.create(uri, SCHEMA, record_key="id", storage_options=opts)
     t.insert(pa.table({"id": pa.array([1], pa.int64()), "city": ["x"], "v": pa.array([1], pa.int64())}))
     assert lakeshore.Table.open(uri, storage_options=opts).to_arrow().num_rows == 1
+
+
+def test_s3_lakeshore_vacuum_deletes_only_the_stray(s3_server: S3Server) -> None:
+    """A Lakeshore table on S3: vacuum (retention off) deletes an untracked object with a
+    multi-object delete, keeps every file the timeline names, records its instant under the
+    table lock (a lock object made by conditional PUT), and an optimistic rerun skips."""
+    from pyarrow import fs as pafs
+
+    bucket = s3_server.make_bucket()
+    uri = s3_server.uri(bucket, "tables/v")
+    t = lakeshore.Table.create(uri, SCHEMA, record_key="id", partition_by="city", ordering_field="v")
+    t.insert(
+        pa.table({"id": pa.array([1, 2], pa.int64()), "city": ["oslo", "lima"], "v": pa.array([1, 1], pa.int64())})
+    )
+    t.upsert(pa.table({"id": pa.array([1], pa.int64()), "city": ["oslo"], "v": pa.array([2], pa.int64())}))
+    s3 = pafs.S3FileSystem(
+        access_key=s3_server.access_key,
+        secret_key=s3_server.secret_key,
+        region=s3_server.region,
+        endpoint_override=s3_server.endpoint,
+        scheme="http",
+    )
+    with s3.open_output_stream(f"{bucket}/tables/v/city=oslo/stray.parquet") as out:
+        out.write(b"junk")
+    before = sorted(t.to_arrow(columns=["id", "v"]).to_pylist(), key=lambda r: r["id"])
+
+    dry = lakeshore.vacuum(uri, retain_hours=0, enforce_retention=False, dry_run=True)
+    assert [c["path"] for c in dry["candidates"]] == ["city=oslo/stray.parquet"]
+    real = lakeshore.vacuum(uri, retain_hours=0, enforce_retention=False)
+    assert real["files_deleted"] == 1
+    assert s3.get_file_info(f"{bucket}/tables/v/city=oslo/stray.parquet").type == pafs.FileType.NotFound
+    again = lakeshore.Table.open(uri)
+    assert sorted(again.to_arrow(columns=["id", "v"]).to_pylist(), key=lambda r: r["id"]) == before
+    assert [i["action"] for i in again.timeline()][-1] == "vacuum"
+    assert lakeshore.vacuum(uri, retain_hours=0, enforce_retention=False, optimistic=True)["skipped"]
+    # Time travel to the first write still works: vacuum kept the replaced slice.
+    first = again.timeline()[0]["time"]
+    assert again.to_arrow(as_of=first).num_rows == 2

@@ -272,7 +272,6 @@ Result<std::optional<FileEntry>> LocalStorage::GetFileInfo(std::string_view path
 }
 
 namespace {
-bool IsOurTempFile(const char* name) { return name[0] == '.' && std::strstr(name, ".tmp.") != nullptr; }
 
 // Lists the folder open at `dirfd` (taking ownership) as `rel_dir`: one readdir pass and one
 // fstatat per entry relative to the folder handle, so no full path is resolved per entry.
@@ -292,7 +291,6 @@ Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_
     const char* name = e->d_name;
     if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0) continue;
     *has_entries = true;
-    if (IsOurTempFile(name)) continue;
     struct stat st;
     if (::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno == ENOENT) continue;  // deleted while listing

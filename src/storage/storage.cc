@@ -108,6 +108,28 @@ Result<std::string> NormalizeRelativePath(std::string_view path, bool allow_root
   return std::string(p);
 }
 
+bool IsStagedWriteName(std::string_view name) {
+  if (name.size() < 2 || name.front() != '.') return false;
+  size_t tmp = name.rfind(".tmp.");
+  if (tmp == std::string_view::npos || tmp == 0) return false;
+  std::string_view suffix = name.substr(tmp + 5);
+  if (suffix.rfind("dir.", 0) == 0) suffix.remove_prefix(4);
+  // <pid>.<n>.<r>: three dot-separated runs of digits.
+  int groups = 0;
+  bool in_digits = false;
+  for (char c : suffix) {
+    if (c >= '0' && c <= '9') {
+      if (!in_digits) ++groups;
+      in_digits = true;
+    } else if (c == '.' && in_digits) {
+      in_digits = false;
+    } else {
+      return false;
+    }
+  }
+  return groups == 3 && in_digits;
+}
+
 std::string JoinPath(std::string_view a, std::string_view b) {
   if (a.empty()) return std::string(b);
   if (b.empty()) return std::string(a);

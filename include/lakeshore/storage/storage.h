@@ -139,6 +139,11 @@ Status FinalizeStorage();
 /// "" (the root) is allowed only when `allow_root`.
 Result<std::string> NormalizeRelativePath(std::string_view path, bool allow_root = false);
 
+/// True for the name of a staged write that a backend made and has not published yet (or that a
+/// crash left behind): `.<name>.tmp.<pid>.<n>.<r>` files and `.<name>.tmp.dir.<pid>.<n>.<r>`
+/// folders. Listings return them like any file; vacuum deletes them once past retention.
+bool IsStagedWriteName(std::string_view name);
+
 /// Joins two relative paths with '/', either may be empty.
 std::string JoinPath(std::string_view a, std::string_view b);
 

@@ -278,3 +278,44 @@ TEST(LakeshoreVacuum, InstantTimeFollowsTheTimelineEvenWhenItsClockLags) {
 
 }  // namespace
 }  // namespace lakeshore
+
+namespace lakeshore {
+namespace {
+
+TEST(StagedWriteName, RecognizesOnlyOurStagedWrites) {
+  EXPECT_TRUE(IsStagedWriteName(".f.parquet.tmp.123.4.5678"));
+  EXPECT_TRUE(IsStagedWriteName(".part=x.tmp.dir.99.0.1"));
+  EXPECT_FALSE(IsStagedWriteName("f.parquet.tmp.123.4.5678"));    // not hidden
+  EXPECT_FALSE(IsStagedWriteName(".part-0.snappy.parquet.crc"));  // another tool's hidden file
+  EXPECT_FALSE(IsStagedWriteName(".f.tmp.12.x.3"));
+  EXPECT_FALSE(IsStagedWriteName(".f.tmp.1.2"));
+  EXPECT_FALSE(IsStagedWriteName(".f.tmp.1.2.3."));
+}
+
+TEST(LakeshoreVacuum, ReapsStagedWritesLeftByACrashOncePastRetention) {
+  testing::TempDir dir("ls_vacuum_staged");
+  auto table = *Table::Create(dir.path(), testing::PeopleConfig());
+  ASSERT_TRUE(table->Write(WriteOperation::kUpsert, testing::PeopleReader({{1, "a", 1, "x"}})).ok());
+  auto storage = *Storage::Open(dir.path());
+  int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::system_clock::now().time_since_epoch()).count();
+  const std::string old_temp = "part=x/.f.parquet.tmp.123.4.5678";
+  const std::string young_temp = "part=x/.g.parquet.tmp.123.5.5678";
+  const std::string staged = "part=x/.part=q.tmp.dir.1.2.3/.h.parquet.tmp.1.2.4";
+  for (const auto& p : {old_temp, young_temp, staged}) ASSERT_TRUE(storage->WriteString(p, "partial").ok());
+  ASSERT_TRUE(storage->SetModificationTimeForTesting(old_temp, now - 8 * kDayMs).ok());
+  ASSERT_TRUE(storage->SetModificationTimeForTesting(staged, now - 8 * kDayMs).ok());
+  VacuumOptions o;
+  o.clock = std::make_shared<ManualClock>(now);
+  auto report = lakeshore::Vacuum(dir.path(), o);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->files_deleted, 2);
+  EXPECT_FALSE(*storage->Exists(old_temp));
+  EXPECT_FALSE(*storage->Exists(staged));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/part=x/.part=q.tmp.dir.1.2.3"));
+  EXPECT_TRUE(*storage->Exists(young_temp));  // may belong to a write in progress
+  EXPECT_EQ(testing::ReadPeople(*table).size(), 1u);
+}
+
+}  // namespace
+}  // namespace lakeshore

@@ -103,6 +103,14 @@ Status LockGuard::CheckHeld(int64_t margin_ms) const {
                      "the lease of table lock '" + path_ + "' ran out before the commit point; "
                      "nothing was committed");
   }
+  // Fencing that does not trust clocks: nobody may have taken a newer lock object.
+  ARROW_ASSIGN_OR_RAISE(auto state, ReadLockState(*storage_));
+  int64_t mine = std::stoll(std::string(BaseName(path_)));
+  if (state.max_seq != mine) {
+    return MakeError(ErrorKind::kLockTimeout,
+                     "table lock '" + path_ + "' was taken over by lock object " + SeqName(state.max_seq) +
+                         " (this holder's lease was judged expired); nothing was committed");
+  }
   return Status::OK();
 }
 

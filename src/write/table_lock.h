@@ -21,9 +21,10 @@ class LockGuard {
   ~LockGuard();
   /// Releases the lock (idempotent).
   Status Release();
-  /// OK while the lease has more than `margin_ms` left by the lock's clock; an error naming
-  /// the lock otherwise. Called right before a commit point, so a holder whose lease ran out
-  /// (and may have been taken over) never commits.
+  /// OK while the lease has more than `margin_ms` left by the lock's clock and no newer lock
+  /// object exists (a fencing check that does not depend on clocks: one listing of the lock
+  /// folder); an error naming the lock otherwise. Called right before a commit point, so a
+  /// holder whose lease ran out and was taken over never commits.
   Status CheckHeld(int64_t margin_ms = 1000) const;
   const std::string& owner() const { return owner_; }
 

@@ -1,0 +1,72 @@
+#include "write/table_lock.h"
+
+#include <atomic>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "testing/status_test_util.h"
+
+namespace lakeshore {
+namespace {
+
+constexpr int64_t kStartMs = 1767225600000;
+
+TEST(TableLock, ExcludesConcurrentHolders) {
+  auto storage = *Storage::Open("mem://table_lock_exclusion");
+  auto clock = std::make_shared<ManualClock>(kStartMs);
+  std::atomic<int> inside{0};
+  std::atomic<int> max_inside{0};
+  std::atomic<int> acquisitions{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      TableLock lock(storage, clock, LockSettings{60000, 30000});
+      for (int i = 0; i < 10; ++i) {
+        auto guard = lock.Acquire("test");
+        ASSERT_TRUE(guard.ok()) << guard.status();
+        int now = ++inside;
+        max_inside = std::max(max_inside.load(), now);
+        ASSERT_OK((*guard)->CheckHeld());
+        --inside;
+        ASSERT_OK((*guard)->Release());
+        ++acquisitions;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(max_inside.load(), 1);
+  EXPECT_EQ(acquisitions.load(), 40);
+  // Old lock objects are pruned: the folder stays small however often the lock is taken.
+  EXPECT_LE(storage->List(".lakeshore/aux/lock", false)->size(), 40u);
+}
+
+TEST(TableLock, ExpiredLeaseIsTakenOverAndTheOldHolderIsFenced) {
+  auto storage = *Storage::Open("mem://table_lock_takeover");
+  auto slow_clock = std::make_shared<ManualClock>(kStartMs);  // the stalled holder's view
+  auto fast_clock = std::make_shared<ManualClock>(kStartMs);
+  TableLock slow(storage, slow_clock, LockSettings{1000, 5000});
+  TableLock fast(storage, fast_clock, LockSettings{1000, 5000});
+  ASSERT_OK_AND_ASSIGN(auto stalled, slow.Acquire("stalled"));
+  fast_clock->Advance(5000);  // the other process judges the lease expired
+  ASSERT_OK_AND_ASSIGN(auto taker, fast.Acquire("taker"));
+  // The stalled holder's own clock says its lease is fine, but it has been fenced off.
+  auto st = stalled->CheckHeld(0);
+  EXPECT_TRUE(IsError(st, ErrorKind::kLockTimeout)) << st;
+  ASSERT_OK(taker->CheckHeld(0));
+}
+
+TEST(TableLock, WaitsThenTimesOutWhileHeld) {
+  auto storage = *Storage::Open("mem://table_lock_timeout");
+  auto clock = std::make_shared<ManualClock>(kStartMs);
+  TableLock lock(storage, clock, LockSettings{60000, 200});
+  ASSERT_OK_AND_ASSIGN(auto held, lock.Acquire("holder"));
+  auto second = lock.Acquire("waiter");
+  EXPECT_TRUE(IsError(second.status(), ErrorKind::kLockTimeout)) << second.status();
+  ASSERT_OK(held->Release());
+  ASSERT_OK_AND_ASSIGN(auto after, lock.Acquire("waiter"));
+  ASSERT_OK(after->CheckHeld(0));
+}
+
+}  // namespace
+}  // namespace lakeshore

@@ -131,6 +131,23 @@ std::string WhyRun(const TimelineState& s, int64_t now_ms, std::optional<int64_t
   return "";
 }
 
+/// Staged writes a crash left in the table's own folders (a put of an instant, a heartbeat or a
+/// lock object that never got published), older than the cutoff. Only the timeline and the
+/// aux folder are listed: they are small, and nothing else under `.lakeshore/` is written here.
+Result<std::vector<VacuumCandidate>> StagedWritesInMetadata(Storage& table, int64_t cutoff_ms) {
+  std::vector<VacuumCandidate> out;
+  for (const char* folder : {layout::kTimelineDir, layout::kAuxDir}) {
+    bool recursive = std::string(folder) == layout::kAuxDir;
+    ARROW_ASSIGN_OR_RAISE(auto entries, table.List(folder, recursive));
+    for (const auto& e : entries) {
+      if (!e.is_dir && e.mtime_ms < cutoff_ms && IsStagedWriteName(BaseName(e.path))) {
+        out.push_back({e.path, e.size});
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const VacuumOptions& options) {
@@ -183,6 +200,9 @@ Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const 
     report.files_listed = scan.files_listed;
     candidates = std::move(scan.candidates);
     old_empty_folders = std::move(scan.old_empty_folders);
+    ARROW_ASSIGN_OR_RAISE(auto staged, StagedWritesInMetadata(*table, cutoff_ms));
+    report.files_listed += static_cast<int64_t>(staged.size());
+    for (auto& c : staged) candidates.push_back(std::move(c));
   } else {
     // Lite: the files completed instants name but no slice uses, once they are old enough.
     std::string after;

@@ -302,14 +302,19 @@ TEST(LakeshoreVacuum, ReapsStagedWritesLeftByACrashOncePastRetention) {
   const std::string old_temp = "part=x/.f.parquet.tmp.123.4.5678";
   const std::string young_temp = "part=x/.g.parquet.tmp.123.5.5678";
   const std::string staged = "part=x/.part=q.tmp.dir.1.2.3/.h.parquet.tmp.1.2.4";
-  for (const auto& p : {old_temp, young_temp, staged}) ASSERT_TRUE(storage->WriteString(p, "partial").ok());
-  ASSERT_TRUE(storage->SetModificationTimeForTesting(old_temp, now - 8 * kDayMs).ok());
-  ASSERT_TRUE(storage->SetModificationTimeForTesting(staged, now - 8 * kDayMs).ok());
+  const std::string instant_temp = ".lakeshore/timeline/.20260101000000000.commit.inflight.tmp.7.8.9";
+  for (const auto& p : {old_temp, young_temp, staged, instant_temp}) {
+    ASSERT_TRUE(storage->WriteString(p, "partial").ok());
+  }
+  for (const auto& p : {old_temp, staged, instant_temp}) {
+    ASSERT_TRUE(storage->SetModificationTimeForTesting(p, now - 8 * kDayMs).ok());
+  }
   VacuumOptions o;
   o.clock = std::make_shared<ManualClock>(now);
   auto report = lakeshore::Vacuum(dir.path(), o);
   ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_EQ(report->files_deleted, 2);
+  EXPECT_EQ(report->files_deleted, 3);
+  EXPECT_FALSE(*storage->Exists(instant_temp));
   EXPECT_FALSE(*storage->Exists(old_temp));
   EXPECT_FALSE(*storage->Exists(staged));
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/part=x/.part=q.tmp.dir.1.2.3"));

@@ -9,28 +9,10 @@
 namespace lakeshore::python {
 namespace {
 
+/// The report as a dict with exactly the fields of VacuumReportToJson (the one definition of
+/// the JSON a CLI prints and the dict Python returns).
 nb::dict ReportDict(const VacuumReport& r) {
-  nb::dict d;
-  d["format"] = r.format;
-  d["mode"] = r.mode;
-  d["dry_run"] = r.dry_run;
-  d["skipped"] = r.skipped;
-  d["skip_reason"] = r.skip_reason;
-  d["files_listed"] = r.files_listed;
-  d["files_deleted"] = r.files_deleted;
-  d["bytes_deleted"] = r.bytes_deleted;
-  d["dirs_deleted"] = r.dirs_deleted;
-  nb::list candidates;
-  for (const auto& c : r.candidates) {
-    nb::dict item;
-    item["path"] = c.path;
-    item["size"] = c.size;
-    candidates.append(item);
-  }
-  d["candidates"] = candidates;
-  d["time_to_identify_ms"] = r.time_to_identify_ms;
-  d["time_to_delete_ms"] = r.time_to_delete_ms;
-  return d;
+  return nb::cast<nb::dict>(nb::module_::import_("json").attr("loads")(VacuumReportToJson(r)));
 }
 
 /// Runs the vacuum without the GIL. `progress(phase, done, total, unit)` is called from the

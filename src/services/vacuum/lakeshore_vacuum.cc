@@ -53,14 +53,20 @@ struct TimelineState {
   const CompletedCommit* last_vacuum = nullptr;
 };
 
-Result<TimelineState> LoadTimelineState(Storage& table, Engine& engine) {
+/// The active timeline; refuses a table with an archived timeline.
+Result<Timeline> LoadActiveTimeline(Storage& table) {
   ARROW_ASSIGN_OR_RAISE(auto archived, table.List(layout::kArchiveDir, /*recursive=*/true));
   if (!archived.empty()) {
     return UnsupportedFeature("the table has an archived timeline ('" + std::string(layout::kArchiveDir) +
                               "'), which this vacuum does not read yet; refusing to vacuum");
   }
+  return Timeline::Load(table);
+}
+
+/// Everything the timeline says the table needs (reads every completed instant's metadata).
+Result<TimelineState> LoadTimelineState(Storage& table, Engine& engine, Timeline timeline) {
   TimelineState s;
-  ARROW_ASSIGN_OR_RAISE(s.timeline, Timeline::Load(table));
+  s.timeline = std::move(timeline);
   CommitMetadataCache cache;
   ARROW_ASSIGN_OR_RAISE(s.commits, cache.LoadCompleted(table, engine, s.timeline));
   FileSystemView view = FileSystemView::Build(s.commits);
@@ -84,6 +90,35 @@ Result<TimelineState> LoadTimelineState(Storage& table, Engine& engine) {
     ARROW_ASSIGN_OR_RAISE(auto plan, CommitMetadata::FromJson(text, Timeline::PathOf(pending)));
     for (const auto& f : plan.planned_files) s.live.insert(f);
   }
+  return s;
+}
+
+/// What an optimistic decision needs, and no more: the last completed vacuum and the instants
+/// completed since its cutoff or since it. Older instant files are not read, so a skip costs
+/// what happened since the last vacuum, not the size of the timeline. `live` stays empty.
+Result<TimelineState> LoadRecentState(Storage& table, Engine& engine, const Timeline& timeline) {
+  TimelineState s;
+  s.timeline = timeline;
+  std::vector<Instant> completed = s.timeline.CompletedByCompletionTime();
+  auto vacuum = std::find_if(completed.rbegin(), completed.rend(),
+                             [](const Instant& i) { return i.action == actions::kVacuum; });
+  if (vacuum == completed.rend()) return s;  // no watermark: the decision is to run
+  ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(table, *vacuum));
+  ARROW_ASSIGN_OR_RAISE(auto watermark, CommitMetadata::FromJson(text, Timeline::PathOf(*vacuum)));
+  std::string since = vacuum->completion_time;
+  if (auto cutoff = ExtraInt(watermark, kCutoffMs)) since = std::min(since, FormatInstantTime(*cutoff));
+  std::vector<Instant> recent;
+  for (const auto& i : completed)
+    if (i.completion_time >= since) recent.push_back(i);
+  ARROW_ASSIGN_OR_RAISE(auto metadata, engine.Map<CommitMetadata>(
+                                           static_cast<int64_t>(recent.size()), [&](int64_t k) -> Result<CommitMetadata> {
+                                             const Instant& i = recent[static_cast<size_t>(k)];
+                                             ARROW_ASSIGN_OR_RAISE(auto t, timeline_ops::ReadContent(table, i));
+                                             return CommitMetadata::FromJson(t, Timeline::PathOf(i));
+                                           }));
+  for (size_t k = 0; k < recent.size(); ++k) s.commits.push_back({recent[k], std::move(metadata[k])});
+  for (const auto& c : s.commits)
+    if (c.instant.action == actions::kVacuum) s.last_vacuum = &c;
   return s;
 }
 
@@ -174,23 +209,25 @@ Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const 
     }
   }
   const int64_t cutoff_ms = now_ms - retention_ms;
-  ARROW_ASSIGN_OR_RAISE(auto state, LoadTimelineState(*table, *options.engine));
+  ARROW_ASSIGN_OR_RAISE(auto timeline, LoadActiveTimeline(*table));
 
   if (options.optimistic) {
     std::optional<int64_t> bound;
     if (options.force_full_after_hours) {
       bound = static_cast<int64_t>(std::llround(*options.force_full_after_hours * 3600.0 * 1000.0));
     }
-    std::string why = WhyRun(state, now_ms, bound);
+    ARROW_ASSIGN_OR_RAISE(auto recent, LoadRecentState(*table, *options.engine, timeline));
+    std::string why = WhyRun(recent, now_ms, bound);
     if (why.empty()) {
       report.skipped = true;
-      report.skip_reason = "no instant since the last vacuum (" + state.last_vacuum->instant.time +
+      report.skip_reason = "no instant since the last vacuum (" + recent.last_vacuum->instant.time +
                            ") can have left a file to delete";
       report.time_to_identify_ms = ElapsedMs(started);
       return report;
     }
     report.skip_reason = why;
   }
+  ARROW_ASSIGN_OR_RAISE(auto state, LoadTimelineState(*table, *options.engine, std::move(timeline)));
 
   VisibilityRule rule{config.partition_fields, false};
   std::vector<VacuumCandidate> candidates;

@@ -324,3 +324,31 @@ TEST(LakeshoreVacuum, ReapsStagedWritesLeftByACrashOncePastRetention) {
 
 }  // namespace
 }  // namespace lakeshore
+
+namespace lakeshore {
+namespace {
+
+TEST(LakeshoreVacuum, OptimisticSkipReadsOnlyWhatHappenedSinceTheLastVacuum) {
+  LakeshoreScenario s("ls_vacuum_optimistic_cost");
+  s.Upsert({{1, "a", 1, "x"}});
+  s.Upsert({{2, "b", 1, "y"}});
+  ASSERT_TRUE(s.Vacuum().ok());
+  // Damage the instant files written long before the last vacuum's cutoff: a skip that read
+  // them would fail; a skip whose cost follows the new work never opens them.
+  auto timeline = *Timeline::Load(*s.storage);
+  for (const auto& i : timeline.instants()) {
+    if (i.action == "commit") ASSERT_TRUE(s.storage->WriteString(Timeline::PathOf(i), "{trunc").ok());
+  }
+  VacuumOptions optimistic;
+  optimistic.optimistic = true;
+  auto skipped = s.Vacuum(optimistic);
+  ASSERT_TRUE(skipped.ok()) << skipped.status();
+  EXPECT_TRUE(skipped->skipped) << skipped->skip_reason;
+  EXPECT_EQ(skipped->files_listed, 0);
+  // A run that must decide from the whole timeline reports the damage and deletes nothing.
+  auto full = s.Vacuum();
+  EXPECT_TRUE(IsError(full.status(), ErrorKind::kCorruptMetadata)) << full.status();
+}
+
+}  // namespace
+}  // namespace lakeshore

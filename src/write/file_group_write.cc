@@ -95,7 +95,6 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
 
   std::shared_ptr<arrow::Table> old;
   std::unordered_map<std::string_view, int64_t> old_index;
-  std::shared_ptr<arrow::Table> old_keys_holder;
   if (plan.old_base) {
     ARROW_ASSIGN_OR_RAISE(old, ReadOld(storage, ctx, *plan.old_base));
     ARROW_ASSIGN_OR_RAISE(old, old->CombineChunks());

@@ -43,12 +43,14 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
   // Inserts by partition id (a vector per distinct partition: no per-row lookups).
   std::vector<std::vector<int64_t>> inserts_by_id(input.partitions.paths.size());
   bool tagged = op == WriteOperation::kUpsert || op == WriteOperation::kDelete;
-  bool all_inserts = !tagged && input.partitions.paths.size() == 1 && input.rows.size() == input.partitions.id_of_row.size();
-  if (all_inserts) inserts_by_id[0] = input.rows;
-  static const std::vector<int64_t> kNone;
-  for (int64_t r : all_inserts ? kNone : input.rows) {
-    const std::string& partition = input.partitions.PathOf(r);
+  if (!tagged) {  // all rows are inserts: size each partition's list once
+    std::vector<size_t> counts(inserts_by_id.size(), 0);
+    for (int64_t r : input.rows) ++counts[static_cast<size_t>(input.partitions.id_of_row[static_cast<size_t>(r)])];
+    for (size_t id = 0; id < counts.size(); ++id) inserts_by_id[id].reserve(counts[id]);
+  }
+  for (int64_t r : input.rows) {
     if (tagged && tags[r]) {
+      const std::string& partition = input.partitions.PathOf(r);
       auto key = std::make_pair(partition, *tags[r]);
       auto it = existing.find(key);
       if (it == existing.end()) it = existing.emplace(key, ForExisting(*view.Find(partition, *tags[r]))).first;

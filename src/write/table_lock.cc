@@ -135,11 +135,17 @@ Result<std::unique_ptr<LockGuard>> TableLock::Acquire(const std::string& purpose
       nlohmann::json content = {{"owner", owner}, {"acquired_ms", now}, {"lease_ms", settings_.lease_ms},
                                 {"purpose", purpose}};
       ARROW_ASSIGN_OR_RAISE(bool won, storage_->PutIfAbsentString(path, content.dump()));
-      if (won) {
+      if (!won) continue;  // someone else took seq; re-read at once
+      // Our listing may have been stale: while we waited, others may have taken seq and more,
+      // and a release may have pruned seq, so the put succeeded on a number long past. Only a
+      // lock object that is the newest is the lock.
+      ARROW_ASSIGN_OR_RAISE(auto after, ReadLockState(*storage_));
+      if (after.max_seq == seq) {
         return std::unique_ptr<LockGuard>(
             new LockGuard(storage_, clock_, path, owner, now, settings_.lease_ms));
       }
-      continue;  // someone else took seq; re-read at once
+      (void)storage_->PutIfAbsentString(path + ".released", owner);  // mark the stray released
+      continue;
     }
     if (std::chrono::steady_clock::now() >= deadline) {
       return MakeError(ErrorKind::kLockTimeout,

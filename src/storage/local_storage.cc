@@ -286,8 +286,13 @@ Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_
   }
   std::unique_ptr<DIR, int (*)(DIR*)> guard(dir, ::closedir);
   *has_entries = false;
-  errno = 0;
-  while (struct dirent* e = ::readdir(dir)) {
+  for (;;) {
+    errno = 0;  // readdir reports an error only through errno; skipped entries must not leak one
+    struct dirent* e = ::readdir(dir);
+    if (e == nullptr) {
+      if (errno != 0) return ErrnoError("cannot list", abs_dir, errno);
+      break;
+    }
     const char* name = e->d_name;
     if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0) continue;
     *has_entries = true;
@@ -313,9 +318,7 @@ Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_
     bool sub_has_entries = false;
     ARROW_RETURN_NOT_OK(WalkFolder(sub, abs_dir + "/" + name, rel, true, out, &sub_has_entries));
     if (!sub_has_entries) out->push_back({std::move(rel), 0, MtimeMs(st), true});  // an empty folder
-    errno = 0;
   }
-  if (errno != 0) return ErrnoError("cannot list", abs_dir, errno);
   return Status::OK();
 }
 }  // namespace

@@ -151,6 +151,26 @@ TEST_P(StorageConformance, OutputStreamAppearsWholeOnCloseOnly) {
   EXPECT_EQ(listed.size(), 1u);
 }
 
+TEST_P(StorageConformance, ListingWhileFilesComeAndGoNeverFails) {
+  // Files deleted between a listing's directory read and its stat are skipped, not an error.
+  const int rounds = IsS3() ? 20 : 300;
+  std::atomic<bool> done{false};
+  Status writer_status;
+  std::thread churn([&] {
+    for (int i = 0; i < rounds && writer_status.ok(); ++i) {
+      std::string path = "churn/f" + std::to_string(i % 7);
+      writer_status = storage_->WriteString(path, "x");
+      if (writer_status.ok()) writer_status = storage_->DeleteFiles({path}).status();
+    }
+    done = true;
+  });
+  Status list_status;
+  while (!done.load() && list_status.ok()) list_status = storage_->List("churn", true).status();
+  churn.join();
+  EXPECT_TRUE(writer_status.ok()) << writer_status.ToString();
+  EXPECT_TRUE(list_status.ok()) << list_status.ToString();
+}
+
 TEST_P(StorageConformance, ReadOfMissingFileNamesThePath) {
   auto result = storage_->ReadString("no/such/file.parquet");
   ASSERT_FALSE(result.ok());

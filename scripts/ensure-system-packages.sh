@@ -9,8 +9,8 @@ packages=(
   g++ make cmake ninja-build pkg-config
   libgtest-dev libgmock-dev          # C++ unit tests (ctest)
   libxxhash-dev                      # XXH64, RFC-37 metadata keys
-  libssl-dev                         # MD5 and SigV4 signing
-  libcurl4-openssl-dev               # S3 conditional PUT
+  nettle-dev                         # MD5, SHA-256, HMAC (no OpenSSL: see src/common/digest.h)
+  libcurl4-openssl-dev               # S3 conditional PUT (headers; libcurl is dlopen'ed)
   nlohmann-json3-dev                 # table.json and instant files
 )
 

@@ -1,23 +1,17 @@
 #include "storage/s3_request_internal.h"
 
-#include <curl/curl.h>
-
 #include <memory>
-#include <mutex>
+
+#include "storage/curl_library_internal.h"
 
 namespace lakeshore::s3_internal {
 namespace {
 
-void EnsureCurlInitialized() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
 // One curl handle per thread, reset before each request: curl keeps the connection (and TLS
 // session) open between requests, which a handle per request would throw away.
-CURL* ThreadHandle() {
-  thread_local std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> handle(curl_easy_init(), &curl_easy_cleanup);
-  if (handle) curl_easy_reset(handle.get());
+CURL* ThreadHandle(const CurlLibrary& curl) {
+  thread_local std::unique_ptr<CURL, void (*)(CURL*)> handle(curl.easy_init(), curl.easy_cleanup);
+  if (handle) curl.easy_reset(handle.get());
   return handle.get();
 }
 
@@ -29,9 +23,7 @@ size_t AppendBody(char* data, size_t size, size_t count, void* out) {
 }  // namespace
 
 S3RequestClient::S3RequestClient(S3Endpoint endpoint, CredentialsFn credentials)
-    : endpoint_(std::move(endpoint)), credentials_(std::move(credentials)) {
-  EnsureCurlInitialized();
-}
+    : endpoint_(std::move(endpoint)), credentials_(std::move(credentials)) {}
 
 Result<HttpResponse> S3RequestClient::Send(const std::string& method, const std::string& bucket,
                                            std::string_view key, const std::string& query,
@@ -55,37 +47,38 @@ Result<HttpResponse> S3RequestClient::Send(const std::string& method, const std:
   std::string url = endpoint_.scheme + "://" + request.host + request.canonical_uri;
   if (!query.empty()) url += "?" + query;
 
-  CURL* h = ThreadHandle();
+  ARROW_ASSIGN_OR_RAISE(const CurlLibrary* curl, CurlLibrary::Get());
+  CURL* h = ThreadHandle(*curl);
   if (h == nullptr) return Status::IOError("cannot create a curl handle for ", method, " ", url);
   curl_slist* list = nullptr;
   for (const auto& [name, value] : signed_headers) {
-    list = curl_slist_append(list, (name + ": " + value).c_str());
+    list = curl->slist_append(list, (name + ": " + value).c_str());
   }
-  list = curl_slist_append(list, "Expect:");  // no 100-continue round trip
-  list = curl_slist_append(list, "Content-Type: application/octet-stream");
-  std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> header_list(list, &curl_slist_free_all);
+  list = curl->slist_append(list, "Expect:");  // no 100-continue round trip
+  list = curl->slist_append(list, "Content-Type: application/octet-stream");
+  std::unique_ptr<curl_slist, void (*)(curl_slist*)> header_list(list, curl->slist_free_all);
 
   HttpResponse response;
-  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, header_list.get());
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);    // abort a transfer stalled for
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);    // a minute
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &AppendBody);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &response.body);
+  curl->easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl->easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
+  curl->easy_setopt(h, CURLOPT_HTTPHEADER, header_list.get());
+  curl->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl->easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
+  curl->easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);    // abort a transfer stalled for
+  curl->easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);    // a minute
+  curl->easy_setopt(h, CURLOPT_WRITEFUNCTION, &AppendBody);
+  curl->easy_setopt(h, CURLOPT_WRITEDATA, &response.body);
   if (method == "HEAD") {
-    curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+    curl->easy_setopt(h, CURLOPT_NOBODY, 1L);
   } else if (method != "GET" && method != "DELETE") {
-    curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
-    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+    curl->easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
+    curl->easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
   }
-  CURLcode rc = curl_easy_perform(h);
+  CURLcode rc = curl->easy_perform(h);
   if (rc != CURLE_OK) {
-    return Status::IOError("S3 request ", method, " ", url, " failed: ", curl_easy_strerror(rc));
+    return Status::IOError("S3 request ", method, " ", url, " failed: ", curl->easy_strerror(rc));
   }
-  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
+  curl->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
   return response;
 }
 

@@ -1,40 +1,15 @@
 #include "storage/sigv4_internal.h"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include <arrow/util/base64.h>
 
 #include <algorithm>
 #include <cctype>
 #include <ctime>
 
+#include "common/digest.h"
+
 namespace lakeshore::s3_internal {
 namespace {
-
-std::string Digest(const EVP_MD* md, std::string_view data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), out, &len, md, nullptr);
-  return std::string(reinterpret_cast<char*>(out), len);
-}
-
-std::string Hmac(std::string_view key, std::string_view data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &len);
-  return std::string(reinterpret_cast<char*>(out), len);
-}
-
-std::string Hex(std::string_view bytes) {
-  static const char* kDigits = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
 
 std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -66,15 +41,9 @@ std::string UriEncode(std::string_view s, bool keep_slash) {
   return out;
 }
 
-std::string HexSha256(std::string_view data) { return Hex(Digest(EVP_sha256(), data)); }
+std::string HexSha256(std::string_view data) { return HexLower(Sha256(data)); }
 
-std::string Base64Md5(std::string_view data) {
-  std::string md5 = Digest(EVP_md5(), data);
-  unsigned char out[64];
-  int n = EVP_EncodeBlock(out, reinterpret_cast<const unsigned char*>(md5.data()),
-                          static_cast<int>(md5.size()));
-  return std::string(reinterpret_cast<char*>(out), n);
-}
+std::string Base64Md5(std::string_view data) { return arrow::util::base64_encode(Md5(data)); }
 
 std::vector<HttpHeader> SignS3Request(const SigV4Request& request, const std::string& region,
                                       const SigV4Credentials& credentials,
@@ -103,11 +72,11 @@ std::vector<HttpHeader> SignS3Request(const SigV4Request& request, const std::st
   std::string scope = day + "/" + region + "/s3/aws4_request";
   std::string string_to_sign =
       "AWS4-HMAC-SHA256\n" + amz_date + "\n" + scope + "\n" + HexSha256(canonical_request);
-  std::string key = Hmac("AWS4" + credentials.secret_key, day);
-  key = Hmac(key, region);
-  key = Hmac(key, "s3");
-  key = Hmac(key, "aws4_request");
-  std::string signature = Hex(Hmac(key, string_to_sign));
+  std::string key = HmacSha256("AWS4" + credentials.secret_key, day);
+  key = HmacSha256(key, region);
+  key = HmacSha256(key, "s3");
+  key = HmacSha256(key, "aws4_request");
+  std::string signature = HexLower(HmacSha256(key, string_to_sign));
   headers.emplace_back("Authorization", "AWS4-HMAC-SHA256 Credential=" + credentials.access_key +
                                             "/" + scope + ", SignedHeaders=" + signed_headers +
                                             ", Signature=" + signature);

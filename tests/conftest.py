@@ -46,12 +46,12 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _wait_until_up(endpoint: str, proc: subprocess.Popen[bytes], timeout_s: float) -> str | None:
+def _wait_until_up(endpoint: str, proc: subprocess.Popen[bytes], log: Path, timeout_s: float) -> str | None:
     """Polls the server; returns None when it answers, else why it did not."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+            err = log.read_text(errors="replace")
             return f"moto.server exited with {proc.returncode}: {err.strip()[-500:]}"
         try:
             with urllib.request.urlopen(f"http://{endpoint}/", timeout=1):
@@ -64,19 +64,24 @@ def _wait_until_up(endpoint: str, proc: subprocess.Popen[bytes], timeout_s: floa
 
 
 @pytest.fixture(scope="session")
-def s3_server() -> Iterator[S3Server]:
-    """Starts `python -m moto.server` on 127.0.0.1 for the session; skips (visibly) if it cannot."""
+def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
+    """Starts `python -m moto.server` on 127.0.0.1 for the session; skips (visibly) if it cannot.
+
+    Its request log goes to a file: a pipe nobody drains fills up after ~64 KiB of log lines,
+    and the server then blocks on its next write (every later S3 request times out)."""
     port = _free_port()
     endpoint = f"127.0.0.1:{port}"
+    log = tmp_path_factory.mktemp("moto") / "moto.log"
     try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
+        with log.open("wb") as sink:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                stdout=subprocess.DEVNULL,
+                stderr=sink,
+            )
     except OSError as e:
         pytest.skip(f"S3 tests skipped: cannot start moto.server ({e})")
-    problem = _wait_until_up(endpoint, proc, timeout_s=30)
+    problem = _wait_until_up(endpoint, proc, log, timeout_s=30)
     if problem is not None:
         proc.kill()
         proc.wait()

@@ -114,3 +114,80 @@ def test_batch_without_the_record_key(filled: lakeshore.Table) -> None:
 def test_open_where_no_table_is(tmp_path: Path) -> None:
     with pytest.raises(lakeshore.LakeshoreError):
         lakeshore.Table.open(str(tmp_path / "nothing-here"))
+
+
+# ---- found by outside testing: each a crash, a wrong answer or a deleted user file ----------
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        pa.field("m", pa.map_(pa.string(), pa.int64())),
+        pa.field("u", pa.dense_union([pa.field("a", pa.int64())])),
+        pa.field("d", pa.dictionary(pa.int32(), pa.string())),
+    ],
+    ids=["map", "union", "dictionary"],
+)
+def test_unsupported_column_type_is_an_error_not_an_abort(tmp_path: Path, column: pa.Field) -> None:
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), column])
+    with pytest.raises(lakeshore.LakeshoreError, match="is not supported"):
+        lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id")
+    assert not (tmp_path / "t").exists() or not any((tmp_path / "t").rglob("*.json"))
+
+
+def test_create_refuses_a_folder_holding_other_files(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    (folder / "photos").mkdir(parents=True)
+    (folder / "notes.txt").write_text("mine")
+    (folder / "photos" / "holiday.jpg").write_bytes(b"\xff\xd8")
+    with pytest.raises(lakeshore.InvalidArgumentError, match="not empty.*'notes.txt', 'photos/'"):
+        lakeshore.Table.create(str(folder), SCHEMA, record_key="id")
+    assert sorted(all_files(folder)) == ["notes.txt", "photos/holiday.jpg"]
+    assert not (folder / ".lakeshore").exists()
+
+
+def test_create_refuses_a_folder_holding_a_delta_table(tmp_path: Path) -> None:
+    deltalake = pytest.importorskip("deltalake")
+    folder = tmp_path / "t"
+    deltalake.write_deltalake(str(folder), pa.table({"id": [1, 2]}))
+    before = all_files(folder)
+    with pytest.raises(lakeshore.InvalidArgumentError, match="not empty.*_delta_log"):
+        lakeshore.Table.create(str(folder), SCHEMA, record_key="id")
+    assert all_files(folder) == before
+
+
+def test_create_where_the_table_already_is(filled: lakeshore.Table, table_path: str) -> None:
+    with pytest.raises(lakeshore.AlreadyExistsError):
+        lakeshore.Table.create(table_path, SCHEMA, record_key="id")
+
+
+def test_create_in_an_empty_folder_works(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    lakeshore.Table.create(str(tmp_path / "empty"), SCHEMA, record_key="id").insert(data(1))
+
+
+@pytest.mark.parametrize("where", ["t\x00x", "file:///tmp/t\x00x"])
+def test_nul_byte_in_a_path_is_refused(tmp_path: Path, where: str) -> None:
+    path = str(tmp_path / where) if not where.startswith("file:") else where
+    with pytest.raises(lakeshore.InvalidArgumentError, match="NUL byte"):
+        lakeshore.Table.create(path, SCHEMA, record_key="id")
+    with pytest.raises(lakeshore.InvalidArgumentError, match="NUL byte"):
+        lakeshore.Table.open(path)
+    with pytest.raises(lakeshore.InvalidArgumentError, match="NUL byte"):
+        lakeshore.vacuum(path)
+
+
+def test_write_from_inside_its_own_progress_callback_is_an_error_not_a_deadlock(filled: lakeshore.Table) -> None:
+    seen: list[str] = []
+
+    def progress(phase: str, done: int, total: int, unit: str) -> None:
+        if not seen:
+            seen.append(phase)
+            filled.upsert(data(99))  # the outer write holds the table: this must fail, not hang
+
+    with pytest.raises(lakeshore.InvalidArgumentError, match="inside the progress callback"):
+        filled.upsert(data(5), progress=progress)
+    ids = [r["id"] for r in snapshot(filled)]
+    assert 5 in ids and 99 not in ids  # the outer write committed; the inner one never started
+    filled.upsert(data(99))  # and the table is free again
+    assert 99 in [r["id"] for r in snapshot(filled)]

@@ -122,3 +122,16 @@ def test_errors_go_to_stderr_and_json_errors_to_stdout(tmp_path: Path) -> None:
 
     doc = json.loads(done.stdout)
     assert doc["error"]["type"] == "FileNotFoundError"
+
+
+@pytest.mark.parametrize("schema", ["", " ", ",", "id"])
+def test_create_with_an_empty_or_bad_schema_is_a_usage_error(tmp_path: Path, schema: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "lakeshore", "create", str(tmp_path / "t"), "--schema", schema, "--record-key", "id"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "--schema" in done.stderr and "name:type" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "t").exists()

@@ -301,6 +301,86 @@ def test_typed_partition_filters(table_path: str) -> None:
     assert ids([("y", "=", pa.scalar(2025, pa.int32()))]) == [2, 3]
 
 
+def test_filter_values_of_every_type_select_the_partition_they_name(table_path: str) -> None:
+    """A filter value is rendered by the core exactly as partition values are written: a
+    datetime, a date, a Decimal, a float or a string all select their partition."""
+    import decimal
+
+    s = pa.schema(
+        [
+            ("id", pa.int64()),
+            ("ts", pa.timestamp("ms")),
+            ("tz", pa.timestamp("us", tz="UTC")),
+            ("day", pa.date32()),
+            ("price", pa.decimal128(6, 2)),
+            ("n", pa.int16()),
+        ]
+    )
+    t = lakeshore.Table.create(table_path, s, record_key="id", partition_by=["ts", "tz", "day", "price", "n"])
+    when = dt.datetime(2024, 1, 2, 3, 4, 5)
+    utc = dt.datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=dt.timezone.utc)
+    t.insert(
+        pa.table(
+            {
+                "id": [1, 2],
+                "ts": [when, dt.datetime(2024, 1, 3)],
+                "tz": [utc, utc + dt.timedelta(days=1)],
+                "day": [dt.date(2024, 1, 2), dt.date(2024, 1, 3)],
+                "price": [decimal.Decimal("1.50"), decimal.Decimal("2.00")],
+                "n": [9, 10],
+            },
+            schema=s,
+        )
+    )
+
+    def ids(flt: list[tuple[str, str, Any]]) -> list[int]:
+        return sorted(t.to_arrow(columns=["id"], filter=flt).column("id").to_pylist())
+
+    assert ids([("ts", "=", when)]) == [1]
+    assert ids([("ts", "=", "2024-01-02 03:04:05.000")]) == [1]
+    assert ids([("ts", "=", "2024-01-02 03:04:05")]) == [1]  # parsed as the field's type
+    assert ids([("ts", "in", [when, dt.datetime(2024, 1, 3)])]) == [1, 2]
+    assert ids([("ts", ">", when)]) == [2]
+    assert ids([("ts", "=", pa.scalar(when, pa.timestamp("ms")))]) == [1]
+    assert ids([("tz", "=", utc)]) == [1]
+    assert ids([("tz", "=", utc.astimezone(dt.timezone(dt.timedelta(hours=2))))]) == [1]  # same instant
+    assert ids([("day", "=", dt.date(2024, 1, 3))]) == [2]
+    assert ids([("day", "=", "2024-01-03")]) == [2]
+    assert ids([("price", "=", decimal.Decimal("1.5"))]) == [1]
+    assert ids([("price", ">", 1.75)]) == [2]
+    assert ids([("n", "<", 10)]) == [1]  # by value, not as text ("10" < "9")
+    assert ids([("n", "<=", "10")]) == [1, 2]
+    assert ids([("n", "=", 9.0)]) == [1]
+
+
+def test_none_filter_value_selects_the_null_partition(table_path: str) -> None:
+    t = lakeshore.Table.create(table_path, SCHEMA, record_key="id", partition_by="city")
+    t.insert(rows((1, "oslo", 1, "a"), (2, None, 1, "b"), (3, "None", 1, "c")))  # type: ignore[arg-type]
+
+    def ids(flt: list[tuple[str, str, Any]]) -> list[int]:
+        return sorted(t.to_arrow(columns=["id"], filter=flt).column("id").to_pylist())
+
+    assert ids([("city", "=", None)]) == [2]
+    assert ids([("city", "!=", None)]) == [1, 3]
+    assert ids([("city", "in", [None, "oslo"])]) == [1, 2]
+    assert ids([("city", "not in", [None, "oslo"])]) == [3]
+    assert ids([("city", "=", "None")]) == [3]  # the string, not the null
+    assert ids([("city", "!=", "oslo")]) == [3]  # a comparison with a value never keeps the null
+    with pytest.raises(lakeshore.LakeshoreError, match="null can only be compared"):
+        t.to_arrow(filter=[("city", "<", None)])
+
+
+def test_filter_value_that_is_not_of_the_field_type_is_a_clear_error(table_path: str) -> None:
+    s = pa.schema([("id", pa.int64()), ("y", pa.int32())])
+    t = lakeshore.Table.create(table_path, s, record_key="id", partition_by="y")
+    t.insert(pa.table({"id": [1], "y": pa.array([7], pa.int32())}, schema=s))
+    with pytest.raises(lakeshore.LakeshoreError, match="'y'.*cannot be read as the field's type int32"):
+        t.to_arrow(filter=[("y", "=", "seven")])
+    with pytest.raises(lakeshore.LakeshoreError, match="not a partition field"):
+        t.to_arrow(filter=[("id", "=", 1)])
+    assert t.to_arrow(columns=["id"], filter=[("y", "=", "7")]).num_rows == 1
+
+
 def test_in_memory_table_is_shared_within_the_process() -> None:
     import uuid
 

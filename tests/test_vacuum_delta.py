@@ -262,6 +262,48 @@ def test_retention_check(tmp_path: Path) -> None:
     assert ours(table, retain_hours=1, enforce_retention=False, dry_run=True)["dry_run"]
 
 
+@pytest.mark.parametrize("hours", [float("inf"), float("nan"), 1e300, -1.0, 876601.0])
+@pytest.mark.parametrize("enforce", [True, False])
+def test_absurd_retention_is_refused_and_deletes_nothing(tmp_path: Path, hours: float, enforce: bool) -> None:
+    """inf or 1e300 once overflowed into a short retention; now any retention that is not a
+    finite number of hours up to 100 years is refused with an error that says so."""
+    table = tmp_path / "t"
+    write(table, 0, 10, False)
+    add_orphans(table)
+    with pytest.raises(lakeshore.InvalidArgumentError, match="finite number of hours"):
+        ours(table, retain_hours=hours, enforce_retention=enforce)
+    assert (table / "orphan.parquet").exists()
+
+
+def test_long_but_sane_retention_deletes_nothing_young(tmp_path: Path) -> None:
+    table = tmp_path / "t"
+    write(table, 0, 10, False)
+    add_orphans(table)
+    report = ours(table, retain_hours=24 * 365 * 50)
+    assert report["files_deleted"] == 0 and (table / "orphan.parquet").exists()
+
+
+def test_format_auto_refuses_a_folder_holding_two_tables(tmp_path: Path) -> None:
+    table = tmp_path / "t"
+    write(table, 0, 10, False)
+    add_orphans(table)
+    (table / ".lakeshore").mkdir()
+    (table / ".lakeshore" / "table.json").write_text("{}")
+    with pytest.raises(lakeshore.InvalidArgumentError, match="two tables.*Delta.*Lakeshore"):
+        ours(table, retain_hours=0, enforce_retention=False)
+    assert (table / "orphan.parquet").exists()
+
+
+def test_log_file_name_beyond_int64_is_corrupt_metadata(tmp_path: Path) -> None:
+    table = tmp_path / "t"
+    write(table, 0, 10, False)
+    add_orphans(table)
+    (table / "_delta_log" / "99999999999999999999.json").write_text("{}\n")
+    with pytest.raises(lakeshore.CorruptMetadataError, match="99999999999999999999.json"):
+        ours(table, retain_hours=0, enforce_retention=False)
+    assert (table / "orphan.parquet").exists()
+
+
 def test_inventory_in_place_of_listing(tmp_path: Path) -> None:
     table = tmp_path / "t"
     write(table, 0, 10, False)

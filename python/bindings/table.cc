@@ -13,6 +13,9 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <arrow/array/concatenate.h>
+#include <arrow/array/util.h>
+
 #include "bindings.h"
 #include "lakeshore/table/table.h"
 #include "lakeshore/table/table_config.h"
@@ -21,8 +24,9 @@ namespace lakeshore::python {
 namespace {
 
 using StringMap = std::map<std::string, std::string>;
-/// (field, op, values): one predicate of a partition filter, values already rendered as strings.
-using PredicateTuple = std::tuple<std::string, std::string, std::vector<std::string>>;
+/// (field, op, values): one predicate of a partition filter; values is an `arrow_array_stream`
+/// capsule of a one-column table holding the value(s), of any type (the core renders them).
+using PredicateTuple = std::tuple<std::string, std::string, nb::object>;
 
 /// Runs `fn` (a call into the core) without the GIL, then raises its error, if any, with it.
 template <typename Fn>
@@ -60,7 +64,23 @@ TableOpenOptions MakeOpenOptions(const StringMap& storage_options) {
 std::vector<PartitionPredicate> MakeFilter(const std::vector<PredicateTuple>& filter) {
   std::vector<PartitionPredicate> out;
   out.reserve(filter.size());
-  for (const auto& [field, op, values] : filter) out.push_back({field, op, values});
+  for (const auto& [field, op, capsule] : filter) {
+    std::shared_ptr<arrow::RecordBatchReader> reader = ImportStreamCapsule(capsule);
+    std::shared_ptr<arrow::Table> values = ValueOrRaise(reader->ToTable());
+    if (values->num_columns() != 1) {
+      RaiseStatus(arrow::Status::Invalid("the values of a filter on '", field, "' must be one column"));
+    }
+    auto column = values->column(0);
+    std::shared_ptr<arrow::Array> array;
+    if (column->num_chunks() == 0) {
+      array = ValueOrRaise(arrow::MakeEmptyArray(column->type()));
+    } else if (column->num_chunks() == 1) {
+      array = column->chunk(0);
+    } else {
+      array = ValueOrRaise(arrow::Concatenate(column->chunks()));
+    }
+    out.push_back({field, op, std::move(array)});
+  }
   return out;
 }
 

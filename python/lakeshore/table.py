@@ -58,18 +58,27 @@ def _names(value: str | Sequence[str] | None, what: str) -> list[str]:
     return names
 
 
-def _render_value(value: Any) -> str:
-    """Renders a filter value the way partition values are written in paths."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
-        return value.isoformat()
-    if isinstance(value, pa.Scalar):
-        return _render_value(value.as_py())
-    return str(value)
+def _filter_values(values: list[Any], field_type: pa.DataType | None) -> Any:
+    """The values of one predicate as an Arrow stream capsule (one column). The core renders
+    them as it renders partition values, so no value is turned into a string here: a value is
+    typed as the field when pyarrow can (datetimes, dates, numbers, None), else as what it is
+    (a string is parsed by the core as the field's type)."""
+    values = [v.as_py() if isinstance(v, pa.Scalar) else v for v in values]
+    array = None
+    if field_type is not None:
+        try:
+            array = pa.array(values, type=field_type)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError):
+            array = None
+    if array is None:
+        try:
+            array = pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as e:
+            raise ValueError(f"filter values {values!r} are not of one type: {e}") from None
+    return pa.table({"value": array}).__arrow_c_stream__()
 
 
-def _predicates(filter: Filter) -> list[tuple[str, str, list[str]]]:
+def _predicates(filter: Filter, schema: pa.Schema) -> list[tuple[str, str, Any]]:
     """Normalizes a pyarrow-style DNF filter with one conjunction into core predicates."""
     if filter is None:
         return []
@@ -89,10 +98,11 @@ def _predicates(filter: Filter) -> list[tuple[str, str, list[str]]]:
         if norm in ("in", "not in"):
             if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
                 raise ValueError(f"the value of '{op}' must be a collection, got {value!r}")
-            values = [_render_value(v) for v in value]
+            values = list(value)
         else:
-            values = [_render_value(value)]
-        out.append((str(field), norm, values))
+            values = [value]
+        field_type = schema.field(field).type if field in schema.names else None
+        out.append((str(field), norm, _filter_values(values, field_type)))
     return out
 
 
@@ -293,7 +303,7 @@ class Table:
         columns); ``filter`` keeps only partitions matching ``[(field, op, value), ...]`` (op in
         =, ==, !=, <, <=, >, >=, in, not in; the predicates are ANDed).
         """
-        capsule = self._native.read(_names(columns, "columns"), _predicates(filter), _instant(as_of, "as_of"))
+        capsule = self._native.read(_names(columns, "columns"), _predicates(filter, self.schema), _instant(as_of, "as_of"))
         return table_from_capsule(capsule)
 
     def read_incremental(
@@ -310,7 +320,7 @@ class Table:
         start_time = _instant(start, "start")
         assert start_time is not None
         capsule = self._native.read_incremental(
-            start_time, _instant(end, "end"), _names(columns, "columns"), _predicates(filter)
+            start_time, _instant(end, "end"), _names(columns, "columns"), _predicates(filter, self.schema)
         )
         return table_from_capsule(capsule)
 

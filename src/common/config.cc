@@ -1,7 +1,6 @@
 #include "lakeshore/config.h"
 
-#include <charconv>
-#include <cstdlib>
+#include "common/parse_number.h"
 
 namespace lakeshore {
 namespace {
@@ -19,20 +18,16 @@ Result<bool> ParseConfigValue<bool>(std::string_view key, const std::string& val
 
 template <>
 Result<int64_t> ParseConfigValue<int64_t>(std::string_view key, const std::string& value) {
-  int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (value.empty() || ec != std::errc() || ptr != value.data() + value.size()) {
-    return BadValue(key, value, "an integer");
-  }
-  return v;
+  auto v = ParseInt64(value);
+  if (!v) return BadValue(key, value, "an integer");
+  return *v;
 }
 
 template <>
 Result<double> ParseConfigValue<double>(std::string_view key, const std::string& value) {
-  char* end = nullptr;
-  double v = std::strtod(value.c_str(), &end);
-  if (value.empty() || end != value.c_str() + value.size()) return BadValue(key, value, "a number");
-  return v;
+  auto v = ParseFiniteDouble(value);
+  if (!v) return BadValue(key, value, "a finite number");
+  return *v;
 }
 
 template <>

@@ -5,9 +5,11 @@
 #include <map>
 #include <cctype>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
+#include "common/parse_number.h"
 #include "delta/action_reader.h"
 #include "delta/paths.h"
 
@@ -50,27 +52,37 @@ bool AllDigits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-LogFileName ParseLogFileName(std::string_view name) {
+/// What `name` is; kOther for names that are not log files. A log file name whose numbers do
+/// not fit (a version beyond int64, a part outside 1..parts) → kCorruptMetadata naming it.
+Result<LogFileName> ParseLogFileName(std::string_view name) {
   LogFileName out;
   if (name.size() < 21 || !AllDigits(name.substr(0, 20)) || name[20] != '.') return out;
-  int64_t version = std::stoll(std::string(name.substr(0, 20)));
+  auto corrupt = [&](const char* why) {
+    return CorruptMetadata("Delta log file '" + std::string(kDeltaLogDir) + "/" + std::string(name) + "': " + why);
+  };
+  std::optional<int64_t> version = ParseInt64(name.substr(0, 20));
+  if (!version) return corrupt("its version number does not fit in 64 bits");
   std::string_view rest = name.substr(21);
-  if (rest == "json") return {LogFileName::kCommit, version};
+  if (rest == "json") return LogFileName{LogFileName::kCommit, *version};
   constexpr std::string_view kCheckpoint = "checkpoint.";
   if (rest.substr(0, kCheckpoint.size()) != kCheckpoint) return out;
   rest.remove_prefix(kCheckpoint.size());
-  if (rest == "parquet") return {LogFileName::kClassic, version};
+  if (rest == "parquet") return LogFileName{LogFileName::kClassic, *version};
   // <part:10>.<parts:10>.parquet
   if (rest.size() == 10 + 1 + 10 + 8 && AllDigits(rest.substr(0, 10)) && rest[10] == '.' &&
       AllDigits(rest.substr(11, 10)) && rest.substr(21) == ".parquet") {
-    return {LogFileName::kMultiPart, version, std::stoi(std::string(rest.substr(0, 10))),
-            std::stoi(std::string(rest.substr(11, 10)))};
+    std::optional<int32_t> part = ParseInt32(rest.substr(0, 10));
+    std::optional<int32_t> parts = ParseInt32(rest.substr(11, 10));
+    if (!part || !parts || *part < 1 || *part > *parts) {
+      return corrupt("its checkpoint part number is not within 1..parts");
+    }
+    return LogFileName{LogFileName::kMultiPart, *version, *part, *parts};
   }
   // <uuid:36>.json|parquet
   if (rest.size() > 37 && rest[36] == '.' &&
       std::all_of(rest.begin(), rest.begin() + 36, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == '-'; }) &&
       (rest.substr(37) == "json" || rest.substr(37) == "parquet")) {
-    return {LogFileName::kUuidNamed, version};
+    return LogFileName{LogFileName::kUuidNamed, *version};
   }
   return out;
 }
@@ -98,7 +110,7 @@ Status DeltaLog::Index(const std::vector<FileEntry>& entries) {
       has_last_checkpoint = true;
       continue;
     }
-    LogFileName parsed = ParseLogFileName(name);
+    ARROW_ASSIGN_OR_RAISE(LogFileName parsed, ParseLogFileName(name));
     switch (parsed.kind) {
       case LogFileName::kCommit:
         commits_.push_back({parsed.version, e.path, e.size, e.mtime_ms});
@@ -118,21 +130,22 @@ Status DeltaLog::Index(const std::vector<FileEntry>& entries) {
   }
   for (auto& [version, by_parts] : multipart) {
     for (auto& [parts, present] : by_parts) {
+      // Every part number is within 1..parts (ParseLogFileName), so the checkpoint is complete
+      // exactly when each appears; the claimed count is never looped over.
       std::sort(present.begin(), present.end());
-      std::optional<std::string> missing;
-      Checkpoint cp{version, Checkpoint::Kind::kMultiPart, {}};
-      for (int p = 1; p <= parts; ++p) {
-        if (!std::binary_search(present.begin(), present.end(), p)) {
-          if (!missing) missing = LogPath(MultiPartName(version, p, parts));
-        } else {
-          cp.parts.push_back(LogPath(MultiPartName(version, p, parts)));
+      present.erase(std::unique(present.begin(), present.end()), present.end());
+      if (static_cast<int64_t>(present.size()) < parts) {
+        int first_missing = 1;
+        while (static_cast<size_t>(first_missing) <= present.size() &&
+               present[static_cast<size_t>(first_missing - 1)] == first_missing) {
+          ++first_missing;
         }
+        incomplete_checkpoints_.push_back({version, LogPath(MultiPartName(version, first_missing, parts))});
+        continue;
       }
-      if (missing) {
-        incomplete_checkpoints_.push_back({version, *missing});
-      } else {
-        complete_checkpoints_.push_back(std::move(cp));
-      }
+      Checkpoint cp{version, Checkpoint::Kind::kMultiPart, {}};
+      for (int p : present) cp.parts.push_back(LogPath(MultiPartName(version, p, parts)));
+      complete_checkpoints_.push_back(std::move(cp));
     }
   }
   std::sort(commits_.begin(), commits_.end(),
@@ -157,12 +170,16 @@ Status DeltaLog::Index(const std::vector<FileEntry>& entries) {
       last_checkpoint_v2_path_ = doc["v2Checkpoint"]["path"].get<std::string>();
     }
     if (doc.contains("parts") && doc["parts"].is_number_integer()) {
-      int parts = doc["parts"].get<int>();
-      for (int p = 1; p <= parts; ++p) {
-        std::string part = LogPath(MultiPartName(*last_checkpoint_version_, p, parts));
-        bool found = std::any_of(entries.begin(), entries.end(),
-                                 [&](const FileEntry& e) { return e.path == part; });
-        if (!found) {
+      int64_t parts = doc["parts"].get<int64_t>();
+      if (parts < 1 || parts > static_cast<int64_t>(entries.size())) {
+        return CorruptMetadata("'" + path + "' names a checkpoint of " + std::to_string(parts) +
+                               " parts, but the log holds " + std::to_string(entries.size()) + " files");
+      }
+      std::unordered_set<std::string> listed;
+      for (const auto& e : entries) listed.insert(e.path);
+      for (int p = 1; p <= static_cast<int>(parts); ++p) {
+        std::string part = LogPath(MultiPartName(*last_checkpoint_version_, p, static_cast<int>(parts)));
+        if (!listed.count(part)) {
           return CorruptMetadata("checkpoint part '" + part + "' named by '" + path +
                                  "' is missing");
         }

@@ -104,6 +104,41 @@ TEST(DeltaLogReader, ReplaysJsonCommits) {
   EXPECT_EQ(snap->active_files[0].deletion_vector->storage_type, "u");
 }
 
+TEST(DeltaLogReader, LogFileNamesWhoseNumbersDoNotFitAreCorruptMetadata) {
+  // Found by outside testing: std::stoll threw out of the Status API (IndexError in Python).
+  for (const char* name : {"99999999999999999999.json", "99999999999999999999.checkpoint.parquet",
+                           "00000000000000000000.checkpoint.9999999999.9999999999.parquet",
+                           "00000000000000000000.checkpoint.0000000003.0000000002.parquet",
+                           "00000000000000000000.checkpoint.0000000000.0000000002.parquet"}) {
+    DeltaScenario s(std::string("log_bad_name_") + name);
+    s.Create();
+    s.Add("a.parquet");
+    ASSERT_TRUE(s.storage()->WriteString(std::string("_delta_log/") + name, "{}").ok());
+    auto snap = Load(s);
+    ASSERT_FALSE(snap.ok()) << name;
+    EXPECT_TRUE(IsError(snap.status(), ErrorKind::kCorruptMetadata)) << snap.status();
+    EXPECT_NE(snap.status().message().find(name), std::string::npos) << snap.status();
+    auto report = s.Vacuum();
+    EXPECT_TRUE(IsError(report.status(), ErrorKind::kCorruptMetadata)) << report.status();
+    EXPECT_TRUE(s.Exists("a.parquet"));
+  }
+}
+
+TEST(DeltaLogReader, LastCheckpointClaimingAbsurdPartCountsIsCorruptNotAHang) {
+  DeltaScenario s("log_bad_parts");
+  s.Create();
+  s.Add("a.parquet");
+  s.Checkpoint();
+  ASSERT_TRUE(s.storage()->WriteString("_delta_log/_last_checkpoint", R"({"version":1,"parts":2147483647})").ok());
+  auto snap = Load(s);
+  EXPECT_TRUE(IsError(snap.status(), ErrorKind::kCorruptMetadata)) << snap.status();
+}
+
+TEST(DeltaProperties, IntervalOverflowIsAnError) {
+  EXPECT_FALSE(ParseIntervalMs("interval 9223372036854775807 weeks").ok());
+  EXPECT_FALSE(ParseIntervalMs("interval 99999999999999999999 days").ok());
+}
+
 TEST(DeltaLogReader, ClassicMultiPartAndV2Checkpoints) {
   for (int variant = 0; variant < 3; ++variant) {
     DeltaScenario s("log_cp" + std::to_string(variant));

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "common/parse_number.h"
 #include "lakeshore/delta/delta_log.h"
 
 namespace lakeshore::delta {
@@ -65,14 +66,9 @@ Result<int64_t> ParseIntervalMs(const std::string& text) {
   int64_t total = 0;
   for (; i < words.size(); i += 2) {
     if (i + 1 >= words.size()) return Status::Invalid("interval '", text, "' has a number without a unit");
-    int64_t n = 0;
-    try {
-      size_t used = 0;
-      n = std::stoll(words[i], &used);
-      if (used != words[i].size()) throw std::invalid_argument("trailing");
-    } catch (...) {
-      return Status::Invalid("interval '", text, "': '", words[i], "' is not an integer");
-    }
+    auto parsed = ParseInt64(words[i]);
+    if (!parsed) return Status::Invalid("interval '", text, "': '", words[i], "' is not an integer");
+    int64_t n = *parsed;
     std::string unit = words[i + 1];
     if (unit.size() > 1 && unit.back() == 's') unit.pop_back();
     int64_t scale = 0;
@@ -84,7 +80,10 @@ Result<int64_t> ParseIntervalMs(const std::string& text) {
     else if (unit == "millisecond") scale = 1;
     else if (unit == "microsecond" || unit == "nanosecond") scale = 0;  // below ms resolution
     else return Status::Invalid("interval '", text, "': unit '", words[i + 1], "' is not supported");
-    total += n * scale;
+    int64_t part = 0;
+    if (__builtin_mul_overflow(n, scale, &part) || __builtin_add_overflow(total, part, &total)) {
+      return Status::Invalid("interval '", text, "' is too long");
+    }
   }
   if (total < 0) return Status::Invalid("interval '", text, "' is negative");
   return total;

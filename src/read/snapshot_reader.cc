@@ -1,49 +1,18 @@
 #include "read/snapshot_reader.h"
 
-#include <cstdlib>
 #include <set>
 
 #include <arrow/builder.h>
 #include <arrow/compute/api.h>
 
 #include "io/base_file.h"
+#include "read/partition_filter.h"
 #include "table/meta_columns.h"
 #include "table/partition_path.h"
 #include "timeline/instant_time.h"
 
 namespace lakeshore {
 namespace {
-bool IsNumeric(const arrow::DataType& type) {
-  return arrow::is_integer(type.id()) || arrow::is_floating(type.id());
-}
-
-// -1, 0, 1 comparing a partition value with a filter value, numerically for numeric fields.
-int Compare(const std::string& a, const std::string& b, bool numeric) {
-  if (numeric) {
-    long double x = std::strtold(a.c_str(), nullptr), y = std::strtold(b.c_str(), nullptr);
-    return x < y ? -1 : (x > y ? 1 : 0);
-  }
-  return a < b ? -1 : (a > b ? 1 : 0);
-}
-
-Result<bool> Evaluate(const PartitionPredicate& p, const std::string& value, bool numeric) {
-  const auto& op = p.op;
-  if (p.values.empty()) return Status::Invalid("partition filter on '", p.field, "' has no value");
-  if (op == "in" || op == "not in") {
-    bool found = false;
-    for (const auto& v : p.values) found |= Compare(value, v, numeric) == 0;
-    return op == "in" ? found : !found;
-  }
-  int c = Compare(value, p.values[0], numeric);
-  if (op == "=" || op == "==") return c == 0;
-  if (op == "!=") return c != 0;
-  if (op == "<") return c < 0;
-  if (op == "<=") return c <= 0;
-  if (op == ">") return c > 0;
-  if (op == ">=") return c >= 0;
-  return Status::Invalid("unknown partition filter operator '", op, "' (=, !=, <, <=, >, >=, in, not in)");
-}
-
 Result<std::shared_ptr<arrow::Table>> ReadFiles(TableContext& ctx, const std::vector<BaseFile>& files,
                                                 const std::vector<std::string>& columns) {
   ARROW_ASSIGN_OR_RAISE(auto tables, ctx.engine->Map<std::shared_ptr<arrow::Table>>(
@@ -87,33 +56,6 @@ Result<std::string> ResolveAsOf(const Timeline& timeline, const std::string& as_
   if (instant && instant->is_completed()) return instant->completion_time;
   if (instant) return Status::Invalid("instant ", as_of, " is not completed; readers see completed instants only");
   return as_of;
-}
-
-Result<std::function<bool(const std::string&)>> MakePartitionFilter(
-    const TableConfig& config, const std::vector<PartitionPredicate>& predicates) {
-  if (predicates.empty()) return std::function<bool(const std::string&)>();
-  std::vector<bool> numeric;
-  for (const auto& p : predicates) {
-    bool known = false;
-    for (const auto& f : config.partition_fields) known |= (f == p.field);
-    if (!known) return Status::Invalid("filter field '", p.field, "' is not a partition field of the table");
-    numeric.push_back(IsNumeric(*config.schema->GetFieldByName(p.field)->type()));
-    ARROW_RETURN_NOT_OK(Evaluate(p, p.values.empty() ? "" : p.values[0], numeric.back()).status());
-  }
-  return std::function<bool(const std::string&)>([predicates, numeric](const std::string& path) {
-    auto parsed = ParsePartitionPath(path);
-    if (!parsed.ok()) return false;
-    for (size_t i = 0; i < predicates.size(); ++i) {
-      const auto& p = predicates[i];
-      const std::string* value = nullptr;
-      for (const auto& [field, v] : *parsed)
-        if (field == p.field) value = &v;
-      if (value == nullptr || *value == kNullPartitionValue) return false;
-      auto ok = Evaluate(p, *value, numeric[i]);
-      if (!ok.ok() || !*ok) return false;
-    }
-    return true;
-  });
 }
 
 Result<FileSystemView> ViewAsOf(TableContext& ctx, const std::optional<std::string>& as_of) {

@@ -18,11 +18,6 @@ namespace lakeshore {
 /// a pending instant.
 Result<std::string> ResolveAsOf(const Timeline& timeline, const std::string& as_of);
 
-/// A predicate over partition paths from a partition filter; Invalid naming the field for a
-/// non-partition field or an unknown operator.
-Result<std::function<bool(const std::string&)>> MakePartitionFilter(
-    const TableConfig& config, const std::vector<PartitionPredicate>& predicates);
-
 /// The view of the table as of `options.as_of` (or the latest).
 Result<FileSystemView> ViewAsOf(TableContext& ctx, const std::optional<std::string>& as_of);
 

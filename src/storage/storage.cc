@@ -14,6 +14,11 @@ namespace lakeshore {
 
 Result<std::shared_ptr<Storage>> Storage::Open(const std::string& uri,
                                                const StorageOptions& options) {
+  if (uri.find('\0') != std::string::npos) {
+    return Status::Invalid("storage URI '", std::string_view(uri.data(), uri.find('\0')),
+                           "\\0...' contains a NUL byte; no file system path can");
+  }
+  if (uri.empty()) return Status::Invalid("empty storage URI; give a folder, file://, mem:// or s3:// URI");
   if (uri.rfind("file://", 0) == 0) return LocalStorage::Make(uri.substr(7), options.unsynced_folders);
   if (uri.rfind("mem://", 0) == 0) {
     std::string rest = uri.substr(6);
@@ -84,6 +89,9 @@ Result<std::string> Storage::ReadString(std::string_view path) {
 }
 
 Result<std::string> NormalizeRelativePath(std::string_view path, bool allow_root) {
+  if (path.find('\0') != std::string_view::npos) {
+    return PathOutsideTable("path '" + std::string(path.substr(0, path.find('\0'))) + "\\0...' contains a NUL byte");
+  }
   std::string_view p = path;
   while (p.rfind("./", 0) == 0) p.remove_prefix(2);
   while (!p.empty() && p.back() == '/') p.remove_suffix(1);

@@ -1,5 +1,7 @@
 #include "lakeshore/table/table.h"
 
+#include <algorithm>
+
 #include "read/snapshot_reader.h"
 #include "table/layout.h"
 #include "table/meta_columns.h"
@@ -36,6 +38,27 @@ Result<std::shared_ptr<Storage>> OpenStorage(const std::string& uri, const Table
   if (options.storage_override) return options.storage_override;
   return Storage::Open(uri, options.storage);
 }
+
+/// A table is created only where nothing else is: a vacuum of the new table would otherwise
+/// delete the files already there (the user's, or another table's). AlreadyExists if a
+/// Lakeshore table is there; Invalid naming a few entries if anything else is. One listing.
+Status CheckEmptyForCreate(Storage& storage, const std::string& uri) {
+  ARROW_ASSIGN_OR_RAISE(bool exists, storage.Exists(layout::kTableConfig));
+  if (exists) return Status::AlreadyExists("a Lakeshore table already exists at ", uri);
+  ARROW_ASSIGN_OR_RAISE(auto entries, storage.List("", /*recursive=*/false));
+  std::vector<std::string> foreign;
+  for (const auto& e : entries) {
+    if (e.path != layout::kMetaDir) foreign.push_back(e.is_dir ? e.path + "/" : e.path);
+  }
+  if (foreign.empty()) return Status::OK();
+  std::sort(foreign.begin(), foreign.end());
+  std::string shown;
+  for (size_t i = 0; i < foreign.size() && i < 5; ++i) shown += (i ? ", '" : "'") + foreign[i] + "'";
+  if (foreign.size() > 5) shown += " and " + std::to_string(foreign.size() - 5) + " more";
+  return Status::Invalid("cannot create a table at ", uri, ": the folder is not empty (it holds ", shown,
+                         "); a table is created only in an empty or new folder, since vacuuming it "
+                         "would delete files it does not track");
+}
 }  // namespace
 
 Table::Table(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -49,6 +72,7 @@ Result<std::shared_ptr<Table>> Table::Create(const std::string& uri, TableConfig
                               "copy-on-write table (table_type \"cow\")");
   }
   ARROW_ASSIGN_OR_RAISE(auto storage, OpenStorage(uri, options));
+  ARROW_RETURN_NOT_OK(CheckEmptyForCreate(*storage, uri));
   ARROW_ASSIGN_OR_RAISE(bool created, storage->PutIfAbsentString(layout::kTableConfig, config.ToJson()));
   if (!created) return Status::AlreadyExists("a Lakeshore table already exists at ", uri);
   options.storage_override = storage;
@@ -113,6 +137,7 @@ Result<std::vector<std::string>> Table::Files(const std::optional<std::string>& 
 
 Result<std::vector<std::string>> Table::RollbackFailedWrites() {
   TableContext& ctx = impl_->ctx;
+  ARROW_RETURN_NOT_OK(ctx.CheckNotInsideProgressCallback("roll back failed writes of"));
   std::lock_guard<std::mutex> serial(ctx.write_mu);
   ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("rollback"));
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());

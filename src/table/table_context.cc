@@ -20,4 +20,10 @@ Status TableContext::LoadSettings() {
   return Status::OK();
 }
 
+Status TableContext::CheckNotInsideProgressCallback(const char* what) const {
+  if (progress_caller.load() != std::this_thread::get_id()) return Status::OK();
+  return Status::Invalid("cannot ", what, " table ", uri, " from inside the progress callback of a write to it: that "
+                         "write holds the table until the callback returns; start it after the write returns");
+}
+
 }  // namespace lakeshore

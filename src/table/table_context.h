@@ -2,7 +2,9 @@
 #pragma once
 
 #include <memory>
+#include <atomic>
 #include <mutex>
+#include <thread>
 #include <string>
 
 #include "io/base_file.h"
@@ -35,6 +37,12 @@ struct TableContext {
 
   CommitMetadataCache commits;
   std::mutex write_mu;  ///< serializes writes through one Table object
+  /// The thread running a write's progress callback right now (default id when none is).
+  std::atomic<std::thread::id> progress_caller{};
+
+  /// Invalid when called from inside a progress callback of this table's own running write:
+  /// that write holds write_mu until the callback returns, so waiting for it would deadlock.
+  Status CheckNotInsideProgressCallback(const char* what) const;
 
   /// Reads the typed settings out of config.properties.
   Status LoadSettings();

@@ -1,3 +1,4 @@
+#include "common/duration.h"
 #include "lakeshore/table/table_options.h"
 
 namespace lakeshore::table_options {
@@ -44,9 +45,7 @@ const ConfigOption<std::string> kIndexType{
     "index.type", "simple", "Record-location index for upserts and deletes: simple.", KnownIndex};
 
 namespace {
-Status NonNegativeHours(const double& v) {
-  return v >= 0 ? Status::OK() : Status::Invalid("must be >= 0 hours, got ", v);
-}
+Status NonNegativeHours(const double& v) { return HoursToMs("the value", v).status(); }
 }  // namespace
 
 const ConfigOption<double> kVacuumRetainHours{

@@ -81,7 +81,7 @@ TEST(Table, UpsertDeleteAndOrdering) {
 
   // Partition filter.
   ReadOptions only_y;
-  only_y.partition_filter = {{"part", "=", {"y"}}};
+  only_y.partition_filter = {PartitionPredicate::FromStrings("part", "=", {"y"})};
   auto y = ReadPeople(*table, only_y);
   EXPECT_EQ(y.size(), 2u);
 

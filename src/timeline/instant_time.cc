@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "common/parse_number.h"
+
 namespace lakeshore {
 
 std::string FormatInstantTime(int64_t epoch_ms) {
@@ -29,7 +31,10 @@ Result<int64_t> ParseInstantTime(const std::string& time) {
   if (!LooksLikeInstantTime(time)) {
     return Status::Invalid("'", time, "' is not an instant time (yyyyMMddHHmmssSSS)");
   }
-  auto num = [&](size_t pos, size_t len) { return std::stoi(time.substr(pos, len)); };
+  // LooksLikeInstantTime checked every character is a digit, so each field parses.
+  auto num = [&](size_t pos, size_t len) {
+    return ParseInt32(std::string_view(time).substr(pos, len)).value_or(0);
+  };
   using namespace std::chrono;
   year_month_day ymd{year(num(0, 4)), month(num(4, 2)), day(num(6, 2))};
   if (!ymd.ok() || num(8, 2) > 23 || num(10, 2) > 59 || num(12, 2) > 59) {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/parse_number.h"
 #include "table/file_naming.h"
 #include "table/layout.h"
 
@@ -27,7 +28,9 @@ bool ParseSeq(const std::string& name, int64_t* seq) {
   if (name.size() != kSeqDigits) return false;
   for (char c : name)
     if (c < '0' || c > '9') return false;
-  *seq = std::stoll(name);
+  auto parsed = ParseInt64(name);
+  if (!parsed) return false;
+  *seq = *parsed;
   return true;
 }
 
@@ -84,8 +87,8 @@ Status LockGuard::Release() {
   released_ = true;
   ARROW_RETURN_NOT_OK(storage_->PutIfAbsentString(path_ + ".released", owner_).status());
   // Prune lock objects far behind this one; best effort, never needed for correctness.
-  int64_t seq = std::stoll(std::string(BaseName(path_)));
-  if (seq >= 2 * kKeepLockObjects && seq % kKeepLockObjects == 0) {
+  int64_t seq = 0;
+  if (ParseSeq(std::string(BaseName(path_)), &seq) && seq >= 2 * kKeepLockObjects && seq % kKeepLockObjects == 0) {
     std::vector<std::string> old;
     for (int64_t s = seq - 2 * kKeepLockObjects; s < seq - kKeepLockObjects; ++s) {
       old.push_back(JoinPath(layout::kLockDir, SeqName(s)));
@@ -105,7 +108,10 @@ Status LockGuard::CheckHeld(int64_t margin_ms) const {
   }
   // Fencing that does not trust clocks: nobody may have taken a newer lock object.
   ARROW_ASSIGN_OR_RAISE(auto state, ReadLockState(*storage_));
-  int64_t mine = std::stoll(std::string(BaseName(path_)));
+  int64_t mine = -1;
+  if (!ParseSeq(std::string(BaseName(path_)), &mine)) {
+    return Status::Invalid("table lock object '", path_, "' has no sequence number");
+  }
   if (state.max_seq != mine) {
     return MakeError(ErrorKind::kLockTimeout,
                      "table lock '" + path_ + "' was taken over by lock object " + SeqName(state.max_seq) +

@@ -17,15 +17,19 @@ using FileGroupKey = std::pair<std::string, std::string>;
 
 class ProgressReporter {
  public:
-  explicit ProgressReporter(const ProgressCallback& cb) : cb_(cb) {}
+  ProgressReporter(const ProgressCallback& cb, std::atomic<std::thread::id>& caller) : cb_(cb), caller_(caller) {}
   void Report(const std::string& phase, int64_t done, int64_t total, const std::string& unit) {
     if (!cb_) return;
     std::lock_guard<std::mutex> lock(mu_);
+    // Marks this thread so a write started from inside the callback fails instead of deadlocking.
+    caller_.store(std::this_thread::get_id());
     cb_(Progress{phase, done, total, unit});
+    caller_.store(std::thread::id());
   }
 
  private:
   const ProgressCallback& cb_;
+  std::atomic<std::thread::id>& caller_;
   std::mutex mu_;
 };
 
@@ -157,9 +161,10 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
 Result<WriteResult> ExecuteWrite(TableContext& ctx, WriteOperation op,
                                  const std::shared_ptr<arrow::RecordBatchReader>& data,
                                  const WriteOptions& options) {
+  ARROW_RETURN_NOT_OK(ctx.CheckNotInsideProgressCallback("write to"));
   std::lock_guard<std::mutex> serial(ctx.write_mu);
   auto start = std::chrono::steady_clock::now();
-  ProgressReporter progress(options.progress);
+  ProgressReporter progress(options.progress, ctx.progress_caller);
   ARROW_ASSIGN_OR_RAISE(WriteInput input, PrepareWriteInput(ctx.config, op, data));
   WriteState state;
   Status st = Begin(ctx, op, state);

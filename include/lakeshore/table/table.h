@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <arrow/array.h>
 #include <arrow/record_batch.h>
 #include <arrow/table.h>
 
@@ -74,12 +75,19 @@ struct WriteResult {
 
 /// One predicate of a partition filter: `field op value(s)`, op in "=", "!=", "<", "<=", ">",
 /// ">=", "in", "not in". A filter is the AND of its predicates (pyarrow's DNF convention,
-/// one conjunction). Values are compared as the partition value strings parsed to the
-/// field's type.
+/// one conjunction). The values are an Arrow array of any type castable to the field's type
+/// (strings are parsed as that type); they are rendered exactly as partition values are
+/// written, so they select the partitions they name. A null value means the null partition:
+/// "= null" and "in [null, ...]" select it, "!= null" selects every other. Comparisons take
+/// one value; "in" and "not in" any number.
 struct PartitionPredicate {
   std::string field;
   std::string op;
-  std::vector<std::string> values;
+  std::shared_ptr<arrow::Array> values;
+
+  /// A predicate whose values are given as strings (parsed as the field's type).
+  static PartitionPredicate FromStrings(std::string field, std::string op,
+                                        const std::vector<std::string>& values);
 };
 
 struct ReadOptions {

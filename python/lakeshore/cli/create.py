@@ -36,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("path", help="where the table goes: a folder, file:///..., or s3://bucket/prefix?...")
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--schema", help='fields as "name:type,..." (see below)')
+    src.add_argument("--schema", type=_schema_arg, help='fields as "name:type,..." (see below)')
     src.add_argument("--sample", metavar="FILE", help="take the schema from a Parquet, CSV or JSON file")
     p.add_argument("--format", choices=["parquet", "csv", "json"], help="format of --sample (default: by extension)")
     p.add_argument("--record-key", required=True, help="record key field(s), comma-separated for a composite key")
@@ -71,10 +71,18 @@ def parse_properties(items: list[str]) -> dict[str, str]:
     return props
 
 
+def _schema_arg(text: str) -> pa.Schema:
+    """--schema parsed at argument time, so a bad one is a usage error (exit 2) that says why."""
+    try:
+        return parse_schema(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"{e}; give fields as \"name:type,...\", e.g. \"id:int64!,name:string\"") from None
+
+
 def run(args: argparse.Namespace) -> int:
     """Creates the table and prints its config and schema."""
     out = Output(args.json)
-    schema = parse_schema(args.schema) if args.schema else schema_from_sample(args.sample, args.format)
+    schema = args.schema if args.schema is not None else schema_from_sample(args.sample, args.format)
     table = Table.create(
         args.path,
         schema,

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "common/duration.h"
 #include "delta/commit_writer.h"
 #include "delta/paths.h"
 #include "services/vacuum/file_deleter.h"
@@ -103,7 +104,7 @@ Result<std::vector<VacuumCandidate>> LiteCandidates(
 Result<int64_t> RetentionMs(const DeltaSnapshot& snapshot, const VacuumOptions& options) {
   ARROW_ASSIGN_OR_RAISE(int64_t table_retention, snapshot.TombstoneRetentionMs());
   if (!options.retain_hours) return table_retention;
-  auto requested = static_cast<int64_t>(std::llround(*options.retain_hours * 3600.0 * 1000.0));
+  ARROW_ASSIGN_OR_RAISE(int64_t requested, HoursToMs("vacuum.retain_hours", *options.retain_hours));
   if (options.enforce_retention && requested < table_retention) {
     return RetentionViolation(
         "retention of " + std::to_string(*options.retain_hours) + " hours is shorter than the table's " +
@@ -217,7 +218,7 @@ Result<VacuumReport> VacuumDeltaTable(std::shared_ptr<Storage> table, const Vacu
   if (options.optimistic) {
     std::optional<int64_t> bound;
     if (options.force_full_after_hours) {
-      bound = static_cast<int64_t>(std::llround(*options.force_full_after_hours * 3600.0 * 1000.0));
+      ARROW_ASSIGN_OR_RAISE(bound, HoursToMs("vacuum.optimistic.force_full_after_hours", *options.force_full_after_hours));
     }
     ARROW_ASSIGN_OR_RAISE(auto decision, DecideOptimistic(*log, snapshot, watermark, now_ms, cutoff_ms, bound));
     report.skip_reason = decision.reason;

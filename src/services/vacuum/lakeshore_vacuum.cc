@@ -6,6 +6,8 @@
 #include <set>
 #include <unordered_set>
 
+#include "common/duration.h"
+#include "common/parse_number.h"
 #include "lakeshore/table/table_config.h"
 #include "lakeshore/table/table_options.h"
 #include "services/vacuum/file_deleter.h"
@@ -37,11 +39,7 @@ int64_t ElapsedMs(std::chrono::steady_clock::time_point since) {
 std::optional<int64_t> ExtraInt(const CommitMetadata& m, const char* key) {
   auto it = m.extra.find(key);
   if (it == m.extra.end()) return std::nullopt;
-  try {
-    return std::stoll(it->second);
-  } catch (...) {
-    return std::nullopt;
-  }
+  return ParseInt64(it->second);
 }
 
 /// Everything the timeline says a table needs.
@@ -197,10 +195,10 @@ Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const 
   ARROW_ASSIGN_OR_RAISE(auto config, TableConfig::FromJson(config_text, layout::kTableConfig));
   // The table's `vacuum.retain_hours` (default 168) is the default and the enforced minimum.
   ARROW_ASSIGN_OR_RAISE(double table_hours, table_options::kVacuumRetainHours.Get(config.properties));
-  const int64_t table_retention_ms = static_cast<int64_t>(std::llround(table_hours * 3600.0 * 1000.0));
+  ARROW_ASSIGN_OR_RAISE(const int64_t table_retention_ms, HoursToMs("vacuum.retain_hours", table_hours));
   int64_t retention_ms = table_retention_ms;
   if (options.retain_hours) {
-    retention_ms = static_cast<int64_t>(std::llround(*options.retain_hours * 3600.0 * 1000.0));
+    ARROW_ASSIGN_OR_RAISE(retention_ms, HoursToMs("vacuum.retain_hours", *options.retain_hours));
     if (options.enforce_retention && retention_ms < table_retention_ms) {
       return RetentionViolation("retention of " + std::to_string(*options.retain_hours) +
                                 " hours is shorter than the table's vacuum.retain_hours (" +
@@ -214,7 +212,7 @@ Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const 
   if (options.optimistic) {
     std::optional<int64_t> bound;
     if (options.force_full_after_hours) {
-      bound = static_cast<int64_t>(std::llround(*options.force_full_after_hours * 3600.0 * 1000.0));
+      ARROW_ASSIGN_OR_RAISE(bound, HoursToMs("vacuum.optimistic.force_full_after_hours", *options.force_full_after_hours));
     }
     ARROW_ASSIGN_OR_RAISE(auto recent, LoadRecentState(*table, *options.engine, timeline));
     std::string why = WhyRun(recent, now_ms, bound);

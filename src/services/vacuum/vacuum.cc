@@ -3,8 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/duration.h"
 #include "services/vacuum/delta_vacuum.h"
 #include "services/vacuum/lakeshore_vacuum.h"
+#include "table/layout.h"
 
 namespace lakeshore {
 
@@ -33,11 +35,12 @@ Result<VacuumMode> ParseVacuumMode(const std::string& name) {
 }
 
 Status VacuumOptions::Validate() const {
-  if (retain_hours && !(*retain_hours >= 0)) {
-    return Status::Invalid("vacuum.retain_hours must be >= 0, got ", *retain_hours);
-  }
-  if (force_full_after_hours && !(*force_full_after_hours > 0)) {
-    return Status::Invalid("vacuum.optimistic.force_full_after_hours must be > 0, got ", *force_full_after_hours);
+  if (retain_hours) ARROW_RETURN_NOT_OK(HoursToMs("vacuum.retain_hours", *retain_hours).status());
+  if (force_full_after_hours) {
+    ARROW_RETURN_NOT_OK(HoursToMs("vacuum.optimistic.force_full_after_hours", *force_full_after_hours).status());
+    if (!(*force_full_after_hours > 0)) {
+      return Status::Invalid("vacuum.optimistic.force_full_after_hours must be > 0, got ", *force_full_after_hours);
+    }
   }
   if (delete_batch_size < 1 || delete_batch_size > 1000) {
     return Status::Invalid("vacuum.delete_batch_size must be in 1..1000, got ", delete_batch_size);
@@ -68,16 +71,26 @@ std::string VacuumReportToJson(const VacuumReport& r) {
 
 namespace {
 
+/// The format of the table at the storage root. A folder holding both formats is refused,
+/// naming both: a vacuum of one would delete the other's files.
 Result<TableFormat> DetectFormat(Storage& table) {
   ARROW_ASSIGN_OR_RAISE(auto delta_log, table.GetFileInfo("_delta_log"));
-  if (delta_log && delta_log->is_dir) return TableFormat::kDelta;
-  ARROW_ASSIGN_OR_RAISE(auto lakeshore, table.GetFileInfo(".lakeshore"));
-  if (lakeshore && lakeshore->is_dir) return TableFormat::kLakeshore;
-  // Object stores have no folders: a listing of the log prefix decides.
-  ARROW_ASSIGN_OR_RAISE(auto log_entries, table.List("_delta_log", false));
-  if (!log_entries.empty()) return TableFormat::kDelta;
+  bool delta = delta_log && delta_log->is_dir;
+  if (!delta) {
+    // Object stores have no folders: a listing of the log prefix decides.
+    ARROW_ASSIGN_OR_RAISE(auto log_entries, table.List("_delta_log", false));
+    delta = !log_entries.empty();
+  }
+  ARROW_ASSIGN_OR_RAISE(bool lakeshore, table.Exists(layout::kTableConfig));
+  if (delta && lakeshore) {
+    return Status::Invalid("'", table.root_uri(), "' holds two tables: a Delta table (_delta_log/) and a "
+                           "Lakeshore table (", layout::kTableConfig, "); vacuuming either would delete the "
+                           "other's files, so format auto refuses. Move one of them away");
+  }
+  if (delta) return TableFormat::kDelta;
+  if (lakeshore) return TableFormat::kLakeshore;
   return Status::Invalid("'", table.root_uri(), "' is neither a Delta table (_delta_log/) nor a "
-                         "Lakeshore table (.lakeshore/)");
+                         "Lakeshore table (", layout::kTableConfig, ")");
 }
 
 }  // namespace

@@ -1,0 +1,20 @@
+// Internal: durations given in hours by users (retention, force-full bounds), checked and
+// converted to milliseconds in one place.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "lakeshore/status.h"
+
+namespace lakeshore {
+
+/// The longest duration in hours any setting accepts: 100 years. Longer is a mistake, and the
+/// bound keeps every millisecond computation far from int64 overflow.
+inline constexpr double kMaxHours = 100.0 * 365.25 * 24.0;
+
+/// `hours` in milliseconds, rounded. Invalid naming `what` if `hours` is not finite, negative or
+/// above kMaxHours (so inf, nan and 1e300 are refused, never wrapped into a short retention).
+Result<int64_t> HoursToMs(std::string_view what, double hours);
+
+}  // namespace lakeshore

@@ -1,0 +1,172 @@
+#include "read/partition_filter.h"
+
+#include <arrow/array.h>
+#include <arrow/builder.h>
+#include <arrow/compute/api.h>
+#include <arrow/util/string.h>
+
+#include <optional>
+
+#include "common/parse_number.h"
+#include "table/partition_path.h"
+
+namespace lakeshore {
+namespace {
+
+enum class Op { kEq, kNe, kLt, kLe, kGt, kGe, kIn, kNotIn };
+
+Result<Op> ParseOp(const std::string& op) {
+  static const std::pair<const char*, Op> kOps[] = {
+      {"=", Op::kEq}, {"==", Op::kEq}, {"!=", Op::kNe}, {"<", Op::kLt}, {"<=", Op::kLe},
+      {">", Op::kGt}, {">=", Op::kGe}, {"in", Op::kIn}, {"not in", Op::kNotIn}};
+  for (const auto& [name, value] : kOps) {
+    if (op == name) return value;
+  }
+  return Status::Invalid("unknown partition filter operator '", op, "' (=, !=, <, <=, >, >=, in, not in)");
+}
+
+/// How rendered values of a field order.
+enum class Order { kInteger, kReal, kText };
+
+Order OrderOf(const arrow::DataType& type) {
+  if (arrow::is_integer(type.id())) return Order::kInteger;
+  if (arrow::is_floating(type.id()) || arrow::is_decimal(type.id())) return Order::kReal;
+  return Order::kText;  // strings, booleans; dates and timestamps render in fixed-width ISO form
+}
+
+template <typename T>
+int Sign(const T& a, const T& b) {
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+/// Compares two renderings of values of one field; numbers by value.
+int Compare(const std::string& a, const std::string& b, Order order) {
+  if (order == Order::kInteger) {
+    auto x = ParseInt64(a), y = ParseInt64(b);
+    if (x && y) return Sign(*x, *y);
+  } else if (order == Order::kReal) {
+    auto x = ParseFiniteDouble(a), y = ParseFiniteDouble(b);
+    if (x && y) return Sign(*x, *y);
+  }
+  return Sign(a, b);
+}
+
+/// The values for a message, on one line: 'a', 'b' (at most five).
+std::string Describe(const std::shared_ptr<arrow::Array>& values) {
+  auto rendered = ValuesAsStrings(std::make_shared<arrow::ChunkedArray>(values));
+  if (!rendered.ok()) return values->type()->ToString() + " values";
+  std::string out;
+  for (size_t i = 0; i < rendered->size() && i < 5; ++i) {
+    if (i > 0) out += ", ";
+    const auto& v = (*rendered)[i];
+    out += v ? "'" + *v + "'" : "null";
+  }
+  if (rendered->size() > 5) out += ", ...";
+  return out;
+}
+
+struct CompiledPredicate {
+  std::string field;
+  Op op = Op::kEq;
+  Order order = Order::kText;
+  std::vector<std::string> values;  ///< the non-null values, rendered
+  bool has_null = false;            ///< a null was among the values
+
+  bool Matches(const std::optional<std::string>& value) const {
+    auto any_equal = [&] {
+      for (const auto& v : values) {
+        if (Compare(*value, v, order) == 0) return true;
+      }
+      return false;
+    };
+    switch (op) {
+      case Op::kEq: return has_null ? !value : value && any_equal();
+      case Op::kNe: return has_null ? value.has_value() : value && !any_equal();
+      case Op::kIn: return value ? any_equal() : has_null;
+      case Op::kNotIn: return value && !any_equal();
+      case Op::kLt: return value && Compare(*value, values[0], order) < 0;
+      case Op::kLe: return value && Compare(*value, values[0], order) <= 0;
+      case Op::kGt: return value && Compare(*value, values[0], order) > 0;
+      case Op::kGe: return value && Compare(*value, values[0], order) >= 0;
+    }
+    return false;
+  }
+};
+
+Result<CompiledPredicate> Compile(const TableConfig& config, const PartitionPredicate& p) {
+  bool known = false;
+  for (const auto& f : config.partition_fields) known |= (f == p.field);
+  auto field = config.schema->GetFieldByName(p.field);
+  if (!known || field == nullptr) {
+    return Status::Invalid("filter field '", p.field, "' is not a partition field of the table (partition fields: ",
+                           arrow::internal::JoinStrings(config.partition_fields, ", "), ")");
+  }
+  CompiledPredicate out;
+  out.field = p.field;
+  out.order = OrderOf(*field->type());
+  ARROW_ASSIGN_OR_RAISE(out.op, ParseOp(p.op));
+  if (p.values == nullptr) return Status::Invalid("partition filter on '", p.field, "' has no value");
+  std::shared_ptr<arrow::Array> values = p.values;
+  if (!values->type()->Equals(*field->type())) {
+    auto cast = arrow::compute::Cast(*values, field->type());
+    if (!cast.ok()) {
+      return Status::Invalid("partition filter on '", p.field, "': value(s) ", Describe(values),
+                             " cannot be read as the field's type ", field->type()->ToString(), ": ",
+                             cast.status().message());
+    }
+    values = *std::move(cast);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto rendered, ValuesAsStrings(std::make_shared<arrow::ChunkedArray>(values)));
+  for (auto& v : rendered) {
+    if (v) out.values.push_back(std::move(*v));
+    else out.has_null = true;
+  }
+  bool set_op = out.op == Op::kIn || out.op == Op::kNotIn;
+  if (!set_op && rendered.size() != 1) {
+    return Status::Invalid("partition filter '", p.field, " ", p.op, "' takes exactly one value, got ", rendered.size());
+  }
+  bool equality = set_op || out.op == Op::kEq || out.op == Op::kNe;
+  if (out.has_null && !equality) {
+    return Status::Invalid("partition filter '", p.field, " ", p.op, " None': a null can only be compared with =, !=, in "
+                           "and not in");
+  }
+  return out;
+}
+
+}  // namespace
+
+PartitionPredicate PartitionPredicate::FromStrings(std::string field, std::string op,
+                                                   const std::vector<std::string>& values) {
+  arrow::StringBuilder builder;
+  for (const auto& v : values) (void)builder.Append(v);
+  std::shared_ptr<arrow::Array> array;
+  if (!builder.Finish(&array).ok()) array = nullptr;  // only on allocation failure; Compile reports it
+  return {std::move(field), std::move(op), std::move(array)};
+}
+
+Result<PartitionPathFilter> MakePartitionFilter(const TableConfig& config,
+                                                const std::vector<PartitionPredicate>& predicates) {
+  if (predicates.empty()) return PartitionPathFilter();
+  std::vector<CompiledPredicate> compiled;
+  for (const auto& p : predicates) {
+    ARROW_ASSIGN_OR_RAISE(auto c, Compile(config, p));
+    compiled.push_back(std::move(c));
+  }
+  return PartitionPathFilter([compiled = std::move(compiled)](const std::string& path) {
+    auto parsed = ParsePartitionPath(path);
+    if (!parsed.ok()) return false;
+    for (const auto& p : compiled) {
+      std::optional<std::string> value;
+      bool present = false;
+      for (const auto& [field, v] : *parsed) {
+        if (field != p.field) continue;
+        present = true;
+        if (v != kNullPartitionValue) value = v;
+      }
+      if (!present || !p.Matches(value)) return false;
+    }
+    return true;
+  });
+}
+
+}  // namespace lakeshore

@@ -352,6 +352,7 @@ def test_cli_json_and_summary(tmp_path: Path) -> None:
         "files_deleted",
         "bytes_deleted",
         "dirs_deleted",
+        "files_refused",
         "candidates",
         "time_to_identify_ms",
         "time_to_delete_ms",

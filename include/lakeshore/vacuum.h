@@ -96,6 +96,9 @@ struct VacuumReport {
   int64_t files_deleted = 0; ///< files this run removed (already-gone files not counted)
   int64_t bytes_deleted = 0;
   int64_t dirs_deleted = 0;  ///< empty folders removed
+  /// Candidates left in place because they are symbolic links or lie behind one (a vacuum never
+  /// deletes through a link, nor a link itself), sorted.
+  std::vector<std::string> files_refused;
   /// The files to delete, sorted by path: always filled in a dry run; in a real run, the
   /// files this run attempted to delete.
   std::vector<VacuumCandidate> candidates;

@@ -46,8 +46,9 @@ def vacuum(
 
     Returns:
         A dict with ``format, mode, dry_run, skipped, skip_reason, files_listed, files_deleted,
-        bytes_deleted, dirs_deleted, candidates`` (list of ``{"path", "size"}``),
-        ``time_to_identify_ms, time_to_delete_ms``.
+        bytes_deleted, dirs_deleted, files_refused`` (candidates left in place because they
+        are symbolic links or lie behind one: a vacuum never deletes through a link),
+        ``candidates`` (list of ``{"path", "size"}``), ``time_to_identify_ms, time_to_delete_ms``.
 
     Raises:
         CorruptMetadataError, UnsupportedFeatureError, RetentionViolationError and the other

@@ -2,8 +2,10 @@
 
 #include <array>
 #include <cstdio>
+#include <vector>
 
 #include "lakeshore/storage/storage.h"
+#include "storage/local_real_path.h"
 
 namespace lakeshore::delta {
 namespace {
@@ -104,8 +106,8 @@ Result<std::string> Z85Decode(std::string_view text) {
 
 namespace {
 /// An object-store URI in canonical form: the s3a/s3n aliases as s3, no query string (our
-/// S3 root URIs carry region and endpoint options there), no trailing '/'. nullopt for a URI
-/// of a scheme this build cannot compare.
+/// S3 root URIs carry region and endpoint options there). nullopt for a URI of a scheme this
+/// build cannot compare.
 std::optional<std::string> CanonicalObjectUri(std::string uri) {
   size_t query = uri.find('?');
   if (query != std::string::npos) uri.resize(query);
@@ -113,56 +115,141 @@ std::optional<std::string> CanonicalObjectUri(std::string uri) {
     if (uri.rfind(alias, 0) == 0) uri = "s3://" + uri.substr(6);
   }
   if (uri.rfind("s3://", 0) != 0 && uri.rfind("mem://", 0) != 0) return std::nullopt;
-  while (!uri.empty() && uri.back() == '/') uri.pop_back();
   return uri;
+}
+
+/// Splits a canonical object URI into "scheme://authority" and the path after it ("" or
+/// starting with '/').
+std::pair<std::string, std::string> SplitAuthority(const std::string& uri) {
+  size_t start = uri.find("://") + 3;
+  size_t slash = uri.find('/', start);
+  if (slash == std::string::npos) return {uri, ""};
+  return {uri.substr(0, slash), uri.substr(slash)};
+}
+
+/// True for a relative path already in normal form: no empty, "." or ".." segment, no leading
+/// or trailing '/'. The common case of log paths, checked without allocating.
+bool IsNormalRelative(std::string_view p) {
+  if (p.empty() || p.front() == '/' || p.back() == '/') return false;
+  size_t start = 0;
+  while (start <= p.size()) {
+    size_t end = p.find('/', start);
+    if (end == std::string_view::npos) end = p.size();
+    std::string_view seg = p.substr(start, end - start);
+    if (seg.empty() || seg == "." || seg == "..") return false;
+    start = end + 1;
+  }
+  return true;
 }
 }  // namespace
 
-Result<std::string> RelativizeToTable(const std::string& path, const std::string& root_uri) {
-  auto outside = [&] {
-    return PathOutsideTable("path '" + path + "' is outside the table root '" + root_uri + "'");
-  };
-  if (!HasScheme(path) && !(path.size() > 0 && path.front() == '/')) {
-    auto rel = NormalizeRelativePath(path);
-    if (!rel.ok()) return outside();
-    return rel;
-  }
-  std::optional<std::string> local = LocalAbsolute(path);
-  std::optional<std::string> root_local = LocalAbsolute(root_uri);
-  std::string base, full;
-  if (local && root_local) {
-    base = *root_local;
-    full = *local;
-  } else if (!local && !root_local) {
-    auto canonical_base = CanonicalObjectUri(root_uri);
-    auto canonical_full = CanonicalObjectUri(path);
-    if (!canonical_base || !canonical_full) {
-      // A scheme we cannot compare: we cannot prove the file is elsewhere, so refuse rather
-      // than risk treating a live file as untracked.
-      return UnsupportedFeature("cannot tell whether '" + path + "' lies inside the table root '" +
-                                root_uri + "': unsupported URI scheme");
+std::optional<std::string> LexicallyNormal(std::string_view path) {
+  std::vector<std::string_view> segments;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    std::string_view seg = path.substr(start, end - start);
+    start = end + 1;
+    if (seg.empty() || seg == ".") continue;
+    if (seg == "..") {
+      if (segments.empty()) return std::nullopt;
+      segments.pop_back();
+      continue;
     }
-    base = *canonical_base;
-    full = *canonical_full;
+    segments.push_back(seg);
+  }
+  std::string out = !path.empty() && path.front() == '/' ? "/" : "";
+  for (size_t i = 0; i < segments.size(); ++i) {
+    if (i > 0) out.push_back('/');
+    out.append(segments[i]);
+  }
+  return out;
+}
+
+TablePathResolver::TablePathResolver(std::string root_uri) : root_uri_(std::move(root_uri)) {
+  if (auto local = LocalAbsolute(root_uri_); local && !local->empty() && local->front() == '/') {
+    local_ = true;
+    root_ = LexicallyNormal(*local).value_or("/");
+  } else if (auto canonical = CanonicalObjectUri(root_uri_)) {
+    auto [authority, path] = SplitAuthority(*canonical);
+    root_authority_ = authority;
+    root_ = LexicallyNormal(path.empty() ? "/" : path).value_or("/");
   } else {
-    return outside();
+    comparable_ = false;
   }
-  while (base.size() > 1 && base.back() == '/') base.pop_back();
-  if (full.size() <= base.size() + 1 || full.compare(0, base.size(), base) != 0 ||
-      full[base.size()] != '/') {
-    return outside();
+}
+
+Status TablePathResolver::Outside(const std::string& path) const {
+  return PathOutsideTable("path '" + path + "' is outside the table root '" + root_uri_ + "'");
+}
+
+Status TablePathResolver::Uncertain(const std::string& path, const std::string& why) const {
+  return UnsupportedFeature("cannot tell whether '" + path + "' lies inside the table root '" + root_uri_ +
+                            "' (" + why + "); refusing rather than risk treating a live file as untracked");
+}
+
+std::optional<std::string> TablePathResolver::Below(const std::string& root, const std::string& full) {
+  if (root == "/") return full.size() > 1 ? std::optional<std::string>(full.substr(1)) : std::nullopt;
+  if (full.size() <= root.size() + 1 || full.compare(0, root.size(), root) != 0 || full[root.size()] != '/') {
+    return std::nullopt;
   }
-  auto rel = NormalizeRelativePath(full.substr(base.size() + 1));
-  if (!rel.ok()) return outside();
-  return rel;
+  return full.substr(root.size() + 1);
+}
+
+Result<std::string> TablePathResolver::Relativize(const std::string& path) const {
+  if (path.find('\0') != std::string::npos) return Uncertain(path.substr(0, path.find('\0')), "a NUL byte");
+  bool relative = !HasScheme(path) && !(!path.empty() && path.front() == '/');
+  if (relative && IsNormalRelative(path)) return path;  // the common case
+  if (!comparable_) return Uncertain(path, "the table root's URI scheme cannot be compared");
+  // The absolute form of the path, in the root's terms: a local path, or an object URI's path
+  // under its authority.
+  std::string authority, full;
+  if (relative) {
+    authority = root_authority_;
+    full = root_ + "/" + path;
+  } else if (auto local = LocalAbsolute(path)) {
+    if (local->empty() || local->front() != '/') return Uncertain(path, "a file URI with a host");
+    if (!local_) return Outside(path);
+    full = *local;
+  } else if (auto canonical = CanonicalObjectUri(path)) {
+    if (local_) return Outside(path);
+    auto [a, p] = SplitAuthority(*canonical);
+    authority = a;
+    full = p.empty() ? "/" : p;
+  } else {
+    return Uncertain(path, "unsupported URI scheme");
+  }
+  if (authority != root_authority_) return Outside(path);
+  std::optional<std::string> normal = LexicallyNormal(full);
+  if (!normal) return Outside(path);  // ".." above the file system or bucket root
+  if (auto rel = Below(root_, *normal)) return *rel;
+  if (!local_) return Outside(path);
+  // Local paths may reach the table through symbolic links (the table opened through a link,
+  // or a log written through one): compare where both really are.
+  std::call_once(real_root_once_, [&] { real_root_ = RealPathOfLocal(root_); });
+  if (!real_root_.ok()) return Uncertain(path, real_root_.status().message());
+  auto real = RealPathOfLocal(*normal);
+  if (!real.ok()) return Uncertain(path, real.status().message());
+  if (auto rel = Below(*real_root_, *real)) return *rel;
+  return Outside(path);
+}
+
+Result<std::string> RelativizeToTable(const std::string& path, const std::string& root_uri) {
+  return TablePathResolver(root_uri).Relativize(path);
 }
 
 Result<std::optional<std::string>> DeletionVectorPath(const DeletionVectorDescriptor& dv,
                                                       const std::string& root_uri) {
+  return DeletionVectorPath(dv, TablePathResolver(root_uri));
+}
+
+Result<std::optional<std::string>> DeletionVectorPath(const DeletionVectorDescriptor& dv,
+                                                      const TablePathResolver& resolver) {
   if (dv.storage_type == "i") return std::optional<std::string>();
   if (dv.storage_type == "p") {
     ARROW_ASSIGN_OR_RAISE(auto decoded, UrlDecode(dv.path_or_inline_dv));
-    ARROW_ASSIGN_OR_RAISE(auto rel, RelativizeToTable(decoded, root_uri));
+    ARROW_ASSIGN_OR_RAISE(auto rel, resolver.Relativize(decoded));
     return std::optional<std::string>(std::move(rel));
   }
   if (dv.storage_type != "u") {

@@ -2,6 +2,7 @@
 // vector file names derived from Z85-encoded UUIDs).
 #pragma once
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,10 +19,48 @@ Result<std::string> UrlDecode(std::string_view encoded);
 /// a multiple of 5 or a character outside the alphabet → Invalid.
 Result<std::string> Z85Decode(std::string_view text);
 
-/// Maps a decoded log path to a path relative to the table whose root is `root_uri`:
-/// a relative path is normalized; an absolute URI or path under the root is relativized
-/// (`file:/x`, `file:///x` and `/x` are the same local path). A path outside the root (or with
-/// ".." segments) → kPathOutsideTable naming it.
+/// `path` with "." segments and empty segments removed and ".." segments resolved, as Hadoop's
+/// Path (URI normalization) reads log paths: "p=1//a", "p=1/./a" and "p=1/x/../a" are all
+/// "p=1/a". An absolute path keeps its leading '/'. nullopt if ".." climbs above the start.
+std::optional<std::string> LexicallyNormal(std::string_view path);
+
+/// Relates decoded log paths to one table root: the same file spelled in any of the ways
+/// writers spell it maps to the one relative path a listing returns. Thread-safe.
+class TablePathResolver {
+ public:
+  explicit TablePathResolver(std::string root_uri);
+
+  /// The path of `path` relative to the root:
+  /// - a relative path is resolved against the root and normalized (LexicallyNormal);
+  /// - `file:/x`, `file:///x`, `file://localhost/x` and `/x` are the same local path, compared
+  ///   lexically and then, if that fails, through symbolic links (realpath of both sides), so
+  ///   a table opened through a link still recognizes absolute paths written through the
+  ///   target, and the other way round;
+  /// - object URIs compare canonically (s3a/s3n as s3, no query string), with `//` and `/./`
+  ///   collapsed in the root part too.
+  /// kPathOutsideTable if the file is certainly elsewhere (another bucket, another folder, ".."
+  /// above the root). kUnsupportedFeature if it cannot be told with certainty (a scheme that
+  /// cannot be compared, a file URI with a host, a link that cannot be resolved): a vacuum must
+  /// stop then, never drop the path from the files in use. Cost: O(length) for paths already
+  /// normal and relative; a realpath per missing component only for local absolute paths that
+  /// are not lexically under the root.
+  Result<std::string> Relativize(const std::string& path) const;
+
+ private:
+  Status Outside(const std::string& path) const;
+  Status Uncertain(const std::string& path, const std::string& why) const;
+  static std::optional<std::string> Below(const std::string& root, const std::string& full);
+
+  std::string root_uri_;
+  bool local_ = false;
+  bool comparable_ = true;
+  std::string root_authority_;  ///< "s3://bucket" for object stores, "" for local
+  std::string root_;            ///< the root's path, lexically normal, starting with '/'
+  mutable std::once_flag real_root_once_;
+  mutable Result<std::string> real_root_;
+};
+
+/// TablePathResolver(root_uri).Relativize(path), for single paths.
 Result<std::string> RelativizeToTable(const std::string& path, const std::string& root_uri);
 
 /// The file of a deletion vector relative to the table root: for "u",
@@ -30,5 +69,8 @@ Result<std::string> RelativizeToTable(const std::string& path, const std::string
 /// an undecodable UUID → kCorruptMetadata.
 Result<std::optional<std::string>> DeletionVectorPath(const DeletionVectorDescriptor& dv,
                                                       const std::string& root_uri);
+/// The same, relating "p" paths through `resolver` (one resolver for a whole log).
+Result<std::optional<std::string>> DeletionVectorPath(const DeletionVectorDescriptor& dv,
+                                                      const TablePathResolver& resolver);
 
 }  // namespace lakeshore::delta

@@ -72,8 +72,19 @@ class ThreadPoolEngine : public Engine {
   };
 
   static Status RunInline(int64_t n, const std::function<Status(int64_t)>& task) {
-    for (int64_t i = 0; i < n; ++i) ARROW_RETURN_NOT_OK(task(i));
+    for (int64_t i = 0; i < n; ++i) ARROW_RETURN_NOT_OK(RunTask(task, i));
     return Status::OK();
+  }
+
+  // An exception escaping a task would end the process on a worker thread; it becomes a Status.
+  static Status RunTask(const std::function<Status(int64_t)>& task, int64_t i) {
+    try {
+      return task(i);
+    } catch (const std::exception& e) {
+      return Status::UnknownError("engine task ", i, " threw: ", e.what());
+    } catch (...) {
+      return Status::UnknownError("engine task ", i, " threw a non-standard exception");
+    }
   }
 
   static void RunJob(Job& job) {
@@ -83,7 +94,7 @@ class ThreadPoolEngine : public Engine {
       int64_t i = job.next.fetch_add(1);
       if (i >= job.n) break;
       if (!job.failed.load()) {
-        Status st = (*job.task)(i);
+        Status st = RunTask(*job.task, i);
         if (!st.ok()) {
           job.statuses[static_cast<size_t>(i)] = std::move(st);
           job.failed.store(true);
@@ -134,7 +145,8 @@ Result<std::shared_ptr<Engine>> Engine::MakeThreadPool(int threads) {
 }
 
 std::shared_ptr<Engine> Engine::Default() {
-  static std::shared_ptr<Engine> engine = *MakeThreadPool(0);
+  static std::shared_ptr<Engine> engine =
+      std::make_shared<ThreadPoolEngine>(std::max(4, static_cast<int>(std::thread::hardware_concurrency())));
   return engine;
 }
 

@@ -55,6 +55,10 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
                        const auto& base = *probe.group->latest().base_file;
                        ARROW_ASSIGN_OR_RAISE(auto table, ReadBaseFile(storage, base.path,
                                                                       {meta_columns::kRecordKey}, base.size));
+                       if (table->num_columns() != 1 || table->column(0)->type()->id() != arrow::Type::STRING) {
+                         return CorruptMetadata("base file '" + base.path + "' has no string column " +
+                                                meta_columns::kRecordKey);
+                       }
                        std::unordered_map<std::string_view, bool> stored;
                        stored.reserve(static_cast<size_t>(table->num_rows()));
                        for (const auto& chunk : table->column(0)->chunks()) {

@@ -119,9 +119,10 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
   ARROW_ASSIGN_OR_RAISE(result.size, sink->Tell());
   ARROW_RETURN_NOT_OK(sink->Close());  // the file appears whole, now
   result.num_records = rows.num_rows();
-  int key_leaf = rows.schema()->GetFieldIndex(meta_columns::kRecordKey);  // meta columns are flat and first
-  auto from_stats = rows.num_rows() > 0 && key_leaf >= 0 ? KeyRangeFromStatistics(*writer->metadata(), key_leaf)
-                                                         : std::nullopt;
+  // The leaf index of the key column in the Parquet schema (not the Arrow field index).
+  const parquet::FileMetaData& written = *writer->metadata();
+  int key_leaf = written.schema()->ColumnIndex(meta_columns::kRecordKey);
+  auto from_stats = rows.num_rows() > 0 && key_leaf >= 0 ? KeyRangeFromStatistics(written, key_leaf) : std::nullopt;
   std::pair<std::string, std::string> range;
   if (from_stats) {
     range = std::move(*from_stats);

@@ -29,8 +29,16 @@ Result<std::shared_ptr<arrow::Table>> ReadFiles(TableContext& ctx, const std::ve
     schema = arrow::schema(fields);
   }
   std::vector<std::shared_ptr<arrow::Table>> conformed;
-  for (auto& t : tables) {
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const auto& t = tables[i];
     if (t->num_rows() == 0) continue;
+    // A file whose columns are not the table's (damaged or foreign) is an error, not a crash.
+    bool same = t->num_columns() == schema->num_fields();
+    for (int c = 0; same && c < t->num_columns(); ++c) same = t->column(c)->type()->Equals(*schema->field(c)->type());
+    if (!same) {
+      return CorruptMetadata("base file '" + files[i].path + "' does not hold the table's columns (" +
+                             t->schema()->ToString(false) + ")");
+    }
     conformed.push_back(arrow::Table::Make(schema, t->columns(), t->num_rows()));
   }
   if (conformed.empty()) return arrow::Table::MakeEmpty(schema);

@@ -301,6 +301,9 @@ Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_
       if (errno == ENOENT) continue;  // deleted while listing
       return ErrnoError("cannot stat", abs_dir + "/" + name, errno);
     }
+    // A symbolic link is not listed: a listing never leaves the tree through one, and a
+    // vacuum never sees a link (to a folder of live files, say) as an untracked file.
+    if (S_ISLNK(st.st_mode)) continue;
     std::string rel = rel_dir.empty() ? std::string(name) : rel_dir + "/" + name;
     if (!S_ISDIR(st.st_mode)) {
       out->push_back({std::move(rel), static_cast<int64_t>(st.st_size), MtimeMs(st), false});
@@ -310,7 +313,7 @@ Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_
       out->push_back({std::move(rel), 0, MtimeMs(st), true});
       continue;
     }
-    int sub = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int sub = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (sub < 0) {
       if (errno == ENOENT) continue;
       return ErrnoError("cannot open folder", abs_dir + "/" + name, errno);
@@ -337,6 +340,57 @@ Result<std::vector<FileEntry>> LocalStorage::List(std::string_view prefix, bool 
   return out;
 }
 
+LocalStorage::Folder& LocalStorage::Folder::operator=(Folder&& other) noexcept {
+  if (this != &other) {
+    if (fd >= 0) ::close(fd);
+    state = other.state;
+    fd = std::exchange(other.fd, -1);
+  }
+  return *this;
+}
+
+LocalStorage::Folder::~Folder() {
+  if (fd >= 0) ::close(fd);
+}
+
+Result<LocalStorage::Folder> LocalStorage::OpenFolderNoFollow(const std::string& rel_folder) const {
+  Folder out;
+  int fd = ::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);  // the root itself may be a link
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return out;  // kMissing
+    return ErrnoError("cannot open folder", root_, errno);
+  }
+  size_t start = 0;
+  while (!rel_folder.empty() && start <= rel_folder.size()) {
+    size_t end = rel_folder.find('/', start);
+    if (end == std::string::npos) end = rel_folder.size();
+    std::string name = rel_folder.substr(start, end - start);
+    start = end + 1;
+    int sub = ::openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int err = errno;
+    ::close(fd);
+    if (sub >= 0) {
+      fd = sub;
+      continue;
+    }
+    if (err == ENOENT) return out;  // kMissing
+    if (err == ELOOP || err == ENOTDIR) {
+      // ELOOP: the component is a symbolic link. ENOTDIR: a file, or a link to one; tell apart.
+      out.state = Folder::kBehindLink;
+      if (err == ENOTDIR) {
+        struct stat st;
+        std::string abs_parent = root_ + "/" + rel_folder.substr(0, end);
+        if (::lstat(abs_parent.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) out.state = Folder::kMissing;
+      }
+      return out;
+    }
+    return ErrnoError("cannot open folder", root_ + "/" + rel_folder.substr(0, end), err);
+  }
+  out.state = Folder::kOpen;
+  out.fd = fd;
+  return out;
+}
+
 Result<DeleteOutcome> LocalStorage::DeleteFiles(const std::vector<std::string>& paths) {
   // Validate everything before deleting anything.
   std::vector<std::string> rel_paths;
@@ -345,48 +399,57 @@ Result<DeleteOutcome> LocalStorage::DeleteFiles(const std::vector<std::string>& 
     ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(path));
     rel_paths.push_back(std::move(rel));
   }
-  // One folder handle per run of paths in the same folder; unlinkat resolves only the name.
+  // One folder handle per run of paths in the same folder, opened without following links;
+  // unlinkat resolves only the name.
   DeleteOutcome outcome;
   std::string open_folder;
-  int dirfd = -1;
-  auto close_folder = [&] {
-    if (dirfd >= 0) ::close(dirfd);
-    dirfd = -1;
-  };
+  Folder folder;
+  bool have_folder = false;
   for (size_t i = 0; i < paths.size(); ++i) {
     const std::string& rel = rel_paths[i];
-    std::string folder = ParentPath(rel);
-    if (dirfd < 0 || folder != open_folder) {
-      close_folder();
-      open_folder = folder;
-      std::string abs_folder = folder.empty() ? root_ : root_ + "/" + folder;
-      dirfd = ::open(abs_folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (dirfd < 0 && errno != ENOENT && errno != ENOTDIR) {
-        int err = errno;
-        return ErrnoError("cannot open folder", abs_folder, err);
-      }
+    std::string parent = ParentPath(rel);
+    if (!have_folder || parent != open_folder) {
+      folder = Folder();
+      ARROW_ASSIGN_OR_RAISE(folder, OpenFolderNoFollow(parent));
+      open_folder = parent;
+      have_folder = true;
+    }
+    if (folder.state == Folder::kMissing) {
+      ++outcome.already_gone;
+      continue;
+    }
+    if (folder.state == Folder::kBehindLink) {
+      outcome.refused_paths.push_back(paths[i]);
+      continue;
     }
     std::string name(BaseName(rel));
-    if (dirfd >= 0 && ::unlinkat(dirfd, name.c_str(), 0) == 0) {
+    struct stat st;
+    if (::fstatat(folder.fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+      outcome.refused_paths.push_back(paths[i]);  // a link is never deleted: it may lead to live files
+      continue;
+    }
+    if (::unlinkat(folder.fd, name.c_str(), 0) == 0) {
       ++outcome.deleted;
       outcome.deleted_paths.push_back(paths[i]);
-    } else if (dirfd < 0 || errno == ENOENT || errno == ENOTDIR) {
+    } else if (errno == ENOENT || errno == ENOTDIR) {
       ++outcome.already_gone;
     } else {
-      int err = errno;
-      close_folder();
-      return ErrnoError("cannot delete", root_ + "/" + rel, err);
+      return ErrnoError("cannot delete", root_ + "/" + rel, errno);
     }
   }
-  close_folder();
   return outcome;
 }
 
 Result<bool> LocalStorage::DeleteDirIfEmpty(std::string_view path) {
-  ARROW_ASSIGN_OR_RAISE(auto abs, Abs(path));
-  if (::rmdir(abs.c_str()) == 0) return true;
+  ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(path));
+  ARROW_ASSIGN_OR_RAISE(Folder parent, OpenFolderNoFollow(ParentPath(rel)));
+  if (parent.state != Folder::kOpen) return false;  // missing, or behind a link: not ours to remove
+  std::string name(BaseName(rel));
+  struct stat st;
+  if (::fstatat(parent.fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) return false;
+  if (::unlinkat(parent.fd, name.c_str(), AT_REMOVEDIR) == 0) return true;
   if (errno == ENOENT || errno == ENOTEMPTY || errno == EEXIST || errno == ENOTDIR) return false;
-  return ErrnoError("cannot remove folder", abs, errno);
+  return ErrnoError("cannot remove folder", root_ + "/" + rel, errno);
 }
 
 Status LocalStorage::SetModificationTimeForTesting(std::string_view path, int64_t mtime_ms) {

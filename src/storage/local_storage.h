@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "lakeshore/storage/storage.h"
 
@@ -47,6 +48,23 @@ class LocalStorage : public Storage {
   // Creates an empty temp file beside `abs` (creating folders); returns its fd and path.
   Result<std::pair<int, std::string>> CreateTemp(const std::string& abs) const;
   Result<std::string> WriteTemp(const std::string& abs, const arrow::Buffer& data) const;
+
+  // A folder of the tree, opened without following symbolic links below the root (the root
+  // itself may be a link). Owns its descriptor.
+  struct Folder {
+    enum State { kMissing, kBehindLink, kOpen } state = kMissing;
+    int fd = -1;
+    Folder() = default;
+    Folder(Folder&& other) noexcept : state(other.state), fd(std::exchange(other.fd, -1)) {}
+    Folder& operator=(Folder&& other) noexcept;
+    Folder(const Folder&) = delete;
+    Folder& operator=(const Folder&) = delete;
+    ~Folder();
+  };
+  // Opens the folder `rel_folder` ("" is the root) one component at a time with O_NOFOLLOW:
+  // kBehindLink if a component is a symbolic link, kMissing if one does not exist. Deletes go
+  // through it, so nothing outside the tree is ever deleted through a link.
+  Result<Folder> OpenFolderNoFollow(const std::string& rel_folder) const;
 
   std::string root_;  // absolute, no trailing '/'
   std::vector<std::string> unsynced_folders_;  // relative to root_

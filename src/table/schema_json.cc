@@ -104,7 +104,10 @@ Result<std::shared_ptr<arrow::DataType>> TypeFromJson(const json& j) {
     ARROW_ASSIGN_OR_RAISE(auto unit, ParseUnit(j.at("unit").get<std::string>()));
     return arrow::timestamp(unit, j.value("tz", std::string()));
   }
-  if (name == "decimal128") return arrow::decimal128(j.at("precision").get<int>(), j.at("scale").get<int>());
+  if (name == "decimal128") {
+    // Make validates precision and scale; arrow::decimal128() would abort on bad ones.
+    return arrow::Decimal128Type::Make(j.at("precision").get<int32_t>(), j.at("scale").get<int32_t>());
+  }
   if (name == "struct") {
     std::vector<std::shared_ptr<arrow::Field>> fields;
     for (const auto& jf : j.at("fields")) {

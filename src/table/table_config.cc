@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include <arrow/util/utf8.h>
 #include <nlohmann/json.hpp>
 
 #include "lakeshore/table/blob.h"
@@ -72,6 +73,19 @@ Status TableConfig::Validate() const {
                               std::to_string(kFormatVersion) + ")");
   }
   if (!schema || schema->num_fields() == 0) return Status::Invalid("the table schema has no columns");
+  // table.json is UTF-8 JSON: every name and property must be valid UTF-8.
+  auto utf8 = [](const std::string& s) { return arrow::util::ValidateUTF8(std::string_view(s)); };
+  if (!utf8(name)) return Status::Invalid("the table name is not valid UTF-8");
+  for (const auto& [key, value] : properties) {
+    if (!utf8(key) || !utf8(value)) return Status::Invalid("a table property is not valid UTF-8");
+  }
+  std::vector<std::shared_ptr<arrow::Field>> fields = schema->fields();
+  while (!fields.empty()) {
+    auto f = fields.back();
+    fields.pop_back();
+    if (!utf8(f->name())) return Status::Invalid("a column name is not valid UTF-8");
+    for (const auto& child : f->type()->fields()) fields.push_back(child);
+  }
   // Every column type must be describable in table.json (a map column is not yet).
   ARROW_RETURN_NOT_OK(SchemaToJson(*schema).status());
   for (const auto& f : schema->fields()) {

@@ -139,11 +139,17 @@ void DeltaScenario::Create(std::vector<std::string> partition_columns, json conf
                  {"createdTime", clock_->NowMs()}}}};
   json proto = {{"protocol", protocol}};
   protocol_and_metadata_ = {proto, meta};
+  in_commit_timestamps_ = configuration.is_object() && configuration.value("delta.enableInCommitTimestamps", "") == "true";
   Commit({proto, meta}, "CREATE TABLE");
 }
 
 int64_t DeltaScenario::Commit(const std::vector<json>& actions, const std::string& operation) {
-  std::string text = json{{"commitInfo", {{"timestamp", clock_->NowMs()}, {"operation", operation}}}}.dump() + "\n";
+  json info = {{"timestamp", clock_->NowMs()}, {"operation", operation}};
+  if (in_commit_timestamps_) {
+    last_ict_ = std::max(last_ict_ + 1, clock_->NowMs());  // strictly increasing, as the protocol wants
+    info["inCommitTimestamp"] = last_ict_;
+  }
+  std::string text = json{{"commitInfo", info}}.dump() + "\n";
   for (const auto& a : actions) {
     text += a.dump() + "\n";
     if (a.contains("add")) {

@@ -74,14 +74,17 @@ class DeltaScenario {
   std::shared_ptr<ManualClock> clock() const { return clock_; }
   /// The table's files (excluding `_delta_log`), sorted — to assert "nothing changed".
   std::vector<std::string> DataFiles() const;
+  /// Sets the mtime of `path` to the clock's now (as a copy of the table would).
+  void Stamp(const std::string& path) const;
 
  private:
-  void Stamp(const std::string& path) const;
   std::string root_;
   std::shared_ptr<Storage> storage_;
   std::shared_ptr<ManualClock> clock_;
   std::shared_ptr<Engine> engine_;
   int64_t version_ = -1;
+  bool in_commit_timestamps_ = false;  // delta.enableInCommitTimestamps at Create
+  int64_t last_ict_ = 0;
   // The state as the scenario wrote it, for checkpoints: key → action line.
   std::vector<nlohmann::json> protocol_and_metadata_;
   std::vector<std::pair<std::string, nlohmann::json>> adds_;

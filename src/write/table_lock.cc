@@ -68,7 +68,12 @@ Result<bool> LeaseExpired(Storage& storage, const FileEntry& entry, int64_t now_
   }
   try {
     auto j = nlohmann::json::parse(*text);
-    return now_ms > j.at("acquired_ms").get<int64_t>() + j.at("lease_ms").get<int64_t>();
+    int64_t until = 0;
+    int64_t lease = j.at("lease_ms").get<int64_t>();
+    if (lease >= 0 && !__builtin_add_overflow(j.at("acquired_ms").get<int64_t>(), lease, &until)) {
+      return now_ms > until;
+    }
+    return now_ms > entry.mtime_ms + default_lease;  // absurd numbers: judged like an unreadable object
   } catch (const nlohmann::json::exception&) {
     return now_ms > entry.mtime_ms + default_lease;
   }

@@ -80,6 +80,27 @@ Result<std::vector<int64_t>> StableRanks(const std::shared_ptr<arrow::ChunkedArr
   return ranks;
 }
 
+namespace {
+/// Record keys and partition values end up in file names and commit metadata (JSON, UTF-8):
+/// a string key or partition column must hold valid UTF-8, which data imported through the
+/// Arrow C interface does not guarantee. O(bytes of those columns).
+Status CheckKeyColumnsAreUtf8(const arrow::Table& table, const TableConfig& config) {
+  auto check = [&](const std::string& field, const char* role) -> Status {
+    auto column = table.GetColumnByName(field);
+    if (column == nullptr || !arrow::is_string(column->type()->id())) return Status::OK();
+    Status st = column->ValidateFull();
+    if (!st.ok()) {
+      return SchemaMismatch(std::string(role) + " field '" + field + "' holds a value that is not valid UTF-8: " +
+                            st.message());
+    }
+    return Status::OK();
+  };
+  for (const auto& f : config.record_key_fields) ARROW_RETURN_NOT_OK(check(f, "record key"));
+  for (const auto& f : config.partition_fields) ARROW_RETURN_NOT_OK(check(f, "partition"));
+  return Status::OK();
+}
+}  // namespace
+
 Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation op,
                                      const std::shared_ptr<arrow::RecordBatchReader>& reader) {
   ARROW_ASSIGN_OR_RAISE(auto raw, reader->ToTable());
@@ -87,6 +108,7 @@ Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation o
   in.records_in = raw->num_rows();
   auto target = op == WriteOperation::kDelete ? DeleteSchema(config) : config.schema;
   ARROW_ASSIGN_OR_RAISE(in.table, Conform(*raw, *target));
+  ARROW_RETURN_NOT_OK(CheckKeyColumnsAreUtf8(*in.table, config));
   ARROW_ASSIGN_OR_RAISE(in.key_column, ComputeRecordKeys(*in.table, config.record_key_fields));
   in.record_keys = StringViews(*in.key_column);
   if (in.table->num_rows() > 0) {

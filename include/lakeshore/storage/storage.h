@@ -33,6 +33,10 @@ struct DeleteOutcome {
   int64_t deleted = 0;
   int64_t already_gone = 0;
   std::vector<std::string> deleted_paths;  ///< the paths this call removed
+  /// Paths not deleted because they are symbolic links or lie behind one (local storage):
+  /// a delete never leaves the tree through a link, and never removes a link, which may lead
+  /// to files still in use.
+  std::vector<std::string> refused_paths;
 };
 
 /// Options for Storage::Open.
@@ -58,6 +62,9 @@ struct StorageOptions {
 /// - PutIfAbsent is atomic across processes: of concurrent callers exactly one gets true.
 /// - DeleteFiles of a missing path is success (counted in already_gone).
 /// - Listing a missing folder returns no entries, not an error.
+/// - Symbolic links (local storage) are neither listed nor followed by a listing, and deletes
+///   refuse them and every path behind them (DeleteOutcome::refused_paths); reads and writes
+///   go through them.
 /// "Mutating" calls (counted by FaultInjectionStorage) are WriteFile, PutIfAbsent, DeleteFiles
 /// and DeleteDirIfEmpty.
 class Storage {

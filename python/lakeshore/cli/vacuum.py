@@ -90,6 +90,8 @@ def summary_table(report: dict[str, Any]) -> RichTable:
     if not report["dry_run"]:
         t.add_row("files deleted", f"{report['files_deleted']:,} ({human_bytes(int(report['bytes_deleted']))})")
         t.add_row("folders deleted", f"{report['dirs_deleted']:,}")
+        if report["files_refused"]:
+            t.add_row("left (symbolic links)", f"{len(report['files_refused']):,}")
     t.add_row("time to identify", f"{report['time_to_identify_ms'] / 1000:.3f} s")
     t.add_row("time to delete", f"{report['time_to_delete_ms'] / 1000:.3f} s")
     return t

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/duration.h"
+#include "common/parse_number.h"
 #include "delta/commit_writer.h"
 #include "delta/paths.h"
 #include "services/vacuum/file_deleter.h"
@@ -22,10 +23,11 @@ int64_t ElapsedMs(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - since).count();
 }
 
-/// Adds `path` (a decoded log path) to `out` if it lies inside the table.
-Status AddIfInside(const std::string& path, const std::string& root_uri,
+/// Adds `path` (a decoded log path) to `out` if it lies inside the table; an error if that
+/// cannot be told with certainty.
+Status AddIfInside(const std::string& path, const delta::TablePathResolver& paths,
                    std::unordered_set<std::string>& out) {
-  auto rel = delta::RelativizeToTable(path, root_uri);
+  auto rel = paths.Relativize(path);
   if (rel.ok()) {
     out.insert(std::move(*rel));
     return Status::OK();
@@ -34,9 +36,9 @@ Status AddIfInside(const std::string& path, const std::string& root_uri,
 }
 
 Status AddDvIfInside(const std::optional<delta::DeletionVectorDescriptor>& dv,
-                     const std::string& root_uri, std::unordered_set<std::string>& out) {
+                     const delta::TablePathResolver& paths, std::unordered_set<std::string>& out) {
   if (!dv) return Status::OK();
-  auto path = delta::DeletionVectorPath(*dv, root_uri);
+  auto path = delta::DeletionVectorPath(*dv, paths);
   if (!path.ok()) {
     return IsError(path.status(), ErrorKind::kPathOutsideTable) ? Status::OK() : path.status();
   }
@@ -44,14 +46,52 @@ Status AddDvIfInside(const std::optional<delta::DeletionVectorDescriptor>& dv,
   return Status::OK();
 }
 
-/// The newest commit whose timestamp is older than `cutoff_ms` (Spark's
-/// latestCommitVersionOutsideOfRetentionWindow), if any.
-std::optional<int64_t> LatestCommitBefore(const DeltaLog& log, int64_t cutoff_ms) {
+/// The newest commit before `below_version` whose file timestamp is older than `cutoff_ms`.
+std::optional<int64_t> LatestCommitBeforeByFileTime(const DeltaLog& log, int64_t cutoff_ms, int64_t below_version) {
   std::optional<int64_t> latest;
   for (const auto& [version, ts] : log.CommitTimestamps()) {
-    if (ts < cutoff_ms) latest = version;
+    if (version < below_version && ts < cutoff_ms) latest = version;
   }
   return latest;
+}
+
+/// The newest commit whose timestamp is older than `cutoff_ms` (Spark's
+/// latestCommitVersionOutsideOfRetentionWindow, by getActiveCommitAtTime's clock), if any.
+/// With in-commit timestamps on, the commits from `delta.inCommitTimestampEnablementVersion`
+/// on are dated by their commitInfo.inCommitTimestamp (monotonic, so a binary search reads
+/// O(log n) commits), and only the older ones by file modification time: after a copy or a
+/// restore every file's mtime is "now", which must not move the lite window. A commit without
+/// an in-commit timestamp where one is required → kCorruptMetadata naming it.
+Result<std::optional<int64_t>> LatestCommitBefore(const DeltaLog& log, const DeltaSnapshot& snapshot,
+                                                  int64_t cutoff_ms) {
+  if (!snapshot.InCommitTimestampsEnabled()) return LatestCommitBeforeByFileTime(log, cutoff_ms, INT64_MAX);
+  int64_t enablement = 0;
+  const auto& config = snapshot.metadata.configuration;
+  if (auto it = config.find("delta.inCommitTimestampEnablementVersion"); it != config.end()) {
+    auto parsed = ParseInt64(it->second);
+    if (!parsed || *parsed < 0) {
+      return CorruptMetadata("table property delta.inCommitTimestampEnablementVersion is not a version: '" +
+                             it->second + "'");
+    }
+    enablement = *parsed;
+  }
+  std::vector<int64_t> dated;  // commits dated by their in-commit timestamp, ascending
+  for (const auto& c : log.commits()) {
+    if (c.version >= enablement) dated.push_back(c.version);
+  }
+  size_t lo = 0, hi = dated.size();  // dated[< lo] are older than the cutoff, dated[>= hi] not
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    ARROW_ASSIGN_OR_RAISE(auto commit, log.ReadCommit(dated[mid]));
+    if (!commit.commit_info || !commit.commit_info->in_commit_timestamp) {
+      return CorruptMetadata("Delta commit '" + DeltaLog::CommitPath(dated[mid]) +
+                             "' has no commitInfo.inCommitTimestamp, but the table has in-commit timestamps on");
+    }
+    if (*commit.commit_info->in_commit_timestamp < cutoff_ms) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo > 0) return std::optional<int64_t>(dated[lo - 1]);
+  return LatestCommitBeforeByFileTime(log, cutoff_ms, enablement);
 }
 
 /// Lite mode: the files of removes (and their deletion vectors) and change data files of the
@@ -79,10 +119,11 @@ Result<std::vector<VacuumCandidate>> LiteCandidates(
     versions.push_back(v);
   }
   ARROW_ASSIGN_OR_RAISE(auto commits, log.ReadCommits(versions));
-  const std::string& root = log.storage()->root_uri();
+  const delta::TablePathResolver paths(log.storage()->root_uri());
   std::unordered_set<std::string> seen;
+  // A path that is elsewhere, or cannot be related to the table, is not deleted.
   auto consider = [&](const std::string& path, int64_t size, int64_t mtime) {
-    auto rel = delta::RelativizeToTable(path, root);
+    auto rel = paths.Relativize(path);
     if (!rel.ok() || rule.IsHidden(*rel) || live.count(*rel) || mtime >= cutoff_ms) return;
     if (seen.insert(*rel).second) out.push_back({*rel, size});
   };
@@ -91,7 +132,7 @@ Result<std::vector<VacuumCandidate>> LiteCandidates(
       int64_t ts = r.deletion_timestamp.value_or(0);
       consider(r.path, r.size.value_or(0), ts);
       if (r.deletion_vector) {
-        auto dv = delta::DeletionVectorPath(*r.deletion_vector, root);
+        auto dv = delta::DeletionVectorPath(*r.deletion_vector, paths);
         if (!dv.ok() && !IsError(dv.status(), ErrorKind::kPathOutsideTable)) return dv.status();
         if (dv.ok() && *dv) consider(**dv, r.deletion_vector->size_in_bytes, ts);
       }
@@ -169,6 +210,7 @@ Status DeleteAndRecord(const DeltaLog& log, const DeltaSnapshot& snapshot, const
   }
   report.time_to_delete_ms = ElapsedMs(delete_started);
   report.files_deleted = deleted->files_deleted;
+  report.files_refused = deleted->refused;
   report.bytes_deleted = deleted->bytes_deleted;
   report.dirs_deleted = *dirs;
   end_record.parameters["status"] = "COMPLETED";
@@ -184,14 +226,15 @@ Result<std::unordered_set<std::string>> DeltaLiveSet(const DeltaSnapshot& snapsh
                                                      const std::string& root_uri) {
   std::unordered_set<std::string> live;
   live.reserve(snapshot.active_files.size() * 2);
+  const delta::TablePathResolver paths(root_uri);
   for (const auto& f : snapshot.active_files) {
-    ARROW_RETURN_NOT_OK(AddIfInside(f.path, root_uri, live));
-    ARROW_RETURN_NOT_OK(AddDvIfInside(f.deletion_vector, root_uri, live));
+    ARROW_RETURN_NOT_OK(AddIfInside(f.path, paths, live));
+    ARROW_RETURN_NOT_OK(AddDvIfInside(f.deletion_vector, paths, live));
   }
   for (const auto& t : snapshot.tombstones) {
     if (t.deletion_timestamp.value_or(0) < cutoff_ms) continue;  // expired
-    ARROW_RETURN_NOT_OK(AddIfInside(t.path, root_uri, live));
-    ARROW_RETURN_NOT_OK(AddDvIfInside(t.deletion_vector, root_uri, live));
+    ARROW_RETURN_NOT_OK(AddIfInside(t.path, paths, live));
+    ARROW_RETURN_NOT_OK(AddDvIfInside(t.deletion_vector, paths, live));
   }
   return live;
 }
@@ -236,7 +279,10 @@ Result<VacuumReport> VacuumDeltaTable(std::shared_ptr<Storage> table, const Vacu
   auto formats = snapshot.metadata.configuration.find("delta.universalFormat.enabledFormats");
   rule.hide_metadata = formats != snapshot.metadata.configuration.end() &&
                        formats->second.find("iceberg") != std::string::npos;
-  const std::optional<int64_t> watermark_version = LatestCommitBefore(*log, cutoff_ms);
+  std::optional<int64_t> watermark_version;
+  if (options.mode == VacuumMode::kLite || !options.dry_run) {
+    ARROW_ASSIGN_OR_RAISE(watermark_version, LatestCommitBefore(*log, snapshot, cutoff_ms));
+  }
   std::vector<VacuumCandidate> candidates;
   std::vector<std::string> old_empty_folders;
   if (options.mode == VacuumMode::kFull) {

@@ -499,6 +499,48 @@ TEST(DeltaVacuum, LiteVacuumUsesTheLogAndPersistsTheWatermark) {
   EXPECT_FALSE(s.Exists("b.parquet"));
 }
 
+TEST(DeltaVacuum, LiteDatesCommitsByTheirInCommitTimestamps) {
+  // Spark's getActiveCommitAtTime: with in-commit timestamps on, a commit's time is its
+  // commitInfo.inCommitTimestamp, not its file's mtime, which a copy or restore sets to "now".
+  DeltaScenario s("lite_ict");
+  json protocol = {{"minReaderVersion", 1}, {"minWriterVersion", 7}, {"writerFeatures", {"inCommitTimestamp"}}};
+  s.Create({}, {{"delta.enableInCommitTimestamps", "true"}}, protocol);
+  s.Add("a.parquet");
+  s.Add("b.parquet");
+  s.Remove("a.parquet");
+  s.Advance(8 * kDayMs);
+  s.Remove("b.parquet");  // within retention
+  s.Advance(kDayMs);
+  for (int64_t v = 0; v <= s.version(); ++v) s.Stamp(delta::DeltaLog::CommitPath(v));  // "copied": mtimes now
+  VacuumOptions full;
+  full.dry_run = true;
+  VacuumOptions lite = full;
+  lite.mode = VacuumMode::kLite;
+  auto f = MustVacuum(s, full);
+  auto l = MustVacuum(s, lite);
+  EXPECT_EQ(CandidatePaths(f), std::vector<std::string>{"a.parquet"});
+  EXPECT_EQ(CandidatePaths(l), CandidatePaths(f));
+  lite.dry_run = false;
+  MustVacuum(s, lite);
+  EXPECT_FALSE(s.Exists("a.parquet"));
+  EXPECT_TRUE(s.Exists("b.parquet"));
+  EXPECT_EQ((*vacuum::ReadVacuumWatermark(*s.storage()))->latest_commit_version_outside_retention, 3);
+}
+
+TEST(DeltaVacuum, LiteRefusesACommitWithoutItsInCommitTimestamp) {
+  DeltaScenario s("lite_ict_missing");
+  json protocol = {{"minReaderVersion", 1}, {"minWriterVersion", 7}, {"writerFeatures", {"inCommitTimestamp"}}};
+  s.Create({}, {{"delta.enableInCommitTimestamps", "true"}}, protocol);
+  s.Add("a.parquet");
+  s.CommitRaw(R"({"commitInfo":{"timestamp":1,"operation":"WRITE"}})" "\n" R"({"remove":{"path":"a.parquet","deletionTimestamp":1,"dataChange":true}})" "\n");
+  s.Advance(8 * kDayMs);
+  VacuumOptions lite;
+  lite.mode = VacuumMode::kLite;
+  auto r = s.Vacuum(lite);
+  EXPECT_TRUE(IsError(r.status(), ErrorKind::kCorruptMetadata)) << r.status();
+  EXPECT_TRUE(s.Exists("a.parquet"));
+}
+
 TEST(DeltaVacuum, LiteRefusesWhenTheLogWasCleanedUp) {
   DeltaScenario s("lite_cleaned");
   s.Create();
@@ -645,7 +687,7 @@ TEST(DeltaVacuum, ReportJsonHasExactlyTheDocumentedFields) {
   for (auto& [k, v] : doc.items()) keys.push_back(k);
   EXPECT_EQ(keys, (std::vector<std::string>{"format", "mode", "dry_run", "skipped", "skip_reason",
                                             "files_listed", "files_deleted", "bytes_deleted",
-                                            "dirs_deleted", "candidates", "time_to_identify_ms",
+                                            "dirs_deleted", "files_refused", "candidates", "time_to_identify_ms",
                                             "time_to_delete_ms"}));
 }
 

@@ -33,11 +33,13 @@ Result<DeletionTotals> DeleteFilesInBatches(
   DeletionTotals totals;
   for (const auto& o : outcomes) {
     totals.files_deleted += o.deleted;
+    totals.refused.insert(totals.refused.end(), o.refused_paths.begin(), o.refused_paths.end());
     for (const auto& p : o.deleted_paths) {
       auto it = sizes.find(p);
       if (it != sizes.end()) totals.bytes_deleted += it->second;
     }
   }
+  std::sort(totals.refused.begin(), totals.refused.end());
   return totals;
 }
 

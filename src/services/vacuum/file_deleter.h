@@ -15,6 +15,7 @@ namespace lakeshore::vacuum {
 struct DeletionTotals {
   int64_t files_deleted = 0;
   int64_t bytes_deleted = 0;
+  std::vector<std::string> refused;  ///< symbolic links, or paths behind one: never deleted
   int64_t dirs_deleted = 0;
 };
 

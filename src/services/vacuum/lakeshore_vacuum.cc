@@ -288,6 +288,7 @@ Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const 
   ARROW_ASSIGN_OR_RAISE(int64_t dirs, DeleteEmptyDirs(*table, *options.engine, std::move(folders)));
   report.time_to_delete_ms = ElapsedMs(delete_started);
   report.files_deleted = deleted.files_deleted;
+  report.files_refused = deleted.refused;
   report.bytes_deleted = deleted.bytes_deleted;
   report.dirs_deleted = dirs;
 

@@ -136,8 +136,9 @@ Result<std::vector<FileEntry>> ReadInventory(const std::string& inventory_uri,
   const auto& mtime_array = static_cast<const arrow::Int64Array&>(**mtimes);
   std::vector<FileEntry> out;
   out.reserve(static_cast<size_t>(path_array.length()));
+  const delta::TablePathResolver resolver(root_uri);
   for (int64_t i = 0; i < path_array.length(); ++i) {
-    auto rel = delta::RelativizeToTable(path_array.GetString(i), root_uri);
+    auto rel = resolver.Relativize(path_array.GetString(i));
     if (!rel.ok() || rule.IsHidden(*rel)) continue;  // not this table's, or not ours to manage
     out.push_back({*rel, length_array.Value(i), mtime_array.Value(i), dir_array.Value(i)});
   }

@@ -62,11 +62,13 @@ std::string VacuumReportToJson(const VacuumReport& r) {
   doc["files_deleted"] = r.files_deleted;
   doc["bytes_deleted"] = r.bytes_deleted;
   doc["dirs_deleted"] = r.dirs_deleted;
+  doc["files_refused"] = r.files_refused;
   doc["candidates"] = nlohmann::ordered_json::array();
   for (const auto& c : r.candidates) doc["candidates"].push_back({{"path", c.path}, {"size", c.size}});
   doc["time_to_identify_ms"] = r.time_to_identify_ms;
   doc["time_to_delete_ms"] = r.time_to_delete_ms;
-  return doc.dump();
+  // A listed file name need not be UTF-8; the report shows such bytes as U+FFFD, never throws.
+  return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 namespace {

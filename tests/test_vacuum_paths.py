@@ -1,0 +1,219 @@
+"""Vacuum never deletes a file in use because of how its path is spelled or reached, and never
+deletes through a symbolic link (outside testing found both).
+
+- Live files whose Delta log path is spelled unusually (``//``, ``/./``, ``%2E``, absolute
+  ``file://`` paths through a symlinked table path, ``//`` or ``/./`` in the root part) are kept,
+  as delta-rs keeps them.
+- A partition folder that is a symbolic link is kept with everything behind it, in full and lite
+  mode and from an inventory, on Delta and on Lakeshore tables; nothing outside the table is
+  deleted through a link.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+deltalake = pytest.importorskip("deltalake")
+from deltalake import DeltaTable, write_deltalake  # noqa: E402
+
+import lakeshore  # noqa: E402
+
+OLD = time.time() - 30 * 86400
+
+
+def age(root: Path) -> None:
+    """Makes every file under root 30 days old (so any retention lets vacuum consider it)."""
+    for p in root.rglob("*"):
+        if not p.is_symlink():
+            os.utime(p, (OLD, OLD))
+
+
+def tree(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and not p.is_symlink()}
+
+
+def vacuum(path: Path | str, **kwargs: Any) -> dict[str, Any]:
+    return lakeshore.vacuum(str(path), retain_hours=0, enforce_retention=False, **kwargs)
+
+
+def parquet_file(path: Path, n: int = 3) -> int:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.table({"id": list(range(n))}), path)
+    return path.stat().st_size
+
+
+def hand_written_table(root: Path, adds: list[str], files: list[str]) -> None:
+    """A Delta table partitioned by p whose commit 1 adds `adds` (log spellings, already
+    URL-encoded as a writer would write them) for the physical `files`."""
+    write_deltalake(str(root), pa.table({"id": [0], "p": ["0"]}), partition_by=["p"])
+    lines = []
+    for add, file in zip(adds, files, strict=True):
+        size = parquet_file(root / file)
+        lines.append(
+            json.dumps(
+                {
+                    "add": {
+                        "path": add,
+                        "partitionValues": {"p": "1"},
+                        "size": size,
+                        "modificationTime": int(OLD * 1000),
+                        "dataChange": True,
+                    }
+                }
+            )
+        )
+    (root / "_delta_log" / "00000000000000000001.json").write_text("\n".join(lines) + "\n")
+
+
+SPELLINGS = {
+    "double slash": ("p=1//a.parquet", "p=1/a.parquet"),
+    "dot segment": ("p=1/./b.parquet", "p=1/b.parquet"),
+    "encoded dot": ("p=1/%2E/c.parquet", "p=1/c.parquet"),
+}
+
+
+@pytest.mark.parametrize("mode", ["full", "lite"])
+def test_unusually_spelled_relative_paths_are_live(tmp_path: Path, mode: str) -> None:
+    root = tmp_path / "t"
+    hand_written_table(root, [a for a, _ in SPELLINGS.values()], [f for _, f in SPELLINGS.values()])
+    (root / "p=1" / "stray.parquet").write_bytes(b"x")
+    age(root)
+    report = vacuum(root, mode=mode)
+    kept = tree(root)
+    for _, file in SPELLINGS.values():
+        assert file in kept, f"{file} (live) was deleted: {report}"
+    if mode == "full":
+        assert "p=1/stray.parquet" not in kept  # the real stray still goes
+
+
+def test_dot_dot_inside_the_table_is_resolved_as_hadoop_resolves_it(tmp_path: Path) -> None:
+    """Hadoop's Path normalizes "p=1/x/../d.parquet" to "p=1/d.parquet" (delta-rs cannot read
+    such a path at all); the file it names is live, and a ".." above the root is outside."""
+    root = tmp_path / "t"
+    hand_written_table(root, ["p=1/x/../d.parquet", "../t/p=1/e.parquet"], ["p=1/d.parquet", "p=1/e.parquet"])
+    age(root)
+    vacuum(root)
+    assert {"p=1/d.parquet", "p=1/e.parquet"} <= tree(root)
+
+
+def test_delta_rs_agrees_on_the_spellings(tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    hand_written_table(root, [a for a, _ in SPELLINGS.values()], [f for _, f in SPELLINGS.values()])
+    age(root)
+    theirs = DeltaTable(str(root)).vacuum(retention_hours=0, dry_run=True, enforce_retention_duration=False)
+    ours = [c["path"] for c in vacuum(root, dry_run=True)["candidates"]]
+    assert sorted(ours) == sorted(theirs)
+
+
+def test_absolute_paths_with_odd_root_spellings_are_live(tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    odd_root = str(root).replace("/t", "//./t", 1)
+    adds = [f"file://{odd_root}/p=1/e.parquet", f"file://{root}/./p=1//f.parquet", f"{root}/p=1/g.parquet"]
+    files = ["p=1/e.parquet", "p=1/f.parquet", "p=1/g.parquet"]
+    hand_written_table(root, adds, files)
+    age(root)
+    vacuum(root)
+    assert set(files) <= tree(root)
+
+
+def test_absolute_paths_through_a_symlinked_table_path_are_live(tmp_path: Path) -> None:
+    real = tmp_path / "real" / "t"
+    real.parent.mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    files = ["p=1/h.parquet", "p=1/i.parquet"]
+    # The log names files through the real path; the table is vacuumed through the link,
+    # and the other way round.
+    hand_written_table(real, [f"file://{real}/p=1/h.parquet", f"file://{tmp_path}/link/t/p=1/i.parquet"], files)
+    age(real)
+    vacuum(tmp_path / "link" / "t")
+    assert set(files) <= tree(real)
+    vacuum(real)
+    assert set(files) <= tree(real)
+
+
+def test_a_path_that_cannot_be_related_stops_the_vacuum(tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    hand_written_table(root, ["file://otherhost/data/p=1/j.parquet"], ["p=1/j.parquet"])
+    (root / "stray.parquet").write_bytes(b"x")
+    age(root)
+    before = tree(root)
+    with pytest.raises(lakeshore.UnsupportedFeatureError, match="cannot tell whether"):
+        vacuum(root)
+    assert tree(root) == before
+
+
+# ---- symbolic links --------------------------------------------------------------------------
+
+
+def delta_with_linked_partition(tmp_path: Path) -> tuple[Path, Path]:
+    """A delta-rs table whose partition folder p=k0 is a symlink to a folder outside it, which
+    also holds an old file that is not the table's."""
+    root = tmp_path / "t"
+    write_deltalake(str(root), pa.table({"id": [1, 2, 3], "p": ["k0", "k1", "k0"]}), partition_by=["p"])
+    outside = tmp_path / "elsewhere" / "p=k0"
+    outside.parent.mkdir()
+    (root / "p=k0").rename(outside)
+    (root / "p=k0").symlink_to(outside)
+    (outside / "victim.parquet").write_bytes(b"not the table's")
+    age(root)
+    age(outside)
+    return root, outside
+
+
+@pytest.mark.parametrize("mode", ["full", "lite"])
+def test_symlinked_partition_folder_is_kept(tmp_path: Path, mode: str) -> None:
+    root, outside = delta_with_linked_partition(tmp_path)
+    before_outside = tree(outside)
+    report = vacuum(root, mode=mode)
+    assert (root / "p=k0").is_symlink()
+    assert tree(outside) == before_outside, report
+    assert DeltaTable(str(root)).to_pyarrow_table().num_rows == 3
+
+
+def test_lite_never_deletes_through_a_link(tmp_path: Path) -> None:
+    """A tombstone whose path goes through a link to outside the table is left alone."""
+    root, outside = delta_with_linked_partition(tmp_path)
+    remove = {"remove": {"path": "p=k0/victim.parquet", "deletionTimestamp": int(OLD * 1000), "dataChange": True}}
+    (root / "_delta_log" / "00000000000000000001.json").write_text(json.dumps(remove) + "\n")
+    age(root)
+    report = vacuum(root, mode="lite")
+    assert (outside / "victim.parquet").exists()
+    assert report["files_refused"] == ["p=k0/victim.parquet"]
+
+
+def test_inventory_never_deletes_through_a_link(tmp_path: Path) -> None:
+    root, outside = delta_with_linked_partition(tmp_path)
+    inventory = tmp_path / "inventory.csv"
+    rows = ["path,length,isDir,modificationTime"]
+    for name in ("p=k0/victim.parquet", "p=k0"):
+        rows.append(f"{root}/{name},15,false,{int(OLD * 1000)}")
+    inventory.write_text("\n".join(rows) + "\n")
+    report = vacuum(root, inventory=str(inventory))
+    assert (outside / "victim.parquet").exists() and (root / "p=k0").is_symlink()
+    assert sorted(report["files_refused"]) == ["p=k0", "p=k0/victim.parquet"]
+
+
+def test_lakeshore_table_with_a_symlinked_partition_folder(tmp_path: Path) -> None:
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("city", pa.string())])
+    root = tmp_path / "t"
+    t = lakeshore.Table.create(str(root), schema, record_key="id", partition_by="city")
+    t.insert(pa.table({"id": [1, 2], "city": ["oslo", "lima"]}, schema=schema))
+    outside = tmp_path / "elsewhere" / "city=oslo"
+    outside.parent.mkdir()
+    (root / "city=oslo").rename(outside)
+    (root / "city=oslo").symlink_to(outside)
+    (outside / "victim.txt").write_bytes(b"x")
+    age(root)
+    age(outside)
+    before = tree(outside)
+    vacuum(root)
+    assert (root / "city=oslo").is_symlink() and tree(outside) == before
+    assert sorted(t.to_arrow(columns=["id"]).column("id").to_pylist()) == [1, 2]

@@ -168,7 +168,7 @@ def measure_shape(build: Callable[[Path], dict[str, int]]) -> dict[str, Any]:
         )
         # Reading the log alone: a lite dry run with a retention no commit is outside of.
         t["ours_log_only"], _ = best_of(
-            template, scratch, "log", lambda p: lakeshore.vacuum(str(p), retain_hours=1e7, dry_run=True, mode="lite")
+            template, scratch, "log", lambda p: lakeshore.vacuum(str(p), retain_hours=876000, dry_run=True, mode="lite")
         )
         t["delta_rs_full_dry"], n_theirs = best_of(
             template, scratch, "drs-full-dry", lambda p: delta_rs_vacuum(p, True, True)

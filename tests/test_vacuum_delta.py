@@ -226,20 +226,30 @@ def test_hidden_folders_below_the_top_level_are_left_alone(tmp_path: Path) -> No
     assert "p=k0/_staging/x.parquet" not in [c["path"] for c in report["candidates"]]
 
 
-def test_bad_log_raises_and_deletes_nothing(tmp_path: Path) -> None:
+def table_with_orphans(tmp_path: Path) -> Path:
+    """A small delta-rs table with old untracked files (see add_orphans)."""
     table = tmp_path / "t"
     write(table, 0, 10, False)
     add_orphans(table)
+    return table
+
+
+def assert_refused(table: Path, error: type[Exception], match: str, **kwargs: Any) -> None:
+    """The vacuum raises `error` matching `match` and deletes nothing."""
+    before = sorted(p.relative_to(table).as_posix() for p in table.rglob("*") if p.is_file())
+    with pytest.raises(error, match=match):
+        ours(table, **{"retain_hours": 0, "enforce_retention": False, **kwargs})
+    assert sorted(p.relative_to(table).as_posix() for p in table.rglob("*") if p.is_file()) == before
+
+
+def test_bad_log_raises_and_deletes_nothing(tmp_path: Path) -> None:
+    table = table_with_orphans(tmp_path)
     (table / "_delta_log" / "00000000000000000001.json").write_text('{"remove":{"path":"x","deletionTi')
-    with pytest.raises(lakeshore.CorruptMetadataError, match="00000000000000000001.json"):
-        ours(table, retain_hours=0, enforce_retention=False)
-    assert (table / "orphan.parquet").exists()
+    assert_refused(table, lakeshore.CorruptMetadataError, "00000000000000000001.json")
 
 
 def test_unknown_writer_feature_is_refused(tmp_path: Path) -> None:
-    table = tmp_path / "t"
-    write(table, 0, 10, False)
-    add_orphans(table)
+    table = table_with_orphans(tmp_path)
     protocol = {
         "protocol": {
             "minReaderVersion": 3,
@@ -249,9 +259,7 @@ def test_unknown_writer_feature_is_refused(tmp_path: Path) -> None:
         }
     }
     (table / "_delta_log" / "00000000000000000001.json").write_text(json.dumps(protocol) + "\n")
-    with pytest.raises(lakeshore.UnsupportedFeatureError, match="someFutureFeature"):
-        ours(table, retain_hours=0, enforce_retention=False)
-    assert (table / "orphan.parquet").exists()
+    assert_refused(table, lakeshore.UnsupportedFeatureError, "someFutureFeature")
 
 
 def test_retention_check(tmp_path: Path) -> None:
@@ -267,41 +275,29 @@ def test_retention_check(tmp_path: Path) -> None:
 def test_absurd_retention_is_refused_and_deletes_nothing(tmp_path: Path, hours: float, enforce: bool) -> None:
     """inf or 1e300 once overflowed into a short retention; now any retention that is not a
     finite number of hours up to 100 years is refused with an error that says so."""
-    table = tmp_path / "t"
-    write(table, 0, 10, False)
-    add_orphans(table)
-    with pytest.raises(lakeshore.InvalidArgumentError, match="finite number of hours"):
-        ours(table, retain_hours=hours, enforce_retention=enforce)
-    assert (table / "orphan.parquet").exists()
+    table = table_with_orphans(tmp_path)
+    assert_refused(
+        table, lakeshore.InvalidArgumentError, "finite number of hours", retain_hours=hours, enforce_retention=enforce
+    )
 
 
 def test_long_but_sane_retention_deletes_nothing_young(tmp_path: Path) -> None:
-    table = tmp_path / "t"
-    write(table, 0, 10, False)
-    add_orphans(table)
+    table = table_with_orphans(tmp_path)
     report = ours(table, retain_hours=24 * 365 * 50)
     assert report["files_deleted"] == 0 and (table / "orphan.parquet").exists()
 
 
 def test_format_auto_refuses_a_folder_holding_two_tables(tmp_path: Path) -> None:
-    table = tmp_path / "t"
-    write(table, 0, 10, False)
-    add_orphans(table)
+    table = table_with_orphans(tmp_path)
     (table / ".lakeshore").mkdir()
     (table / ".lakeshore" / "table.json").write_text("{}")
-    with pytest.raises(lakeshore.InvalidArgumentError, match="two tables.*Delta.*Lakeshore"):
-        ours(table, retain_hours=0, enforce_retention=False)
-    assert (table / "orphan.parquet").exists()
+    assert_refused(table, lakeshore.InvalidArgumentError, "two tables.*Delta.*Lakeshore")
 
 
 def test_log_file_name_beyond_int64_is_corrupt_metadata(tmp_path: Path) -> None:
-    table = tmp_path / "t"
-    write(table, 0, 10, False)
-    add_orphans(table)
+    table = table_with_orphans(tmp_path)
     (table / "_delta_log" / "99999999999999999999.json").write_text("{}\n")
-    with pytest.raises(lakeshore.CorruptMetadataError, match="99999999999999999999.json"):
-        ours(table, retain_hours=0, enforce_retention=False)
-    assert (table / "orphan.parquet").exists()
+    assert_refused(table, lakeshore.CorruptMetadataError, "99999999999999999999.json")
 
 
 def test_inventory_in_place_of_listing(tmp_path: Path) -> None:

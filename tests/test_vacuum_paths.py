@@ -153,19 +153,24 @@ def test_a_path_that_cannot_be_related_stops_the_vacuum(tmp_path: Path) -> None:
 # ---- symbolic links --------------------------------------------------------------------------
 
 
-def delta_with_linked_partition(tmp_path: Path) -> tuple[Path, Path]:
-    """A delta-rs table whose partition folder p=k0 is a symlink to a folder outside it, which
-    also holds an old file that is not the table's."""
-    root = tmp_path / "t"
-    write_deltalake(str(root), pa.table({"id": [1, 2, 3], "p": ["k0", "k1", "k0"]}), partition_by=["p"])
-    outside = tmp_path / "elsewhere" / "p=k0"
+def link_out(root: Path, folder: str, victim: str) -> Path:
+    """Moves the partition folder `folder` out of the table, links it back in its place, and
+    puts an old file that is not the table's beside its files; returns where it went."""
+    outside = root.parent / "elsewhere" / folder
     outside.parent.mkdir()
-    (root / "p=k0").rename(outside)
-    (root / "p=k0").symlink_to(outside)
-    (outside / "victim.parquet").write_bytes(b"not the table's")
+    (root / folder).rename(outside)
+    (root / folder).symlink_to(outside)
+    (outside / victim).write_bytes(b"not the table's")
     age(root)
     age(outside)
-    return root, outside
+    return outside
+
+
+def delta_with_linked_partition(tmp_path: Path) -> tuple[Path, Path]:
+    """A delta-rs table whose partition folder p=k0 is a symlink to a folder outside it."""
+    root = tmp_path / "t"
+    write_deltalake(str(root), pa.table({"id": [1, 2, 3], "p": ["k0", "k1", "k0"]}), partition_by=["p"])
+    return root, link_out(root, "p=k0", "victim.parquet")
 
 
 @pytest.mark.parametrize("mode", ["full", "lite"])
@@ -206,13 +211,7 @@ def test_lakeshore_table_with_a_symlinked_partition_folder(tmp_path: Path) -> No
     root = tmp_path / "t"
     t = lakeshore.Table.create(str(root), schema, record_key="id", partition_by="city")
     t.insert(pa.table({"id": [1, 2], "city": ["oslo", "lima"]}, schema=schema))
-    outside = tmp_path / "elsewhere" / "city=oslo"
-    outside.parent.mkdir()
-    (root / "city=oslo").rename(outside)
-    (root / "city=oslo").symlink_to(outside)
-    (outside / "victim.txt").write_bytes(b"x")
-    age(root)
-    age(outside)
+    outside = link_out(root, "city=oslo", "victim.txt")
     before = tree(outside)
     vacuum(root)
     assert (root / "city=oslo").is_symlink() and tree(outside) == before

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "lakeshore/clock.h"
@@ -106,7 +107,28 @@ struct VacuumReport {
   int64_t time_to_delete_ms = 0;
 };
 
-/// Serializes a report as one JSON object with exactly the field names above.
+/// Calls `visit(name, value)` for every field of the report, in the order of the JSON report:
+/// the one definition of the report's fields, shared by VacuumReportToJson and the Python
+/// dict. Values are `const std::string&`, `bool`, `int64_t`, `const std::vector<std::string>&`
+/// or `const std::vector<VacuumCandidate>&`.
+template <typename Visitor>
+void VisitVacuumReport(const VacuumReport& r, Visitor&& visit) {
+  visit("format", r.format);
+  visit("mode", r.mode);
+  visit("dry_run", r.dry_run);
+  visit("skipped", r.skipped);
+  visit("skip_reason", r.skip_reason);
+  visit("files_listed", r.files_listed);
+  visit("files_deleted", r.files_deleted);
+  visit("bytes_deleted", r.bytes_deleted);
+  visit("dirs_deleted", r.dirs_deleted);
+  visit("files_refused", r.files_refused);
+  visit("candidates", r.candidates);
+  visit("time_to_identify_ms", r.time_to_identify_ms);
+  visit("time_to_delete_ms", r.time_to_delete_ms);
+}
+
+/// Serializes a report as one JSON object with exactly the field names of VisitVacuumReport.
 std::string VacuumReportToJson(const VacuumReport& report);
 
 /// Vacuums the table at `uri` (see Storage::Open for URI forms).

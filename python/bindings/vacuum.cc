@@ -9,10 +9,37 @@
 namespace lakeshore::python {
 namespace {
 
-/// The report as a dict with exactly the fields of VacuumReportToJson (the one definition of
-/// the JSON a CLI prints and the dict Python returns).
+/// The report as a dict with the fields of VisitVacuumReport (the one definition of the JSON a
+/// CLI prints and the dict Python returns), built directly: a report may list many thousands
+/// of candidates. A path that is not UTF-8 is decoded with surrogateescape, as os.listdir does.
 nb::dict ReportDict(const VacuumReport& r) {
-  return nb::cast<nb::dict>(nb::module_::import_("json").attr("loads")(VacuumReportToJson(r)));
+  auto text = [](const std::string& s) {
+    return nb::steal<nb::object>(PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape"));
+  };
+  nb::dict d;
+  VisitVacuumReport(r, [&](const char* name, const auto& value) {
+    using V = std::decay_t<decltype(value)>;
+    if constexpr (std::is_same_v<V, std::vector<VacuumCandidate>>) {
+      nb::list list;
+      nb::str path_key("path"), size_key("size");
+      for (const auto& c : value) {
+        nb::dict item;
+        item[path_key] = text(c.path);
+        item[size_key] = c.size;
+        list.append(item);
+      }
+      d[name] = list;
+    } else if constexpr (std::is_same_v<V, std::vector<std::string>>) {
+      nb::list list;
+      for (const auto& s : value) list.append(text(s));
+      d[name] = list;
+    } else if constexpr (std::is_same_v<V, std::string>) {
+      d[name] = text(value);
+    } else {
+      d[name] = value;
+    }
+  });
+  return d;
 }
 
 /// Runs the vacuum without the GIL. `progress(phase, done, total, unit)` is called from the

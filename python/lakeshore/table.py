@@ -303,7 +303,9 @@ class Table:
         columns); ``filter`` keeps only partitions matching ``[(field, op, value), ...]`` (op in
         =, ==, !=, <, <=, >, >=, in, not in; the predicates are ANDed).
         """
-        capsule = self._native.read(_names(columns, "columns"), _predicates(filter, self.schema), _instant(as_of, "as_of"))
+        capsule = self._native.read(
+            _names(columns, "columns"), _predicates(filter, self.schema), _instant(as_of, "as_of")
+        )
         return table_from_capsule(capsule)
 
     def read_incremental(

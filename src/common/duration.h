@@ -11,7 +11,7 @@ namespace lakeshore {
 
 /// The longest duration in hours any setting accepts: 100 years. Longer is a mistake, and the
 /// bound keeps every millisecond computation far from int64 overflow.
-inline constexpr double kMaxHours = 100.0 * 365.25 * 24.0;
+inline constexpr double kMaxHours = 876600.0;  // 100 * 365.25 * 24
 
 /// `hours` in milliseconds, rounded. Invalid naming `what` if `hours` is not finite, negative or
 /// above kMaxHours (so inf, nan and 1e300 are refused, never wrapped into a short retention).

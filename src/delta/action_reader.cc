@@ -1,6 +1,7 @@
 #include "delta/action_reader.h"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <set>
@@ -9,6 +10,7 @@
 #include <arrow/io/memory.h>
 #include <arrow/json/reader.h>
 #include <arrow/type.h>
+#include <arrow/util/thread_pool.h>
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/schema.h>
 #include <parquet/exception.h>
@@ -279,13 +281,35 @@ Result<ActionSet> ActionsFromTable(const arrow::Table& table, const std::string&
 
 namespace {
 
-/// Parses newline-delimited JSON actions into a table (one row per non-blank line).
+/// The length of the longest line of `data` (a block of Arrow's JSON reader must hold one).
+int64_t LongestLine(const arrow::Buffer& data) {
+  const auto* begin = reinterpret_cast<const char*>(data.data());
+  const char* end = begin + data.size();
+  int64_t longest = 0;
+  for (const char* p = begin; p < end;) {
+    const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+    const char* stop = nl ? static_cast<const char*>(nl) : end;
+    longest = std::max<int64_t>(longest, stop - p);
+    p = stop + 1;
+  }
+  return longest;
+}
+
+/// Parses newline-delimited JSON actions into a table (one row per non-blank line). A large
+/// log (a compaction's commit of thousands of removes, many commits joined) is parsed in
+/// parallel blocks on Arrow's CPU pool; each block holds at least the longest line (a big
+/// schema string may exceed the default 1 MB).
 Result<std::shared_ptr<arrow::Table>> ParseJsonTable(const std::shared_ptr<arrow::Buffer>& data) {
+  constexpr int64_t kParallelAbove = 256 << 10;
   auto read_options = arrow::json::ReadOptions::Defaults();
-  read_options.use_threads = false;  // commits are small; the caller parallelizes across files
-  // One block for the whole file: a line (a big schema string) may exceed the default 1 MB.
-  read_options.block_size = static_cast<int32_t>(std::min<int64_t>(
-      std::max<int64_t>(data->size() + 1, 1 << 20), std::numeric_limits<int32_t>::max()));
+  int64_t block = data->size() + 1;
+  if (data->size() > kParallelAbove) {
+    int64_t per_thread = data->size() / (2 * std::max(1, arrow::GetCpuThreadPoolCapacity())) + 1;
+    block = std::max<int64_t>({per_thread, LongestLine(*data) + 2, 64 << 10});
+  }
+  read_options.use_threads = block <= data->size();
+  read_options.block_size = static_cast<int32_t>(std::min<int64_t>(std::max<int64_t>(block, 1 << 16),
+                                                                   std::numeric_limits<int32_t>::max()));
   auto parse_options = arrow::json::ParseOptions::Defaults();
   parse_options.explicit_schema = JsonActionSchema();
   parse_options.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::Ignore;

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import pyarrow as pa
 from rich.markup import escape
 
 from lakeshore.cli._common import Output, add_json_flag, names_list, parse_schema, schema_from_sample, schema_table
@@ -76,7 +77,7 @@ def _schema_arg(text: str) -> pa.Schema:
     try:
         return parse_schema(text)
     except ValueError as e:
-        raise argparse.ArgumentTypeError(f"{e}; give fields as \"name:type,...\", e.g. \"id:int64!,name:string\"") from None
+        raise argparse.ArgumentTypeError(f'{e}; give fields as "name:type,...", e.g. "id:int64!,name:string"') from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -53,20 +53,15 @@ Status VacuumOptions::Validate() const {
 
 std::string VacuumReportToJson(const VacuumReport& r) {
   nlohmann::ordered_json doc;
-  doc["format"] = r.format;
-  doc["mode"] = r.mode;
-  doc["dry_run"] = r.dry_run;
-  doc["skipped"] = r.skipped;
-  doc["skip_reason"] = r.skip_reason;
-  doc["files_listed"] = r.files_listed;
-  doc["files_deleted"] = r.files_deleted;
-  doc["bytes_deleted"] = r.bytes_deleted;
-  doc["dirs_deleted"] = r.dirs_deleted;
-  doc["files_refused"] = r.files_refused;
-  doc["candidates"] = nlohmann::ordered_json::array();
-  for (const auto& c : r.candidates) doc["candidates"].push_back({{"path", c.path}, {"size", c.size}});
-  doc["time_to_identify_ms"] = r.time_to_identify_ms;
-  doc["time_to_delete_ms"] = r.time_to_delete_ms;
+  VisitVacuumReport(r, [&doc](const char* name, const auto& value) {
+    using V = std::decay_t<decltype(value)>;
+    if constexpr (std::is_same_v<V, std::vector<VacuumCandidate>>) {
+      auto& list = doc[name] = nlohmann::ordered_json::array();
+      for (const auto& c : value) list.push_back({{"path", c.path}, {"size", c.size}});
+    } else {
+      doc[name] = value;
+    }
+  });
   // A listed file name need not be UTF-8; the report shows such bytes as U+FFFD, never throws.
   return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }

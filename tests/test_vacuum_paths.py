@@ -216,3 +216,63 @@ def test_lakeshore_table_with_a_symlinked_partition_folder(tmp_path: Path) -> No
     vacuum(root)
     assert (root / "city=oslo").is_symlink() and tree(outside) == before
     assert sorted(t.to_arrow(columns=["id"]).column("id").to_pylist()) == [1, 2]
+
+
+def test_unusual_spellings_on_s3(s3_server: Any) -> None:
+    """The same spellings on S3 (moto on loopback): relative ones, and absolute s3:// and s3a://
+    URIs with // and /./ in the root part, all name live files that must stay."""
+    from pyarrow import fs as pafs
+
+    bucket = s3_server.make_bucket()
+    s3 = pafs.S3FileSystem(
+        access_key=s3_server.access_key,
+        secret_key=s3_server.secret_key,
+        region=s3_server.region,
+        endpoint_override=s3_server.endpoint,
+        scheme="http",
+    )
+    files = ["p=1/a.parquet", "p=1/b.parquet", "p=1/c.parquet", "p=1/d.parquet", "p=1/e.parquet"]
+    adds = [
+        "p=1//a.parquet",
+        "p=1/./b.parquet",
+        "p=1/%2E/c.parquet",
+        f"s3://{bucket}//t/./p=1/d.parquet",
+        f"s3a://{bucket}/t//p=1/e.parquet",
+    ]
+    lines = [
+        json.dumps({"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}}),
+        json.dumps(
+            {
+                "metaData": {
+                    "id": "t",
+                    "format": {"provider": "parquet", "options": {}},
+                    "schemaString": '{"type":"struct","fields":[]}',
+                    "partitionColumns": ["p"],
+                    "configuration": {},
+                }
+            }
+        ),
+    ]
+    for add in adds:
+        lines.append(
+            json.dumps(
+                {
+                    "add": {
+                        "path": add,
+                        "partitionValues": {"p": "1"},
+                        "size": 3,
+                        "modificationTime": 1,
+                        "dataChange": True,
+                    }
+                }
+            )
+        )
+    with s3.open_output_stream(f"{bucket}/t/_delta_log/00000000000000000000.json") as out:
+        out.write(("\n".join(lines) + "\n").encode())
+    for f in [*files, "p=1/stray.parquet"]:
+        with s3.open_output_stream(f"{bucket}/t/{f}") as out:
+            out.write(b"abc")
+    report = lakeshore.vacuum(s3_server.uri(bucket, "t"), retain_hours=0, enforce_retention=False)
+    assert [c["path"] for c in report["candidates"]] == ["p=1/stray.parquet"]
+    left = {i.path.split("/t/", 1)[1] for i in s3.get_file_info(pafs.FileSelector(f"{bucket}/t", recursive=True))}
+    assert set(files) <= left and "p=1/stray.parquet" not in left

@@ -229,10 +229,23 @@ Result<std::string> TablePathResolver::Relativize(const std::string& path) const
   // or a log written through one): compare where both really are.
   std::call_once(real_root_once_, [&] { real_root_ = RealPathOfLocal(root_); });
   if (!real_root_.ok()) return Uncertain(path, real_root_.status().message());
-  auto real = RealPathOfLocal(*normal);
-  if (!real.ok()) return Uncertain(path, real.status().message());
-  if (auto rel = Below(*real_root_, *real)) return *rel;
+  ARROW_ASSIGN_OR_RAISE(std::string real, RealPathCached(*normal, path));
+  if (auto rel = Below(*real_root_, real)) return *rel;
   return Outside(path);
+}
+
+Result<std::string> TablePathResolver::RealPathCached(const std::string& normal, const std::string& path) const {
+  // The folder is resolved (once per folder: a log of many files elsewhere stays cheap); the
+  // last component is kept as is (a link there is never listed nor deleted anyway).
+  size_t slash = normal.rfind('/');
+  std::string folder = slash == 0 ? "/" : normal.substr(0, slash);
+  std::string name = normal.substr(slash + 1);
+  std::lock_guard<std::mutex> lock(real_folders_mu_);
+  auto it = real_folders_.find(folder);
+  if (it == real_folders_.end()) it = real_folders_.emplace(folder, RealPathOfLocal(folder)).first;
+  if (!it->second.ok()) return Uncertain(path, it->second.status().message());
+  const std::string& real_folder = *it->second;
+  return real_folder == "/" ? "/" + name : real_folder + "/" + name;
 }
 
 Result<std::string> RelativizeToTable(const std::string& path, const std::string& root_uri) {

@@ -4,6 +4,7 @@
 
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 #include <string>
 #include <string_view>
 
@@ -50,6 +51,8 @@ class TablePathResolver {
   Status Outside(const std::string& path) const;
   Status Uncertain(const std::string& path, const std::string& why) const;
   static std::optional<std::string> Below(const std::string& root, const std::string& full);
+  /// realpath of `normal` (absolute, lexically normal), its folder resolved once per folder.
+  Result<std::string> RealPathCached(const std::string& normal, const std::string& path) const;
 
   std::string root_uri_;
   bool local_ = false;
@@ -58,6 +61,8 @@ class TablePathResolver {
   std::string root_;            ///< the root's path, lexically normal, starting with '/'
   mutable std::once_flag real_root_once_;
   mutable Result<std::string> real_root_;
+  mutable std::mutex real_folders_mu_;
+  mutable std::unordered_map<std::string, Result<std::string>> real_folders_;
 };
 
 /// TablePathResolver(root_uri).Relativize(path), for single paths.

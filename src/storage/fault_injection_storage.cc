@@ -83,6 +83,12 @@ Result<std::vector<FileEntry>> FaultInjectionStorage::List(std::string_view pref
   return inner_->List(prefix, recursive);
 }
 
+Result<std::vector<FileEntry>> FaultInjectionStorage::ListSkippingDetails(std::string_view prefix, bool recursive,
+                                                                          const NeedsDetails& needs_details) {
+  ARROW_RETURN_NOT_OK(BeforeRead("list", prefix));
+  return inner_->ListSkippingDetails(prefix, recursive, needs_details);
+}
+
 Result<DeleteOutcome> FaultInjectionStorage::DeleteFiles(const std::vector<std::string>& paths) {
   std::string what = paths.empty() ? std::string()
                                    : paths.front() + (paths.size() > 1 ? " (+" + std::to_string(paths.size() - 1) + " more)" : "");

@@ -277,7 +277,7 @@ namespace {
 // fstatat per entry relative to the folder handle, so no full path is resolved per entry.
 // Sets *has_entries when the folder holds anything (our temp files included).
 Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_dir, bool recursive,
-                  std::vector<FileEntry>* out, bool* has_entries) {
+                  const Storage::NeedsDetails& needs_details, std::vector<FileEntry>* out, bool* has_entries) {
   DIR* dir = ::fdopendir(dirfd);
   if (dir == nullptr) {
     int err = errno;
@@ -296,15 +296,20 @@ Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_
     const char* name = e->d_name;
     if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0) continue;
     *has_entries = true;
+    // A symbolic link is not listed: a listing never leaves the tree through one, and a
+    // vacuum never sees a link (to a folder of live files, say) as an untracked file.
+    if (e->d_type == DT_LNK) continue;
+    std::string rel = rel_dir.empty() ? std::string(name) : rel_dir + "/" + name;
+    if (e->d_type == DT_REG && needs_details && !needs_details(rel)) {
+      out->push_back({std::move(rel), -1, -1, false});  // a regular file whose details nobody needs
+      continue;
+    }
     struct stat st;
     if (::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno == ENOENT) continue;  // deleted while listing
       return ErrnoError("cannot stat", abs_dir + "/" + name, errno);
     }
-    // A symbolic link is not listed: a listing never leaves the tree through one, and a
-    // vacuum never sees a link (to a folder of live files, say) as an untracked file.
     if (S_ISLNK(st.st_mode)) continue;
-    std::string rel = rel_dir.empty() ? std::string(name) : rel_dir + "/" + name;
     if (!S_ISDIR(st.st_mode)) {
       out->push_back({std::move(rel), static_cast<int64_t>(st.st_size), MtimeMs(st), false});
       continue;
@@ -319,7 +324,7 @@ Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_
       return ErrnoError("cannot open folder", abs_dir + "/" + name, errno);
     }
     bool sub_has_entries = false;
-    ARROW_RETURN_NOT_OK(WalkFolder(sub, abs_dir + "/" + name, rel, true, out, &sub_has_entries));
+    ARROW_RETURN_NOT_OK(WalkFolder(sub, abs_dir + "/" + name, rel, true, needs_details, out, &sub_has_entries));
     if (!sub_has_entries) out->push_back({std::move(rel), 0, MtimeMs(st), true});  // an empty folder
   }
   return Status::OK();
@@ -327,6 +332,11 @@ Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_
 }  // namespace
 
 Result<std::vector<FileEntry>> LocalStorage::List(std::string_view prefix, bool recursive) {
+  return ListSkippingDetails(prefix, recursive, NeedsDetails());
+}
+
+Result<std::vector<FileEntry>> LocalStorage::ListSkippingDetails(std::string_view prefix, bool recursive,
+                                                                 const NeedsDetails& needs_details) {
   ARROW_ASSIGN_OR_RAISE(auto rel_prefix, NormalizeRelativePath(prefix, true));
   std::string abs = rel_prefix.empty() ? root_ : root_ + "/" + rel_prefix;
   std::vector<FileEntry> out;
@@ -336,7 +346,7 @@ Result<std::vector<FileEntry>> LocalStorage::List(std::string_view prefix, bool 
     return ErrnoError("cannot list", abs, errno);
   }
   bool has_entries = false;
-  ARROW_RETURN_NOT_OK(WalkFolder(fd, abs, rel_prefix, recursive, &out, &has_entries));
+  ARROW_RETURN_NOT_OK(WalkFolder(fd, abs, rel_prefix, recursive, needs_details, &out, &has_entries));
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -77,6 +78,30 @@ TEST(LocalStorage, SymbolicLinksAreNeitherListedNorDeletedNorDeletedThrough) {
   auto gone = via_link->DeleteFiles({"q/b.parquet"});
   ASSERT_TRUE(gone.ok());
   EXPECT_EQ(gone->deleted, 1);
+  fs::remove_all(base);
+}
+
+TEST(LocalStorage, ListSkippingDetailsStatsOnlyWhatIsNeeded) {
+  auto base = fs::temp_directory_path() / "lakeshore_local_skip_details";
+  fs::remove_all(base);
+  Touch(base / "p=1" / "live.parquet");
+  Touch(base / "p=1" / "stray.parquet");
+  fs::create_directories(base / "p=2" / "empty");
+  auto storage = *Storage::Open(base.string());
+  auto listed = storage->ListSkippingDetails("", /*recursive=*/true,
+                                             [](std::string_view path) { return path != "p=1/live.parquet"; });
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  std::map<std::string, FileEntry> by_path;
+  for (const auto& e : *listed) by_path[e.path] = e;
+  ASSERT_EQ(by_path.size(), 3u);
+  EXPECT_EQ(by_path["p=1/live.parquet"].size, -1);
+  EXPECT_EQ(by_path["p=1/live.parquet"].mtime_ms, -1);
+  EXPECT_EQ(by_path["p=1/stray.parquet"].size, 1);
+  EXPECT_GT(by_path["p=1/stray.parquet"].mtime_ms, 0);
+  EXPECT_TRUE(by_path["p=2/empty"].is_dir);
+  EXPECT_GT(by_path["p=2/empty"].mtime_ms, 0);
+  // The plain listing always has details.
+  for (const auto& e : *storage->List("", true)) EXPECT_GE(e.mtime_ms, 0) << e.path;
   fs::remove_all(base);
 }
 

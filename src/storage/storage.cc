@@ -34,6 +34,11 @@ Result<std::shared_ptr<Storage>> Storage::Open(const std::string& uri,
   return LocalStorage::Make(uri, options.unsynced_folders);
 }
 
+Result<std::vector<FileEntry>> Storage::ListSkippingDetails(std::string_view prefix, bool recursive,
+                                                             const NeedsDetails&) {
+  return List(prefix, recursive);
+}
+
 Status Storage::SetModificationTimeForTesting(std::string_view path, int64_t) {
   return Status::NotImplemented("setting the mtime of '", path, "' is not supported by ", root_uri());
 }

@@ -110,6 +110,17 @@ class Storage {
   /// is_dir=true); non-recursive lists direct children, folders included. Order unspecified.
   virtual Result<std::vector<FileEntry>> List(std::string_view prefix, bool recursive) = 0;
 
+  /// Decides, per listed file path, whether its size and modification time are needed.
+  using NeedsDetails = std::function<bool(std::string_view path)>;
+
+  /// Like List, but a backend that pays per file for size and modification time (local: one
+  /// fstatat each) skips them for regular files `needs_details` rejects, and returns those with
+  /// size and mtime_ms of -1. Folders, and files it cannot tell are regular without a stat,
+  /// always come with details. A vacuum lists this way, since files in use need no stat: the
+  /// cost follows the candidates, not the table. Default: List.
+  virtual Result<std::vector<FileEntry>> ListSkippingDetails(std::string_view prefix, bool recursive,
+                                                             const NeedsDetails& needs_details);
+
   /// Deletes files; missing ones count as already_gone. Backends batch (S3 multi-object
   /// delete of up to 1000 keys). Mutating (one call counts once).
   virtual Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& paths) = 0;

@@ -46,7 +46,7 @@ bool VisibilityRule::IsHidden(std::string_view path) const {
 
 Result<std::vector<FileEntry>> ListVisibleFiles(
     Storage& table, Engine& engine, const VisibilityRule& rule,
-    const std::function<void(const VacuumProgress&)>& progress) {
+    const std::function<void(const VacuumProgress&)>& progress, const Storage::NeedsDetails& needs_details) {
   ARROW_ASSIGN_OR_RAISE(auto top, table.List("", /*recursive=*/false));
   std::vector<FileEntry> out;
   std::vector<std::string> folders;
@@ -60,7 +60,8 @@ Result<std::vector<FileEntry>> ListVisibleFiles(
   ARROW_ASSIGN_OR_RAISE(
       auto per_folder,
       engine.Map<std::vector<FileEntry>>(total, [&](int64_t i) -> Result<std::vector<FileEntry>> {
-        ARROW_ASSIGN_OR_RAISE(auto entries, table.List(folders[static_cast<size_t>(i)], /*recursive=*/true));
+        ARROW_ASSIGN_OR_RAISE(auto entries,
+                              table.ListSkippingDetails(folders[static_cast<size_t>(i)], /*recursive=*/true, needs_details));
         std::vector<FileEntry> visible;
         visible.reserve(entries.size());
         for (auto& e : entries) {
@@ -149,7 +150,9 @@ Result<UntrackedScan> ScanForUntracked(Storage& table, const VacuumOptions& opti
                                        const std::unordered_set<std::string>& live, int64_t cutoff_ms) {
   std::vector<FileEntry> entries;
   if (options.inventory.empty()) {
-    ARROW_ASSIGN_OR_RAISE(entries, ListVisibleFiles(table, *options.engine, rule, options.progress));
+    // Files in use are never candidates: their size and mtime are not needed, so not fetched.
+    auto needs_details = [&live](std::string_view path) { return live.count(std::string(path)) == 0; };
+    ARROW_ASSIGN_OR_RAISE(entries, ListVisibleFiles(table, *options.engine, rule, options.progress, needs_details));
   } else {
     ARROW_ASSIGN_OR_RAISE(entries, ReadInventory(options.inventory, table.root_uri(), rule));
   }

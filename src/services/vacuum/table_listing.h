@@ -33,9 +33,11 @@ struct VisibilityRule {
 /// Lists every visible file (and empty folder) of the table: the root non-recursively, then
 /// each visible top-level folder recursively as one engine task. Hidden folders are never
 /// entered below the top level's own filter. Reports "listing" progress per folder.
+/// Files `needs_details` rejects may come without size and mtime (Storage::ListSkippingDetails).
 Result<std::vector<FileEntry>> ListVisibleFiles(Storage& table, Engine& engine,
                                                 const VisibilityRule& rule,
-                                                const std::function<void(const VacuumProgress&)>& progress);
+                                                const std::function<void(const VacuumProgress&)>& progress,
+                                                const Storage::NeedsDetails& needs_details = {});
 
 /// Reads an inventory (Parquet if the name ends in ".parquet", else CSV with a header) with
 /// columns path, length, isDir, modificationTime (ms). Paths under `root_uri` (absolute) or

@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,6 +30,18 @@ class S3Server:
     def uri(self, bucket: str, prefix: str) -> str:
         """The Lakeshore URI of `prefix` in `bucket` on this server (plain HTTP)."""
         return f"s3://{bucket}/{prefix}?endpoint_override={self.endpoint}&scheme=http"
+
+    def filesystem(self) -> Any:
+        """A pyarrow S3FileSystem on this server, to put or inspect objects directly."""
+        from pyarrow import fs as pafs
+
+        return pafs.S3FileSystem(
+            access_key=self.access_key,
+            secret_key=self.secret_key,
+            region=self.region,
+            endpoint_override=self.endpoint,
+            scheme="http",
+        )
 
     def make_bucket(self) -> str:
         """Creates a fresh bucket and returns its name."""

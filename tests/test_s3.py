@@ -56,13 +56,7 @@ def test_s3_lakeshore_vacuum_deletes_only_the_stray(s3_server: S3Server) -> None
         pa.table({"id": pa.array([1, 2], pa.int64()), "city": ["oslo", "lima"], "v": pa.array([1, 1], pa.int64())})
     )
     t.upsert(pa.table({"id": pa.array([1], pa.int64()), "city": ["oslo"], "v": pa.array([2], pa.int64())}))
-    s3 = pafs.S3FileSystem(
-        access_key=s3_server.access_key,
-        secret_key=s3_server.secret_key,
-        region=s3_server.region,
-        endpoint_override=s3_server.endpoint,
-        scheme="http",
-    )
+    s3 = s3_server.filesystem()
     with s3.open_output_stream(f"{bucket}/tables/v/city=oslo/stray.parquet") as out:
         out.write(b"junk")
     before = sorted(t.to_arrow(columns=["id", "v"]).to_pylist(), key=lambda r: r["id"])

@@ -224,13 +224,7 @@ def test_unusual_spellings_on_s3(s3_server: Any) -> None:
     from pyarrow import fs as pafs
 
     bucket = s3_server.make_bucket()
-    s3 = pafs.S3FileSystem(
-        access_key=s3_server.access_key,
-        secret_key=s3_server.secret_key,
-        region=s3_server.region,
-        endpoint_override=s3_server.endpoint,
-        scheme="http",
-    )
+    s3 = s3_server.filesystem()
     files = ["p=1/a.parquet", "p=1/b.parquet", "p=1/c.parquet", "p=1/d.parquet", "p=1/e.parquet"]
     adds = [
         "p=1//a.parquet",

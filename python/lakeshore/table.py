@@ -146,7 +146,9 @@ class Table:
         larger value wins between records with the same key (None: the latest write wins);
         ``table_type`` "cow" (copy-on-write); "mor" (merge-on-read) is reserved and refused by
         this build. ``name`` defaults to the last segment of the path. Raises AlreadyExistsError
-        if a table is there, and InvalidArgumentError naming the field if the config is invalid.
+        if a table is there, InvalidArgumentError if the folder holds anything else (a vacuum of
+        the new table would delete files it does not track), and InvalidArgumentError naming
+        the field if the config is invalid.
         """
         native = _core.Table.create(
             path,

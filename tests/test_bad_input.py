@@ -191,3 +191,20 @@ def test_write_from_inside_its_own_progress_callback_is_an_error_not_a_deadlock(
     assert 5 in ids and 99 not in ids  # the outer write committed; the inner one never started
     filled.upsert(data(99))  # and the table is free again
     assert 99 in [r["id"] for r in snapshot(filled)]
+
+
+def test_names_and_keys_that_are_not_utf8_are_errors_not_crashes(tmp_path: Path) -> None:
+    """Names and keys end up in JSON metadata and file names; invalid UTF-8 once made the
+    core's JSON writer throw."""
+    bad_name = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field(b"\xff", pa.int64())])
+    with pytest.raises(lakeshore.InvalidArgumentError, match="column name is not valid UTF-8"):
+        lakeshore.Table.create(str(tmp_path / "bad_name"), bad_name, record_key="id")
+    assert not (tmp_path / "bad_name").exists() or not any((tmp_path / "bad_name").rglob("*.json"))
+    t = lakeshore.Table.create(str(tmp_path / "t"), SCHEMA, record_key="id", partition_by="city")
+    bad = pa.table(
+        {"id": pa.array([1], pa.int64()), "city": pa.array([b"\xff"]).view(pa.string()), "v": pa.array([1], pa.int64())}
+    )
+    with pytest.raises(lakeshore.SchemaMismatchError, match="not valid UTF-8"):
+        t.insert(bad)
+    assert t.to_arrow().num_rows == 0
+    assert not any(p.suffix == ".parquet" for p in (tmp_path / "t").rglob("*"))

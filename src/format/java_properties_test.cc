@@ -1,5 +1,8 @@
+#include <random>
+
 #include <gtest/gtest.h>
 
+#include "common/utf8.h"
 #include "format/java_properties.h"
 #include "testing/hudi_tables.h"
 
@@ -91,6 +94,32 @@ TEST(JavaProperties, ReadsTheHoodiePropertiesSparkWrote) {
   EXPECT_EQ(p.Get("hoodie.table.metadata.partitions.inflight"), "");
   EXPECT_EQ(p.entries().size(), 21u);
   EXPECT_EQ(MustParse(p.Render()).entries(), p.entries());
+}
+
+TEST(JavaProperties, RandomBytesNeverCrashAndRandomEntriesRoundTrip) {
+  std::mt19937 rng(12345);
+  const std::string alphabet = std::string("ab =:#!\\\t\n\r\f u0123456789ABCDEFxyz") + "\xC3\xA9\xE4\xB8\xAD\x80\xFF";
+  auto random_string = [&](size_t max_len) {
+    std::string s;
+    size_t n = rng() % (max_len + 1);
+    for (size_t i = 0; i < n; ++i) s.push_back(alphabet[rng() % alphabet.size()]);
+    return s;
+  };
+  for (int round = 0; round < 2000; ++round) {
+    (void)JavaProperties::Parse(random_string(64), "fuzz");  // any outcome but a crash
+  }
+  for (int round = 0; round < 500; ++round) {
+    JavaProperties p;
+    for (int k = 0, n = static_cast<int>(rng() % 6); k < n; ++k) {
+      // Valid UTF-8 only: a document holds text.
+      std::string key = "k" + std::to_string(k) + random_string(8), value = random_string(12);
+      auto valid = [](const std::string& s) { return IsValidUtf8(s); };
+      if (valid(key) && valid(value)) p.Set(key, value);
+    }
+    auto back = JavaProperties::Parse(p.Render("c"), "roundtrip");
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(back->entries(), p.entries()) << p.Render();
+  }
 }
 
 }  // namespace

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cctype>
 
-#include <arrow/util/utf8.h>
 #include <nlohmann/json.hpp>
 
+#include "common/utf8.h"
 #include "lakeshore/table/blob.h"
 #include "lakeshore/table/table_options.h"
 #include "table/meta_columns.h"
@@ -74,7 +74,7 @@ Status TableConfig::Validate() const {
   }
   if (!schema || schema->num_fields() == 0) return Status::Invalid("the table schema has no columns");
   // table.json is UTF-8 JSON: every name and property must be valid UTF-8.
-  auto utf8 = [](const std::string& s) { return arrow::util::ValidateUTF8(std::string_view(s)); };
+  auto utf8 = [](const std::string& s) { return IsValidUtf8(s); };
   if (!utf8(name)) return Status::Invalid("the table name is not valid UTF-8");
   for (const auto& [key, value] : properties) {
     if (!utf8(key) || !utf8(value)) return Status::Invalid("a table property is not valid UTF-8");

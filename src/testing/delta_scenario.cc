@@ -1,5 +1,6 @@
 #include "testing/delta_scenario.h"
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -107,7 +108,11 @@ std::string Z85Uuid(const std::string& canonical) {
   std::string hex;
   for (char c : canonical) if (c != '-') hex.push_back(c);
   std::string bytes;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) bytes.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    unsigned value = 0;
+    std::from_chars(hex.data() + i, hex.data() + i + 2, value, 16);  // test input: a canonical UUID
+    bytes.push_back(static_cast<char>(value));
+  }
   return Z85Encode(bytes);
 }
 

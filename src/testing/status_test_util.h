@@ -21,4 +21,4 @@
   auto&& LAKESHORE_CONCAT(_result_, __LINE__) = (rexpr);                        \
   ASSERT_TRUE(LAKESHORE_CONCAT(_result_, __LINE__).ok())                        \
       << #rexpr << ": " << LAKESHORE_CONCAT(_result_, __LINE__).status().ToString(); \
-  lhs = std::move(LAKESHORE_CONCAT(_result_, __LINE__)).ValueOrDie()
+  lhs = std::move(LAKESHORE_CONCAT(_result_, __LINE__)).MoveValueUnsafe()  /* checked just above */

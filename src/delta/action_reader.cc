@@ -15,6 +15,7 @@
 #include <parquet/arrow/schema.h>
 #include <parquet/exception.h>
 
+#include "common/percent_encoding.h"
 #include "delta/paths.h"
 
 namespace lakeshore::delta {
@@ -162,7 +163,7 @@ Result<std::string> DecodedPath(const StructView& s, int64_t i, const std::strin
                                 const std::string& source) {
   auto raw = s.String("path", i);
   if (!raw || raw->empty()) return Corrupt(source, i, kind + " action without a path");
-  auto decoded = UrlDecode(*raw);
+  auto decoded = PercentDecode(*raw);  // log paths are URL-encoded once
   if (!decoded.ok()) return Corrupt(source, i, kind + " path: " + decoded.status().message());
   return *decoded;
 }

@@ -324,22 +324,12 @@ Result<DeltaSnapshot> DeltaLog::LoadSnapshot(bool with_active_files) {
   };
 
   bool has_protocol = false, has_metadata = false;
-  // The checkpoint parts and the commits after them are read at once: one engine task per
-  // part, and one for all the commits (which fans out on its own when large).
-  const std::vector<std::string> no_parts;
-  const auto& parts = snapshot.checkpoint ? snapshot.checkpoint->parts : no_parts;
-  std::vector<ActionSet> part_actions(parts.size());
-  std::vector<ActionSet> commit_actions;
-  ARROW_RETURN_NOT_OK(engine_->ParallelFor(static_cast<int64_t>(parts.size()) + 1, [&](int64_t i) -> Status {
-    if (static_cast<size_t>(i) == parts.size()) {
-      ARROW_ASSIGN_OR_RAISE(commit_actions, ReadCommits(versions));
-      return Status::OK();
-    }
-    ARROW_ASSIGN_OR_RAISE(part_actions[static_cast<size_t>(i)],
-                          ReadActionFile(*table_, parts[static_cast<size_t>(i)], with_active_files));
-    return Status::OK();
-  }));
   if (snapshot.checkpoint) {
+    const auto& parts = snapshot.checkpoint->parts;
+    ARROW_ASSIGN_OR_RAISE(auto part_actions,
+                          engine_->Map<ActionSet>(static_cast<int64_t>(parts.size()), [&](int64_t i) {
+                            return ReadActionFile(*table_, parts[static_cast<size_t>(i)], with_active_files);
+                          }));
     size_t checkpoint_adds = 0;
     for (const auto& p : part_actions) checkpoint_adds += p.adds.size();
     active.reserve(checkpoint_adds + 1024);
@@ -356,6 +346,7 @@ Result<DeltaSnapshot> DeltaLog::LoadSnapshot(bool with_active_files) {
                           }));
     for (size_t i = 0; i < sidecars.size(); ++i) apply(sidecar_actions[i], sidecars[i], false);
   }
+  ARROW_ASSIGN_OR_RAISE(auto commit_actions, ReadCommits(versions));
   for (size_t i = 0; i < versions.size(); ++i) {
     has_protocol |= commit_actions[i].protocol.has_value();
     has_metadata |= commit_actions[i].metadata.has_value();

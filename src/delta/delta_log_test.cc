@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/percent_encoding.h"
 #include "delta/paths.h"
 #include "lakeshore/delta/delta_log.h"
 #include "testing/delta_scenario.h"
@@ -41,10 +42,10 @@ TEST(DeltaPaths, DeletionVectorStorageTypes) {
   EXPECT_TRUE(IsError(unknown.status(), ErrorKind::kCorruptMetadata));
 }
 
-TEST(DeltaPaths, UrlDecodeAndRelativize) {
-  EXPECT_EQ(*UrlDecode("p=a%253Ab%20c/f.parquet"), "p=a%3Ab c/f.parquet");
-  EXPECT_FALSE(UrlDecode("bad%2").ok());
-  EXPECT_FALSE(UrlDecode("bad%zz").ok());
+TEST(DeltaPaths, PercentDecodeAndRelativize) {
+  EXPECT_EQ(*PercentDecode("p=a%253Ab%20c/f.parquet"), "p=a%3Ab c/f.parquet");
+  EXPECT_FALSE(PercentDecode("bad%2").ok());
+  EXPECT_FALSE(PercentDecode("bad%zz").ok());
   EXPECT_EQ(*RelativizeToTable("a/b.parquet", "file:///t"), "a/b.parquet");
   EXPECT_EQ(*RelativizeToTable("file:/t/a/b.parquet", "file:///t"), "a/b.parquet");
   EXPECT_EQ(*RelativizeToTable("/t/a/b.parquet", "file:///t"), "a/b.parquet");

@@ -2,20 +2,13 @@
 
 #include <array>
 #include <cstdio>
-#include <vector>
 
+#include "common/percent_encoding.h"
 #include "lakeshore/storage/storage.h"
 #include "storage/local_real_path.h"
 
 namespace lakeshore::delta {
 namespace {
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 constexpr std::string_view kZ85Alphabet =
     "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
@@ -62,27 +55,6 @@ std::string FormatUuid(const std::string& bytes) {
 }
 
 }  // namespace
-
-Result<std::string> UrlDecode(std::string_view encoded) {
-  if (encoded.find('%') == std::string_view::npos) return std::string(encoded);
-  std::string out;
-  out.reserve(encoded.size());
-  for (size_t i = 0; i < encoded.size(); ++i) {
-    char c = encoded[i];
-    if (c != '%') {
-      out.push_back(c);
-      continue;
-    }
-    if (i + 2 >= encoded.size()) {
-      return Status::Invalid("truncated percent escape in '", encoded, "'");
-    }
-    int hi = HexValue(encoded[i + 1]), lo = HexValue(encoded[i + 2]);
-    if (hi < 0 || lo < 0) return Status::Invalid("invalid percent escape in '", encoded, "'");
-    out.push_back(static_cast<char>(hi * 16 + lo));
-    i += 2;
-  }
-  return out;
-}
 
 Result<std::string> Z85Decode(std::string_view text) {
   if (text.size() % 5 != 0) {
@@ -143,38 +115,14 @@ bool IsNormalRelative(std::string_view p) {
 }
 }  // namespace
 
-std::optional<std::string> LexicallyNormal(std::string_view path) {
-  std::vector<std::string_view> segments;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find('/', start);
-    if (end == std::string_view::npos) end = path.size();
-    std::string_view seg = path.substr(start, end - start);
-    start = end + 1;
-    if (seg.empty() || seg == ".") continue;
-    if (seg == "..") {
-      if (segments.empty()) return std::nullopt;
-      segments.pop_back();
-      continue;
-    }
-    segments.push_back(seg);
-  }
-  std::string out = !path.empty() && path.front() == '/' ? "/" : "";
-  for (size_t i = 0; i < segments.size(); ++i) {
-    if (i > 0) out.push_back('/');
-    out.append(segments[i]);
-  }
-  return out;
-}
-
 TablePathResolver::TablePathResolver(std::string root_uri) : root_uri_(std::move(root_uri)) {
   if (auto local = LocalAbsolute(root_uri_); local && !local->empty() && local->front() == '/') {
     local_ = true;
-    root_ = LexicallyNormal(*local).value_or("/");
+    root_ = LexicallyNormalPath(*local).value_or("/");
   } else if (auto canonical = CanonicalObjectUri(root_uri_)) {
     auto [authority, path] = SplitAuthority(*canonical);
     root_authority_ = authority;
-    root_ = LexicallyNormal(path.empty() ? "/" : path).value_or("/");
+    root_ = LexicallyNormalPath(path.empty() ? "/" : path).value_or("/");
   } else {
     comparable_ = false;
   }
@@ -221,7 +169,7 @@ Result<std::string> TablePathResolver::Relativize(const std::string& path) const
     return Uncertain(path, "unsupported URI scheme");
   }
   if (authority != root_authority_) return Outside(path);
-  std::optional<std::string> normal = LexicallyNormal(full);
+  std::optional<std::string> normal = LexicallyNormalPath(full);
   if (!normal) return Outside(path);  // ".." above the file system or bucket root
   if (auto rel = Below(root_, *normal)) return *rel;
   if (!local_) return Outside(path);
@@ -261,7 +209,7 @@ Result<std::optional<std::string>> DeletionVectorPath(const DeletionVectorDescri
                                                       const TablePathResolver& resolver) {
   if (dv.storage_type == "i") return std::optional<std::string>();
   if (dv.storage_type == "p") {
-    ARROW_ASSIGN_OR_RAISE(auto decoded, UrlDecode(dv.path_or_inline_dv));
+    ARROW_ASSIGN_OR_RAISE(auto decoded, PercentDecode(dv.path_or_inline_dv));
     ARROW_ASSIGN_OR_RAISE(auto rel, resolver.Relativize(decoded));
     return std::optional<std::string>(std::move(rel));
   }

@@ -13,17 +13,10 @@
 
 namespace lakeshore::delta {
 
-/// Decodes %XX escapes (RFC 3986). A '%' not followed by two hex digits → Invalid.
-Result<std::string> UrlDecode(std::string_view encoded);
 
 /// Decodes Z85 (ZeroMQ base85): every 5 characters give 4 bytes, big-endian. Input length not
 /// a multiple of 5 or a character outside the alphabet → Invalid.
 Result<std::string> Z85Decode(std::string_view text);
-
-/// `path` with "." segments and empty segments removed and ".." segments resolved, as Hadoop's
-/// Path (URI normalization) reads log paths: "p=1//a", "p=1/./a" and "p=1/x/../a" are all
-/// "p=1/a". An absolute path keeps its leading '/'. nullopt if ".." climbs above the start.
-std::optional<std::string> LexicallyNormal(std::string_view path);
 
 /// Relates decoded log paths to one table root: the same file spelled in any of the ways
 /// writers spell it maps to the one relative path a listing returns. Thread-safe.
@@ -32,7 +25,7 @@ class TablePathResolver {
   explicit TablePathResolver(std::string root_uri);
 
   /// The path of `path` relative to the root:
-  /// - a relative path is resolved against the root and normalized (LexicallyNormal);
+  /// - a relative path is resolved against the root and normalized (LexicallyNormalPath);
   /// - `file:/x`, `file:///x`, `file://localhost/x` and `/x` are the same local path, compared
   ///   lexically and then, if that fails, through symbolic links (realpath of both sides), so
   ///   a table opened through a link still recognizes absolute paths written through the

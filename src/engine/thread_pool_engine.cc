@@ -138,15 +138,18 @@ class ThreadPoolEngine : public Engine {
 
 }  // namespace
 
+namespace {
+/// Threads of a pool asked for 0: the cores, and at least 4 (tasks wait on storage too).
+int DefaultThreads() { return std::max(4, static_cast<int>(std::thread::hardware_concurrency())); }
+}  // namespace
+
 Result<std::shared_ptr<Engine>> Engine::MakeThreadPool(int threads) {
   if (threads < 0) return Status::Invalid("thread count must be >= 0, got ", threads);
-  if (threads == 0) threads = std::max(4, static_cast<int>(std::thread::hardware_concurrency()));
-  return std::shared_ptr<Engine>(std::make_shared<ThreadPoolEngine>(threads));
+  return std::shared_ptr<Engine>(std::make_shared<ThreadPoolEngine>(threads == 0 ? DefaultThreads() : threads));
 }
 
 std::shared_ptr<Engine> Engine::Default() {
-  static std::shared_ptr<Engine> engine =
-      std::make_shared<ThreadPoolEngine>(std::max(4, static_cast<int>(std::thread::hardware_concurrency())));
+  static std::shared_ptr<Engine> engine = std::make_shared<ThreadPoolEngine>(DefaultThreads());
   return engine;
 }
 

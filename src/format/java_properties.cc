@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "common/percent_encoding.h"
+
 namespace lakeshore::format {
 namespace {
 
@@ -23,13 +25,6 @@ void AppendUtf8(uint32_t cp, std::string& out) {
     out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
     out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
   }
-}
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 /// One logical line: its text with continuations joined (escapes still in place) and the
@@ -86,7 +81,7 @@ Result<std::string> Unescape(std::string_view raw, const std::string& source, in
       case 'u': {
         uint32_t unit = 0;
         for (int k = 0; k < 4; ++k) {
-          int d = i + 1 + k < raw.size() ? HexDigit(raw[i + 1 + k]) : -1;
+          int d = i + 1 + k < raw.size() ? HexDigitValue(raw[i + 1 + k]) : -1;
           if (d < 0) {
             return CorruptMetadata("'" + source + "' line " + std::to_string(line) + ": malformed \\uXXXX escape");
           }
@@ -98,7 +93,7 @@ Result<std::string> Unescape(std::string_view raw, const std::string& source, in
           uint32_t low = 0;
           bool ok = true;
           for (int k = 0; k < 4; ++k) {
-            int d = HexDigit(raw[i + 3 + k]);
+            int d = HexDigitValue(raw[i + 3 + k]);
             ok &= d >= 0;
             low = low * 16 + static_cast<uint32_t>(d < 0 ? 0 : d);
           }

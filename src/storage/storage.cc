@@ -121,6 +121,30 @@ Result<std::string> NormalizeRelativePath(std::string_view path, bool allow_root
   return std::string(p);
 }
 
+std::optional<std::string> LexicallyNormalPath(std::string_view path) {
+  std::vector<std::string_view> segments;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    std::string_view seg = path.substr(start, end - start);
+    start = end + 1;
+    if (seg.empty() || seg == ".") continue;
+    if (seg == "..") {
+      if (segments.empty()) return std::nullopt;
+      segments.pop_back();
+      continue;
+    }
+    segments.push_back(seg);
+  }
+  std::string out = !path.empty() && path.front() == '/' ? "/" : "";
+  for (size_t i = 0; i < segments.size(); ++i) {
+    if (i > 0) out.push_back('/');
+    out.append(segments[i]);
+  }
+  return out;
+}
+
 bool IsStagedWriteName(std::string_view name) {
   if (name.size() < 2 || name.front() != '.') return false;
   size_t tmp = name.rfind(".tmp.");

@@ -6,6 +6,8 @@
 
 #include <unordered_map>
 
+#include "common/percent_encoding.h"
+
 namespace lakeshore {
 namespace {
 bool NeedsEscape(unsigned char c) {
@@ -17,12 +19,6 @@ bool NeedsEscape(unsigned char c) {
     default:
       return false;
   }
-}
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
 }
 }  // namespace
 
@@ -43,22 +39,9 @@ std::string EscapePartitionValue(const std::string& value) {
 }
 
 Result<std::string> UnescapePartitionValue(const std::string& escaped) {
-  std::string out;
-  out.reserve(escaped.size());
-  for (size_t i = 0; i < escaped.size(); ++i) {
-    if (escaped[i] != '%') {
-      out.push_back(escaped[i]);
-      continue;
-    }
-    int hi = i + 2 < escaped.size() + 0 ? HexValue(escaped[i + 1]) : -1;
-    int lo = i + 2 < escaped.size() ? HexValue(escaped[i + 2]) : -1;
-    if (i + 2 >= escaped.size() || hi < 0 || lo < 0) {
-      return Status::Invalid("malformed escape in partition value '", escaped, "'");
-    }
-    out.push_back(static_cast<char>(hi * 16 + lo));
-    i += 2;
-  }
-  return out;
+  auto value = PercentDecode(escaped);
+  if (!value.ok()) return Status::Invalid("malformed escape in partition value '", escaped, "'");
+  return value;
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> ParsePartitionPath(const std::string& path) {

@@ -74,16 +74,15 @@ Status TableConfig::Validate() const {
   }
   if (!schema || schema->num_fields() == 0) return Status::Invalid("the table schema has no columns");
   // table.json is UTF-8 JSON: every name and property must be valid UTF-8.
-  auto utf8 = [](const std::string& s) { return IsValidUtf8(s); };
-  if (!utf8(name)) return Status::Invalid("the table name is not valid UTF-8");
+  if (!IsValidUtf8(name)) return Status::Invalid("the table name is not valid UTF-8");
   for (const auto& [key, value] : properties) {
-    if (!utf8(key) || !utf8(value)) return Status::Invalid("a table property is not valid UTF-8");
+    if (!IsValidUtf8(key) || !IsValidUtf8(value)) return Status::Invalid("a table property is not valid UTF-8");
   }
   std::vector<std::shared_ptr<arrow::Field>> fields = schema->fields();
   while (!fields.empty()) {
     auto f = fields.back();
     fields.pop_back();
-    if (!utf8(f->name())) return Status::Invalid("a column name is not valid UTF-8");
+    if (!IsValidUtf8(f->name())) return Status::Invalid("a column name is not valid UTF-8");
     for (const auto& child : f->type()->fields()) fields.push_back(child);
   }
   // Every column type must be describable in table.json (a map column is not yet).

@@ -157,6 +157,13 @@ Status FinalizeStorage();
 /// "" (the root) is allowed only when `allow_root`.
 Result<std::string> NormalizeRelativePath(std::string_view path, bool allow_root = false);
 
+/// `path` with "." and empty segments removed and ".." segments resolved, as Hadoop's Path
+/// (URI normalization) reads paths: "p=1//a", "p=1/./a" and "p=1/x/../a" are all "p=1/a". An
+/// absolute path keeps its leading '/'. nullopt if ".." climbs above the start. Unlike
+/// NormalizeRelativePath, which refuses such paths from callers, this relates foreign
+/// spellings (Delta logs, inventories) to the one a listing returns.
+std::optional<std::string> LexicallyNormalPath(std::string_view path);
+
 /// True for the name of a staged write that a backend made and has not published yet (or that a
 /// crash left behind): `.<name>.tmp.<pid>.<n>.<r>` files and `.<name>.tmp.dir.<pid>.<n>.<r>`
 /// folders. Listings return them like any file; vacuum deletes them once past retention.

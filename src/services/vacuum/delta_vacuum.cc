@@ -4,12 +4,12 @@
 #include <chrono>
 #include <cmath>
 
-#include "common/duration.h"
 #include "common/parse_number.h"
 #include "delta/commit_writer.h"
 #include "delta/paths.h"
 #include "services/vacuum/file_deleter.h"
 #include "services/vacuum/optimistic_check.h"
+#include "services/vacuum/retention.h"
 #include "services/vacuum/table_listing.h"
 #include "services/vacuum/vacuum_watermark.h"
 
@@ -144,16 +144,7 @@ Result<std::vector<VacuumCandidate>> LiteCandidates(
 
 Result<int64_t> RetentionMs(const DeltaSnapshot& snapshot, const VacuumOptions& options) {
   ARROW_ASSIGN_OR_RAISE(int64_t table_retention, snapshot.TombstoneRetentionMs());
-  if (!options.retain_hours) return table_retention;
-  ARROW_ASSIGN_OR_RAISE(int64_t requested, HoursToMs("vacuum.retain_hours", *options.retain_hours));
-  if (options.enforce_retention && requested < table_retention) {
-    return RetentionViolation(
-        "retention of " + std::to_string(*options.retain_hours) + " hours is shorter than the table's " +
-        "delta.deletedFileRetentionDuration (" + std::to_string(table_retention / 3600000.0) +
-        " hours); readers and writers may still need those files. Turn enforce_retention off "
-        "only if none can");
-  }
-  return requested;
+  return ResolveRetentionMs(table_retention, "delta.deletedFileRetentionDuration", options);
 }
 
 /// Every folder above a deleted file, plus the listed old empty folders.
@@ -259,10 +250,7 @@ Result<VacuumReport> VacuumDeltaTable(std::shared_ptr<Storage> table, const Vacu
 
   // 2. Optimistic: decide from the log alone.
   if (options.optimistic) {
-    std::optional<int64_t> bound;
-    if (options.force_full_after_hours) {
-      ARROW_ASSIGN_OR_RAISE(bound, HoursToMs("vacuum.optimistic.force_full_after_hours", *options.force_full_after_hours));
-    }
+    ARROW_ASSIGN_OR_RAISE(auto bound, ForceFullAfterMs(options));
     ARROW_ASSIGN_OR_RAISE(auto decision, DecideOptimistic(*log, snapshot, watermark, now_ms, cutoff_ms, bound));
     report.skip_reason = decision.reason;
     if (decision.skip) {

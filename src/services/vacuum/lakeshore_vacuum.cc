@@ -11,6 +11,7 @@
 #include "lakeshore/table/table_config.h"
 #include "lakeshore/table/table_options.h"
 #include "services/vacuum/file_deleter.h"
+#include "services/vacuum/retention.h"
 #include "services/vacuum/table_listing.h"
 #include "table/file_system_view.h"
 #include "table/layout.h"
@@ -196,24 +197,13 @@ Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const 
   // The table's `vacuum.retain_hours` (default 168) is the default and the enforced minimum.
   ARROW_ASSIGN_OR_RAISE(double table_hours, table_options::kVacuumRetainHours.Get(config.properties));
   ARROW_ASSIGN_OR_RAISE(const int64_t table_retention_ms, HoursToMs("vacuum.retain_hours", table_hours));
-  int64_t retention_ms = table_retention_ms;
-  if (options.retain_hours) {
-    ARROW_ASSIGN_OR_RAISE(retention_ms, HoursToMs("vacuum.retain_hours", *options.retain_hours));
-    if (options.enforce_retention && retention_ms < table_retention_ms) {
-      return RetentionViolation("retention of " + std::to_string(*options.retain_hours) +
-                                " hours is shorter than the table's vacuum.retain_hours (" +
-                                std::to_string(table_hours) +
-                                "); turn enforce_retention off only if no writer can still commit such files");
-    }
-  }
+  ARROW_ASSIGN_OR_RAISE(const int64_t retention_ms,
+                        ResolveRetentionMs(table_retention_ms, "vacuum.retain_hours", options));
   const int64_t cutoff_ms = now_ms - retention_ms;
   ARROW_ASSIGN_OR_RAISE(auto timeline, LoadActiveTimeline(*table));
 
   if (options.optimistic) {
-    std::optional<int64_t> bound;
-    if (options.force_full_after_hours) {
-      ARROW_ASSIGN_OR_RAISE(bound, HoursToMs("vacuum.optimistic.force_full_after_hours", *options.force_full_after_hours));
-    }
+    ARROW_ASSIGN_OR_RAISE(auto bound, ForceFullAfterMs(options));
     ARROW_ASSIGN_OR_RAISE(auto recent, LoadRecentState(*table, *options.engine, timeline));
     std::string why = WhyRun(recent, now_ms, bound);
     if (why.empty()) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <future>
 #include <map>
 #include <cctype>
 #include <unordered_map>
@@ -324,12 +325,29 @@ Result<DeltaSnapshot> DeltaLog::LoadSnapshot(bool with_active_files) {
   };
 
   bool has_protocol = false, has_metadata = false;
+  // The commits after the checkpoint are read (their own parallel job, on this thread) while
+  // the checkpoint parts are read (another job, driven from a helper thread): a compaction's
+  // big commit and a checkpoint then overlap instead of following each other.
+  const std::vector<std::string> no_parts;
+  const auto& parts = snapshot.checkpoint ? snapshot.checkpoint->parts : no_parts;
+  auto read_parts = [&] {
+    return engine_->Map<ActionSet>(static_cast<int64_t>(parts.size()), [&](int64_t i) {
+      return ReadActionFile(*table_, parts[static_cast<size_t>(i)], with_active_files);
+    });
+  };
+  Result<std::vector<ActionSet>> parts_read = std::vector<ActionSet>();
+  Result<std::vector<ActionSet>> commits_read = std::vector<ActionSet>();
+  if (!parts.empty() && !versions.empty()) {
+    auto pending = std::async(std::launch::async, read_parts);
+    commits_read = ReadCommits(versions);
+    parts_read = pending.get();
+  } else {
+    parts_read = read_parts();
+    commits_read = ReadCommits(versions);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto part_actions, std::move(parts_read));
+  ARROW_ASSIGN_OR_RAISE(auto commit_actions, std::move(commits_read));
   if (snapshot.checkpoint) {
-    const auto& parts = snapshot.checkpoint->parts;
-    ARROW_ASSIGN_OR_RAISE(auto part_actions,
-                          engine_->Map<ActionSet>(static_cast<int64_t>(parts.size()), [&](int64_t i) {
-                            return ReadActionFile(*table_, parts[static_cast<size_t>(i)], with_active_files);
-                          }));
     size_t checkpoint_adds = 0;
     for (const auto& p : part_actions) checkpoint_adds += p.adds.size();
     active.reserve(checkpoint_adds + 1024);
@@ -346,7 +364,6 @@ Result<DeltaSnapshot> DeltaLog::LoadSnapshot(bool with_active_files) {
                           }));
     for (size_t i = 0; i < sidecars.size(); ++i) apply(sidecar_actions[i], sidecars[i], false);
   }
-  ARROW_ASSIGN_OR_RAISE(auto commit_actions, ReadCommits(versions));
   for (size_t i = 0; i < versions.size(); ++i) {
     has_protocol |= commit_actions[i].protocol.has_value();
     has_metadata |= commit_actions[i].metadata.has_value();

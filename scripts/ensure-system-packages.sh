@@ -11,7 +11,8 @@ packages=(
   libxxhash-dev                      # XXH64, RFC-37 metadata keys
   nettle-dev                         # MD5, SHA-256, HMAC (no OpenSSL: see src/common/digest.h)
   libcurl4-openssl-dev               # S3 conditional PUT (headers; libcurl is dlopen'ed)
-  nlohmann-json3-dev                 # table.json and instant files
+  nlohmann-json3-dev                 # JSON instant files (timeline layout 1)
+  libavro-dev                        # Avro C: layout-2 instant files, log blocks
 )
 
 # The interpreter needs its headers (to build the module) and venv/ensurepip (for .venv).

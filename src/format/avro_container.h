@@ -1,0 +1,44 @@
+// Internal: Avro object container files (the Avro spec's "Object Container Files"), the
+// encoding of Hudi's layout-2 instant files and of the records in Avro log blocks.
+//
+// Decoding is Avro C's (Debian libavro-dev). Avro C trusts its input: a block length larger
+// than the file, or negative, makes it read through a null or short buffer. So the container's
+// framing (magic, header map, sync markers, block counts and lengths) is checked here first, and
+// only a well-framed file is handed to Avro C. Values come out as nlohmann::json, the same tree
+// layout 1's JSON instant files parse to, so one typed parser serves both layouts.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lakeshore/status.h"
+
+namespace lakeshore::format {
+
+/// The records of one Avro object container file, decoded with the writer schema it carries.
+struct AvroContainer {
+  /// The writer schema, as the JSON text of the header's `avro.schema`.
+  std::string schema_json;
+  /// One JSON value per record. Mapping: record → object (field names as keys); map → object;
+  /// array → array; union → the value of its branch (null for the null branch); enum → its
+  /// symbol; string → string; bytes and fixed → binary; int/long → integer; float/double →
+  /// number; boolean → boolean.
+  std::vector<nlohmann::json> records;
+};
+
+/// Decodes the container file `bytes`. `source` names the file in errors. Codecs: null,
+/// deflate, snappy and xz (as far as the linked Avro C supports them). A file that is truncated,
+/// badly framed, or whose blocks do not decode under its schema → kCorruptMetadata naming
+/// `source` and the problem. O(size of the file).
+Result<AvroContainer> ReadAvroContainer(std::string_view bytes, const std::string& source);
+
+/// Encodes `records` (JSON values in the mapping above; a union takes the first branch whose
+/// type the value fits, null for JSON null) as an Avro object container file with `schema_json`
+/// and the null codec. A value that does not fit the schema → Invalid naming the field path.
+Result<std::string> WriteAvroContainer(std::string_view schema_json,
+                                       const std::vector<nlohmann::json>& records);
+
+}  // namespace lakeshore::format

@@ -14,7 +14,7 @@ import pytest
 
 import lakeshore
 
-META = ["_lakeshore_commit_time", "_lakeshore_record_key", "_lakeshore_partition"]
+META = ["_hoodie_commit_time", "_hoodie_record_key", "_hoodie_partition_path"]
 SCHEMA = pa.schema(
     [
         pa.field("id", pa.int64(), nullable=False),

@@ -189,7 +189,7 @@ class Table:
 
     @property
     def full_schema(self) -> pa.Schema:
-        """The schema of a full read: the meta columns ``_lakeshore_*`` first, then the user
+        """The schema of a full read: the meta columns ``_hoodie_*`` first, then the user
         columns."""
         return schema_from_capsule(self._native.full_schema())
 

@@ -134,9 +134,9 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
   return result;
 }
 
-Result<std::shared_ptr<arrow::Table>> ReadBaseFile(Storage& storage, const std::string& path,
-                                                   const std::vector<std::string>& columns,
-                                                   std::optional<int64_t> size_hint) {
+namespace {
+Result<std::unique_ptr<parquet::arrow::FileReader>> OpenBaseFile(Storage& storage, const std::string& path,
+                                                                 std::optional<int64_t> size_hint) {
   ARROW_ASSIGN_OR_RAISE(auto input, storage.OpenInputFile(path, size_hint));
   parquet::ArrowReaderProperties arrow_props;
   arrow_props.set_pre_buffer(true);
@@ -145,8 +145,22 @@ Result<std::shared_ptr<arrow::Table>> ReadBaseFile(Storage& storage, const std::
   Status st = builder.Open(input);
   if (!st.ok()) return CorruptMetadata("base file '" + path + "' is not a readable Parquet file: " + st.message());
   builder.properties(arrow_props);
-  std::unique_ptr<parquet::arrow::FileReader> reader;
-  ARROW_ASSIGN_OR_RAISE(reader, builder.Build());
+  return builder.Build();
+}
+}  // namespace
+
+Result<std::shared_ptr<arrow::Schema>> ReadBaseFileSchema(Storage& storage, const std::string& path,
+                                                          std::optional<int64_t> size_hint) {
+  ARROW_ASSIGN_OR_RAISE(auto reader, OpenBaseFile(storage, path, size_hint));
+  std::shared_ptr<arrow::Schema> schema;
+  ARROW_RETURN_NOT_OK(reader->GetSchema(&schema));
+  return schema;
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadBaseFile(Storage& storage, const std::string& path,
+                                                   const std::vector<std::string>& columns,
+                                                   std::optional<int64_t> size_hint) {
+  ARROW_ASSIGN_OR_RAISE(auto reader, OpenBaseFile(storage, path, size_hint));
   if (columns.empty()) return reader->ReadTable();
   // Map each top-level column name to its Parquet leaf columns (nested types have several).
   const auto& fields = reader->manifest().schema_fields;

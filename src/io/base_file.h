@@ -32,6 +32,10 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
                                           const arrow::Table& rows,
                                           const ParquetWriteSettings& settings);
 
+/// The Arrow schema of a base file, from its footer alone.
+Result<std::shared_ptr<arrow::Schema>> ReadBaseFileSchema(Storage& storage, const std::string& path,
+                                                          std::optional<int64_t> size_hint = std::nullopt);
+
 /// Reads the named columns (empty: all) of a base file. Cost: the footer plus the column
 /// chunks of the named columns.
 Result<std::shared_ptr<arrow::Table>> ReadBaseFile(Storage& storage, const std::string& path,

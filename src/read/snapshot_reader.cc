@@ -45,6 +45,18 @@ Result<std::shared_ptr<arrow::Table>> ReadFiles(TableContext& ctx, const std::ve
   return arrow::ConcatenateTables(conformed);
 }
 
+/// The base file of a slice this build can read: merge-on-read log files are not read yet.
+Result<BaseFile> ReadableBaseFile(TableContext& ctx, const FileGroup& group) {
+  const FileSlice& slice = group.latest();
+  if (!slice.log_files.empty() || !slice.base_file) {
+    return UnsupportedFeature("table " + ctx.uri + ": file group " + group.file_id + " in partition '" +
+                              group.partition + "' has merge-on-read log files (" +
+                              (slice.log_files.empty() ? std::string("no base file") : slice.log_files[0]) +
+                              "), which this build does not read yet");
+  }
+  return *slice.base_file;
+}
+
 Status CheckColumns(TableContext& ctx, const std::vector<std::string>& columns) {
   for (const auto& c : columns) {
     if (ctx.full_schema->GetFieldIndex(c) < 0) {
@@ -81,7 +93,10 @@ Result<std::shared_ptr<arrow::Table>> ReadSnapshot(TableContext& ctx, const Read
   ARROW_ASSIGN_OR_RAISE(auto keep, MakePartitionFilter(ctx.config, options.partition_filter));
   ARROW_ASSIGN_OR_RAISE(auto view, ViewAsOf(ctx, options.as_of));
   std::vector<BaseFile> files;
-  for (const FileGroup* g : view.LiveFileGroups(keep)) files.push_back(*g->latest().base_file);
+  for (const FileGroup* g : view.LiveFileGroups(keep)) {
+    ARROW_ASSIGN_OR_RAISE(BaseFile file, ReadableBaseFile(ctx, *g));
+    files.push_back(std::move(file));
+  }
   return ReadFiles(ctx, files, options.columns);
 }
 
@@ -111,7 +126,10 @@ Result<std::shared_ptr<arrow::Table>> ReadIncremental(TableContext& ctx, const s
   }
   std::vector<BaseFile> files;
   for (const FileGroup* g : view.LiveFileGroups(keep))
-    if (groups.count({g->partition, g->file_id})) files.push_back(*g->latest().base_file);
+    if (groups.count({g->partition, g->file_id})) {
+      ARROW_ASSIGN_OR_RAISE(BaseFile file, ReadableBaseFile(ctx, *g));
+      files.push_back(std::move(file));
+    }
   ARROW_ASSIGN_OR_RAISE(auto all, ReadFiles(ctx, files, {}));
   // Keep the rows whose commit time is one of the instants in range.
   arrow::StringBuilder builder;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <random>
 
+#include "common/parse_number.h"
 #include "timeline/instant_time.h"
 
 namespace lakeshore {
@@ -37,26 +38,52 @@ std::string BaseFileName(const std::string& file_id, const std::string& write_to
   return file_id + "_" + write_token + "_" + instant_time + ".parquet";
 }
 
-std::optional<DataFileName> ParseDataFileName(const std::string& name) {
+namespace {
+bool IsPlainToken(std::string_view s) {
+  return !s.empty() && s.find('_') == std::string_view::npos && s.find('/') == std::string_view::npos;
+}
+}  // namespace
+
+std::optional<DataFileName> ParseDataFileName(std::string_view name) {
   DataFileName out;
-  std::string stem;
-  if (name.size() > 12 && name.compare(name.size() - 12, 12, ".log.parquet") == 0) {
+  if (!name.empty() && name[0] == '.') {
+    // .<fileId>_<baseInstant>.log.<version>[_<writeToken>][.cdc]
+    const size_t log = name.find(".log.", 1);
+    if (log == std::string_view::npos) return std::nullopt;
+    const std::string_view head = name.substr(1, log - 1);
+    std::string_view tail = name.substr(log + 5);
+    const size_t underscore = head.rfind('_');
+    if (underscore == std::string_view::npos) return std::nullopt;
+    out.file_id = std::string(head.substr(0, underscore));
+    out.instant_time = std::string(head.substr(underscore + 1));
+    if (tail.size() > 4 && tail.substr(tail.size() - 4) == ".cdc") {
+      out.is_cdc = true;
+      tail.remove_suffix(4);
+    }
+    const size_t token = tail.find('_');
+    const std::string_view version = tail.substr(0, token);
+    if (token != std::string_view::npos) out.write_token = std::string(tail.substr(token + 1));
+    const std::optional<int64_t> parsed = ParseInt64(version);
+    if (!parsed || *parsed < 0 || version.find('-') != std::string_view::npos) return std::nullopt;
+    out.log_version = *parsed;
     out.is_log = true;
-    stem = name.substr(0, name.size() - 12);
-  } else if (name.size() > 8 && name.compare(name.size() - 8, 8, ".parquet") == 0) {
-    stem = name.substr(0, name.size() - 8);
+    if (token != std::string_view::npos && !IsPlainToken(out.write_token)) return std::nullopt;
   } else {
-    return std::nullopt;
+    // <fileId>_<writeToken>_<instant>.parquet
+    constexpr std::string_view kExtension = ".parquet";
+    if (name.size() <= kExtension.size() || name.substr(name.size() - kExtension.size()) != kExtension) {
+      return std::nullopt;
+    }
+    const std::string_view stem = name.substr(0, name.size() - kExtension.size());
+    const size_t a = stem.find('_');
+    const size_t b = stem.rfind('_');
+    if (a == std::string_view::npos || a == b) return std::nullopt;
+    out.file_id = std::string(stem.substr(0, a));
+    out.write_token = std::string(stem.substr(a + 1, b - a - 1));
+    out.instant_time = std::string(stem.substr(b + 1));
+    if (!IsPlainToken(out.write_token)) return std::nullopt;
   }
-  size_t a = stem.find('_');
-  size_t b = stem.rfind('_');
-  if (a == std::string::npos || a == b) return std::nullopt;
-  out.file_id = stem.substr(0, a);
-  out.token_or_base = stem.substr(a + 1, b - a - 1);
-  out.instant_time = stem.substr(b + 1);
-  if (out.file_id.empty() || out.token_or_base.empty() || !LooksLikeInstantTime(out.instant_time)) {
-    return std::nullopt;
-  }
+  if (!IsPlainToken(out.file_id) || !IsInstantTimeToken(out.instant_time)) return std::nullopt;
   return out;
 }
 

@@ -1,9 +1,11 @@
-// Names of data files: `<fileId>_<writeToken>_<time>.parquet` for base files and
-// `<fileId>_<baseTime>_<time>.log.parquet` for merge-on-read log files.
+// Names of data files, as Hudi names them: `<fileId>_<writeToken>_<instant>.parquet` for base
+// files and `.<fileId>_<baseInstant>.log.<version>_<writeToken>[.cdc]` for merge-on-read log
+// files.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace lakeshore {
 
@@ -19,12 +21,16 @@ std::string BaseFileName(const std::string& file_id, const std::string& write_to
 /// The parts of a data file name.
 struct DataFileName {
   std::string file_id;
-  std::string token_or_base;  ///< write token (base file) or base instant (log file)
+  /// Base file: the instant that wrote it. Log file: the base instant of its file slice.
   std::string instant_time;
+  std::string write_token;  ///< "" for a log file named without one
   bool is_log = false;
+  int64_t log_version = 0;  ///< log files: 1, 2, ... within the slice
+  bool is_cdc = false;      ///< a change-data log file
 };
 
-/// Parses a data file name (no folder); nullopt for anything else.
-std::optional<DataFileName> ParseDataFileName(const std::string& name);
+/// Parses a data file name (no folder); nullopt for anything else. Instant times are as
+/// IsInstantTimeToken takes them; file ids and write tokens contain no '_'.
+std::optional<DataFileName> ParseDataFileName(std::string_view name);
 
 }  // namespace lakeshore

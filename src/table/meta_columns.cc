@@ -4,7 +4,7 @@
 
 namespace lakeshore::meta_columns {
 
-bool IsReserved(const std::string& name) { return name.rfind("_lakeshore_", 0) == 0; }
+bool IsReserved(const std::string& name) { return name.rfind("_hoodie_", 0) == 0; }
 
 std::shared_ptr<arrow::DataType> ConstantType() {
   static const auto type = arrow::dictionary(arrow::int32(), arrow::utf8());

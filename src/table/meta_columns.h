@@ -10,12 +10,12 @@
 
 namespace lakeshore::meta_columns {
 
-inline constexpr const char* kCommitTime = "_lakeshore_commit_time";
-inline constexpr const char* kRecordKey = "_lakeshore_record_key";
-inline constexpr const char* kPartition = "_lakeshore_partition";
+inline constexpr const char* kCommitTime = "_hoodie_commit_time";
+inline constexpr const char* kRecordKey = "_hoodie_record_key";
+inline constexpr const char* kPartition = "_hoodie_partition_path";
 inline constexpr int kCount = 3;
 
-/// True for a name reserved for meta columns (prefix "_lakeshore_").
+/// True for a name reserved for meta columns (prefix "_hoodie_", as in Hudi).
 bool IsReserved(const std::string& name);
 
 /// The type of the per-file near-constant meta columns (commit time, partition):

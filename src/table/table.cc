@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "format/avro_schema.h"
+#include "io/base_file.h"
 #include "read/snapshot_reader.h"
 #include "table/layout.h"
 #include "table/meta_columns.h"
@@ -59,6 +61,56 @@ Status CheckEmptyForCreate(Storage& storage, const std::string& uri) {
                          "); a table is created only in an empty or new folder, since vacuuming it "
                          "would delete files it does not track");
 }
+/// Refuses a Hudi table whose archived timeline holds instants: their write stats are not on
+/// the active timeline, so a view built from it would miss the files they wrote.
+Status CheckNoArchivedInstants(Storage& storage, const HoodieTableConfig& hoodie, const std::string& uri) {
+  ARROW_ASSIGN_OR_RAISE(auto archived, storage.List(hoodie.archive_folder, /*recursive=*/true));
+  for (const auto& e : archived) {
+    if (e.is_dir) continue;
+    return UnsupportedFeature("Hudi table " + uri + " has archived instants (" + e.path +
+                              "); reading the archived timeline is not supported yet, so its "
+                              "file listing cannot be trusted");
+  }
+  return Status::OK();
+}
+
+/// The full schema (meta columns first) of a Hudi table: the footer schema of a base file of
+/// the latest snapshot (what reads return), else the Avro schema of the latest commit or of
+/// hoodie.table.create.schema, with Hudi's five meta columns in front.
+Result<std::shared_ptr<arrow::Schema>> ResolveHoodieSchema(TableContext& ctx) {
+  ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
+  ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
+  FileSystemView view = FileSystemView::Build(commits);
+  for (const FileGroup* g : view.LiveFileGroups()) {
+    const FileSlice& slice = g->latest();
+    if (slice.base_file) return ReadBaseFileSchema(*ctx.storage, slice.base_file->path, slice.base_file->size);
+  }
+  std::string avro = ctx.hoodie->create_schema;
+  std::string source = JoinPath(ctx.uri, HoodiePaths::kPropertiesFile);
+  for (auto it = commits.rbegin(); it != commits.rend(); ++it) {
+    auto schema = it->metadata.extra.find("schema");
+    if (schema != it->metadata.extra.end() && !schema->second.empty()) {
+      avro = schema->second;
+      source = "instant " + it->instant.time;
+      break;
+    }
+  }
+  if (avro.empty()) {
+    return CorruptMetadata("Hudi table " + ctx.uri + " has no schema: no base file, no commit schema and no "
+                           "hoodie.table.create.schema");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto user, format::AvroSchemaToArrow(avro, source));
+  std::vector<std::shared_ptr<arrow::Field>> fields;
+  for (const char* meta : {"_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key",
+                           "_hoodie_partition_path", "_hoodie_file_name"}) {
+    fields.push_back(arrow::field(meta, arrow::utf8()));
+  }
+  for (const auto& f : user->fields()) {
+    if (!meta_columns::IsReserved(f->name())) fields.push_back(f);
+  }
+  return arrow::schema(fields);
+}
+
 }  // namespace
 
 Table::Table(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -79,8 +131,39 @@ Result<std::shared_ptr<Table>> Table::Create(const std::string& uri, TableConfig
   return Open(uri, std::move(options));
 }
 
+Result<std::shared_ptr<Table>> Table::OpenHoodie(const std::string& uri, std::shared_ptr<Storage> storage,
+                                                const TableOpenOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(auto hoodie, HoodieTableConfig::Load(*storage));
+  ARROW_RETURN_NOT_OK(CheckNoArchivedInstants(*storage, hoodie, uri));
+  auto impl = std::make_unique<Impl>();
+  TableContext& ctx = impl->ctx;
+  ctx.uri = uri;
+  ctx.storage = std::move(storage);
+  ctx.clock = options.clock ? options.clock : Clock::System();
+  ctx.engine = options.engine ? options.engine : Engine::Default();
+  ctx.timeline_location = TimelineLocation{hoodie.timeline_folder,
+                                           static_cast<TimelineLayout>(hoodie.timeline_layout_version),
+                                           /*hoodie_contents=*/true};
+  ctx.config.name = hoodie.name;
+  ctx.config.record_key_fields = hoodie.record_key_fields;
+  ctx.config.partition_fields = hoodie.partition_fields;
+  ctx.config.ordering_field = hoodie.ordering_fields.empty() ? "" : hoodie.ordering_fields[0];
+  ctx.config.table_type = hoodie.is_merge_on_read() ? TableType::kMergeOnRead : TableType::kCopyOnWrite;
+  ctx.hoodie = std::move(hoodie);
+  ARROW_ASSIGN_OR_RAISE(ctx.full_schema, ResolveHoodieSchema(ctx));
+  std::vector<std::shared_ptr<arrow::Field>> user;
+  for (const auto& f : ctx.full_schema->fields()) {
+    if (!meta_columns::IsReserved(f->name())) user.push_back(f);
+  }
+  ctx.config.schema = arrow::schema(user);
+  ARROW_RETURN_NOT_OK(ctx.LoadSettings());
+  return std::shared_ptr<Table>(new Table(std::move(impl)));
+}
+
 Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOptions options) {
   ARROW_ASSIGN_OR_RAISE(auto storage, OpenStorage(uri, options));
+  ARROW_ASSIGN_OR_RAISE(bool hoodie, HoodieTableConfig::Exists(*storage));
+  if (hoodie) return OpenHoodie(uri, std::move(storage), options);
   ARROW_ASSIGN_OR_RAISE(bool exists, storage->Exists(layout::kTableConfig));
   if (!exists) {
     return Status::IOError("no Lakeshore table at ", uri, " (", layout::kTableConfig, " is missing)");
@@ -106,6 +189,7 @@ std::string Table::uri() const { return impl_->ctx.uri; }
 
 Result<WriteResult> Table::Write(WriteOperation op, std::shared_ptr<arrow::RecordBatchReader> data,
                                  const WriteOptions& options) {
+  ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("write to"));
   return ExecuteWrite(impl_->ctx, op, data, options);
 }
 
@@ -131,12 +215,17 @@ Result<std::vector<InstantView>> Table::Timeline() {
 Result<std::vector<std::string>> Table::Files(const std::optional<std::string>& as_of) {
   ARROW_ASSIGN_OR_RAISE(auto view, ViewAsOf(impl_->ctx, as_of));
   std::vector<std::string> out;
-  for (const FileGroup* g : view.LiveFileGroups()) out.push_back(g->latest().base_file->path);
+  for (const FileGroup* g : view.LiveFileGroups()) {
+    const FileSlice& slice = g->latest();
+    if (slice.base_file) out.push_back(slice.base_file->path);
+    out.insert(out.end(), slice.log_files.begin(), slice.log_files.end());
+  }
   return out;
 }
 
 Result<std::vector<std::string>> Table::RollbackFailedWrites() {
   TableContext& ctx = impl_->ctx;
+  ARROW_RETURN_NOT_OK(ctx.CheckWritable("roll back failed writes of"));
   ARROW_RETURN_NOT_OK(ctx.CheckNotInsideProgressCallback("roll back failed writes of"));
   std::lock_guard<std::mutex> serial(ctx.write_mu);
   ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("rollback"));

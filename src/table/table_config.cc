@@ -89,7 +89,7 @@ Status TableConfig::Validate() const {
   ARROW_RETURN_NOT_OK(SchemaToJson(*schema).status());
   for (const auto& f : schema->fields()) {
     if (meta_columns::IsReserved(f->name())) {
-      return Status::Invalid("column '", f->name(), "' uses the reserved prefix _lakeshore_");
+      return Status::Invalid("column '", f->name(), "' uses the reserved prefix _hoodie_ (Hudi's meta columns)");
     }
     if (schema->GetAllFieldIndices(f->name()).size() > 1) {
       return Status::Invalid("column '", f->name(), "' appears more than once");

@@ -20,6 +20,15 @@ Status TableContext::LoadSettings() {
   return Status::OK();
 }
 
+Status TableContext::CheckWritable(const char* what) const {
+  if (!hoodie) return Status::OK();
+  return UnsupportedFeature(std::string("cannot ") + what + " table " + uri +
+                            ": it is an Apache Hudi table (version " +
+                            std::to_string(hoodie->table_version) + ", " +
+                            HoodieTableTypeName(hoodie->table_type) +
+                            "), which this build reads but does not write yet");
+}
+
 Status TableContext::CheckNotInsideProgressCallback(const char* what) const {
   if (progress_caller.load() != std::this_thread::get_id()) return Status::OK();
   return Status::Invalid("cannot ", what, " table ", uri, " from inside the progress callback of a write to it: that "

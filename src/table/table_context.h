@@ -12,6 +12,8 @@
 #include "lakeshore/engine/engine.h"
 #include "lakeshore/storage/storage.h"
 #include "lakeshore/table/table_config.h"
+#include "table/hoodie_table_config.h"
+#include "table/layout.h"
 #include "timeline/commit_metadata_cache.h"
 #include "timeline/timeline.h"
 #include "write/heartbeat.h"
@@ -28,6 +30,10 @@ struct TableContext {
   std::shared_ptr<Engine> engine;
   TableConfig config;
   std::shared_ptr<arrow::Schema> full_schema;  ///< meta columns + user columns
+  /// Set for a table in Apache Hudi's format (read-only until writes move to Hudi's format).
+  std::optional<HoodieTableConfig> hoodie;
+  /// Where the active timeline is and how its instants are encoded.
+  TimelineLocation timeline_location{layout::kTimelineDir, TimelineLayout::kV2, false};
 
   LockSettings lock;
   HeartbeatSettings heartbeat;
@@ -47,7 +53,9 @@ struct TableContext {
   /// Reads the typed settings out of config.properties.
   Status LoadSettings();
   /// The active timeline (one listing).
-  Result<Timeline> LoadTimeline() { return Timeline::Load(*storage); }
+  Result<Timeline> LoadTimeline() { return Timeline::Load(*storage, timeline_location); }
+  /// UnsupportedFeature for a change (`what`) to a Hudi table: this build reads them only.
+  Status CheckWritable(const char* what) const;
   /// Completed commits of `timeline` with their metadata, in completion order.
   Result<std::vector<CompletedCommit>> LoadCommits(const Timeline& timeline) {
     return commits.LoadCompleted(*storage, *engine, timeline);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lakeshore/status.h"
+#include "timeline/instant.h"
 
 namespace lakeshore {
 
@@ -32,8 +33,19 @@ struct CommitMetadata {
   /// Paths of every data file the write may create: the markers rollback deletes.
   std::vector<std::string> planned_files;
   std::map<std::string, std::string> extra;
+  /// A replacecommit's file groups that it replaced: partition → file ids.
+  std::map<std::string, std::vector<std::string>> replaced_file_ids;
 
   std::string ToJson() const;
+  /// Parses Hudi's HoodieCommitMetadata or HoodieReplaceCommitMetadata: Jackson JSON in
+  /// timeline layout 1, an Avro container file in layout 2. Empty content is empty metadata
+  /// (Hudi writes empty requested files). Each HoodieWriteStat becomes a WriteStat
+  /// (partitionPath, fileId, path, prevCommit with Hudi's "null" as "", numWrites, numInserts,
+  /// numUpdateWrites, numDeletes, fileSizeInBytes); operationType becomes `operation`;
+  /// extraMetadata `extra`. A stat path that is not a plain relative path inside the table →
+  /// kPathOutsideTable; anything malformed → kCorruptMetadata naming `source`.
+  static Result<CommitMetadata> FromHoodie(std::string_view content, TimelineLayout layout,
+                                           const std::string& source);
   /// Parses; kCorruptMetadata naming `source` on any problem.
   static Result<CommitMetadata> FromJson(const std::string& json, const std::string& source);
 };

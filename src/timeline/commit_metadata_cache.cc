@@ -15,8 +15,13 @@ Result<std::vector<CompletedCommit>> CommitMetadataCache::LoadCompleted(Storage&
       auto loaded, engine.Map<CommitMetadata>(
                        static_cast<int64_t>(missing.size()), [&](int64_t k) -> Result<CommitMetadata> {
                          const Instant& instant = completed[missing[static_cast<size_t>(k)]];
-                         ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(storage, instant));
-                         return CommitMetadata::FromJson(text, Timeline::PathOf(instant));
+                         const TimelineLocation& at = timeline.location();
+                         // Only write actions carry HoodieCommitMetadata; rollback, clean,
+                         // savepoint and indexing instants have records of their own.
+                         if (at.hoodie_contents && !actions::WritesData(instant.action)) return CommitMetadata{};
+                         ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(storage, at, instant));
+                         if (!at.hoodie_contents) return CommitMetadata::FromJson(text, Timeline::PathOf(instant));
+                         return CommitMetadata::FromHoodie(text, at.layout, storage.root_uri() + "/" + at.PathOf(instant));
                        }));
   std::vector<CompletedCommit> out;
   std::lock_guard<std::mutex> lock(mu_);

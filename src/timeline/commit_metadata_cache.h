@@ -17,8 +17,9 @@ namespace lakeshore {
 /// Thread-safe.
 class CommitMetadataCache {
  public:
-  /// The metadata of every completed instant of `timeline`, in completion order. Instants not
-  /// yet cached are read in parallel through `engine`. Cost: one read per new instant.
+  /// The metadata of every completed instant of `timeline`, in completion order, decoded as
+  /// its location says. Instants not yet cached are read in parallel through `engine`. Cost:
+  /// one read per new instant.
   Result<std::vector<CompletedCommit>> LoadCompleted(Storage& storage, Engine& engine,
                                                      const Timeline& timeline);
 

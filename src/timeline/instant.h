@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "lakeshore/status.h"
 
@@ -18,7 +19,9 @@ namespace actions {
 inline constexpr const char* kCommit = "commit";
 inline constexpr const char* kDeltaCommit = "deltacommit";
 inline constexpr const char* kReplaceCommit = "replacecommit";
-inline constexpr const char* kCompaction = "compaction";
+inline constexpr const char* kCompaction = "compaction";          ///< completes as a commit
+inline constexpr const char* kLogCompaction = "logcompaction";    ///< completes as a deltacommit
+inline constexpr const char* kClustering = "clustering";          ///< completes as a replacecommit
 inline constexpr const char* kClean = "clean";
 inline constexpr const char* kRollback = "rollback";
 inline constexpr const char* kRestore = "restore";
@@ -29,9 +32,17 @@ inline constexpr const char* kIndexing = "indexing";
 bool IsKnown(const std::string& action);
 /// True for actions whose completed metadata carries data-file write stats.
 bool WritesData(const std::string& action);
+/// The action a pending `action` completes as (compaction → commit, logcompaction →
+/// deltacommit, clustering → replacecommit); `action` itself for every other.
+std::string CompletedAction(const std::string& action);
 }  // namespace actions
 
-/// One instant. Ordering is by `time`; `completion_time` is set once completed.
+/// Hudi's two timeline layouts: 1 (table version 6: `.hoodie/`, completed files
+/// `<time>.<action>`) and 2 (versions 8+: `.hoodie/timeline/`, `<time>_<completion>.<action>`).
+enum class TimelineLayout { kV1 = 1, kV2 = 2 };
+
+/// One instant. Ordering is by `time`; `completion_time` is set once completed (for layout 1,
+/// whose names carry none, it is the instant time).
 struct Instant {
   std::string time;
   std::string action;
@@ -40,14 +51,16 @@ struct Instant {
 
   bool is_completed() const { return state == InstantState::kCompleted; }
 
-  /// The file name of this instant in this state:
-  /// `<time>.<action>.requested`, `<time>.<action>.inflight`, `<time>_<done>.<action>`.
-  std::string FileName() const;
+  /// The file name of this instant in this state, as Hudi names it: `<time>.<action>.requested`;
+  /// `<time>.<action>.inflight` (a commit's is `<time>.inflight`); completed,
+  /// `<time>_<completion>.<action>` in layout 2 and `<time>.<action>` in layout 1.
+  std::string FileName(TimelineLayout layout = TimelineLayout::kV2) const;
 
-  /// Parses a timeline file name; nullopt for names that are not instant files at all
-  /// (hidden temp files), kCorruptMetadata for names that look like instants but are malformed
-  /// or name an unknown action.
-  static Result<std::optional<Instant>> FromFileName(const std::string& name);
+  /// Parses a timeline file name of either layout; nullopt for any name that is not an instant
+  /// file of a known action (hidden files, hoodie.properties, a stray `notes.txt`): Hudi
+  /// ignores those, and so do we. Instant times are as
+  /// IsInstantTimeToken (instant_time.h) takes them.
+  static std::optional<Instant> FromFileName(std::string_view name);
 };
 
 }  // namespace lakeshore

@@ -52,4 +52,11 @@ std::string NextInstantTime(int64_t now_ms, const std::string& after) {
   return FormatInstantTime(now_ms);
 }
 
+bool IsInstantTimeToken(std::string_view s) {
+  if (s.size() != 14 && s.size() != 17 && s.size() != 20) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
 }  // namespace lakeshore

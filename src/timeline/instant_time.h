@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "lakeshore/status.h"
 
@@ -15,6 +16,10 @@ std::string FormatInstantTime(int64_t epoch_ms);
 
 /// Parses yyyyMMddHHmmssSSS back to UTC ms; Invalid for anything else.
 Result<int64_t> ParseInstantTime(const std::string& time);
+
+/// True when `s` is an instant time as Hudi's file names carry it: 14 digits (old tables,
+/// yyyyMMddHHmmss), 17 (yyyyMMddHHmmssSSS) or 20 (the metadata table's suffixed times).
+bool IsInstantTimeToken(std::string_view s);
 
 /// True when `s` has the shape of an instant time (17 digits).
 bool LooksLikeInstantTime(const std::string& s);

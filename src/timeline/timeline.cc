@@ -4,26 +4,44 @@
 #include <map>
 
 #include "table/layout.h"
+#include "timeline/instant_time.h"
 
 namespace lakeshore {
 
+std::string TimelineLocation::PathOf(const Instant& instant) const {
+  return JoinPath(folder, instant.FileName(layout));
+}
+
 Result<Timeline> Timeline::Load(Storage& storage) {
-  ARROW_ASSIGN_OR_RAISE(auto entries, storage.List(layout::kTimelineDir, /*recursive=*/false));
+  return Load(storage, TimelineLocation{layout::kTimelineDir, TimelineLayout::kV2});
+}
+
+Result<Timeline> Timeline::Load(Storage& storage, const TimelineLocation& location) {
+  ARROW_ASSIGN_OR_RAISE(auto entries, storage.List(location.folder, /*recursive=*/false));
   std::map<std::string, Instant> by_time;
   for (const auto& e : entries) {
     if (e.is_dir) continue;
-    ARROW_ASSIGN_OR_RAISE(auto parsed, Instant::FromFileName(std::string(BaseName(e.path))));
+    std::optional<Instant> parsed = Instant::FromFileName(BaseName(e.path));
     if (!parsed) continue;
-    auto [it, inserted] = by_time.emplace(parsed->time, *parsed);
-    if (!inserted) {
-      if (it->second.action != parsed->action) {
-        return CorruptMetadata("timeline has two actions at instant " + parsed->time + ": " +
-                               it->second.action + " and " + parsed->action);
-      }
-      if (static_cast<int>(parsed->state) > static_cast<int>(it->second.state)) it->second = *parsed;
+    if (parsed->is_completed() && parsed->completion_time.empty()) {
+      // Layout 1: as Hudi 0.x and hudi-rs, the instant time stands for the completion time.
+      parsed->completion_time = parsed->time;
     }
+    auto [it, inserted] = by_time.emplace(parsed->time, *parsed);
+    if (inserted) continue;
+    Instant& known = it->second;
+    const bool same_action = known.action == parsed->action ||
+                             actions::CompletedAction(known.action) == parsed->action ||
+                             actions::CompletedAction(parsed->action) == known.action;
+    if (!same_action) {
+      return CorruptMetadata("timeline " + storage.root_uri() + "/" + location.folder +
+                             " has two actions at instant " + parsed->time + ": " + known.action +
+                             " and " + parsed->action);
+    }
+    if (static_cast<int>(parsed->state) > static_cast<int>(known.state)) known = *parsed;
   }
   Timeline t;
+  t.location_ = location;
   for (auto& [time, instant] : by_time) t.instants_.push_back(std::move(instant));
   return t;
 }
@@ -106,6 +124,10 @@ Status DeletePendingFiles(Storage& storage, const Instant& instant) {
 
 Result<std::string> ReadContent(Storage& storage, const Instant& instant) {
   return storage.ReadString(Timeline::PathOf(instant));
+}
+
+Result<std::string> ReadContent(Storage& storage, const TimelineLocation& location, const Instant& instant) {
+  return storage.ReadString(location.PathOf(instant));
 }
 
 }  // namespace timeline_ops

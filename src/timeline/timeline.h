@@ -10,13 +10,32 @@
 
 namespace lakeshore {
 
+/// Where a table's active timeline lives and how its files are named.
+struct TimelineLocation {
+  std::string folder;  ///< relative to the table root
+  TimelineLayout layout = TimelineLayout::kV2;
+  /// True for Hudi's instant contents (JSON in layout 1, Avro in layout 2); false for the
+  /// JSON of Lakeshore's own format (until writes move to Hudi's).
+  bool hoodie_contents = false;
+
+  /// The path of `instant`'s file in its state.
+  std::string PathOf(const Instant& instant) const;
+};
+
 /// A snapshot of the active timeline. Each instant appears once, in its furthest state;
 /// instants are ordered by instant time.
 class Timeline {
  public:
-  /// Loads the timeline with one listing of the timeline folder. Malformed instant file names
-  /// give kCorruptMetadata naming the file.
+  /// Loads the timeline of Lakeshore's own layout with one listing of its folder.
   static Result<Timeline> Load(Storage& storage);
+  /// Loads the timeline at `location` with one listing. Files that are not instants are
+  /// ignored, as Hudi ignores them. An instant's files may name its pending action and the
+  /// action it completed as (compaction → commit, clustering → replacecommit); any other pair
+  /// of actions at one time is kCorruptMetadata. Layout 1 names carry no completion time: the
+  /// instant time stands for it, as in Hudi 0.x and hudi-rs.
+  static Result<Timeline> Load(Storage& storage, const TimelineLocation& location);
+
+  const TimelineLocation& location() const { return location_; }
 
   const std::vector<Instant>& instants() const { return instants_; }
   /// Completed instants ordered by completion time (the order their effects became visible).
@@ -29,10 +48,11 @@ class Timeline {
   /// The largest completion time ("" when nothing completed).
   std::string LastCompletionTime() const;
 
-  /// The path of an instant's file in a given state.
+  /// The path of an instant's file in a given state, in Lakeshore's own layout.
   static std::string PathOf(const Instant& instant);
 
  private:
+  TimelineLocation location_;
   std::vector<Instant> instants_;
 };
 
@@ -52,6 +72,8 @@ Result<Instant> Complete(Storage& storage, const Instant& instant,
 Status DeletePendingFiles(Storage& storage, const Instant& instant);
 /// Reads an instant's file content (completed file, else inflight, else requested).
 Result<std::string> ReadContent(Storage& storage, const Instant& instant);
+/// Reads the file of `instant` in its state at `location`.
+Result<std::string> ReadContent(Storage& storage, const TimelineLocation& location, const Instant& instant);
 
 }  // namespace timeline_ops
 }  // namespace lakeshore

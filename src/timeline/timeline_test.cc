@@ -22,16 +22,34 @@ TEST(InstantTime, FormatsParsesAndIncreases) {
 }
 
 TEST(Instant, ParsesFileNames) {
-  auto done = *Instant::FromFileName("20260102030405678_20260102030405999.commit");
+  auto done = Instant::FromFileName("20260102030405678_20260102030405999.commit");
   ASSERT_TRUE(done.has_value());
   EXPECT_TRUE(done->is_completed());
   EXPECT_EQ(done->completion_time, "20260102030405999");
-  auto inflight = *Instant::FromFileName("20260102030405678.clean.inflight");
+  auto inflight = Instant::FromFileName("20260102030405678.clean.inflight");
+  ASSERT_TRUE(inflight.has_value());
   EXPECT_EQ(inflight->state, InstantState::kInflight);
   EXPECT_EQ(inflight->action, "clean");
-  EXPECT_TRUE(IsError(Instant::FromFileName("2026010203040567x.commit").status(), ErrorKind::kCorruptMetadata));
-  EXPECT_TRUE(IsError(Instant::FromFileName("20260102030405678.frobnicate.requested").status(),
-                      ErrorKind::kUnsupportedFeature));
+  // Hudi's names: a commit's inflight file is `<t>.inflight`; layout 1 completes as `<t>.<action>`.
+  auto commit_inflight = Instant::FromFileName("20240418173213674.inflight");
+  ASSERT_TRUE(commit_inflight.has_value());
+  EXPECT_EQ(commit_inflight->action, "commit");
+  EXPECT_EQ(commit_inflight->state, InstantState::kInflight);
+  EXPECT_EQ(commit_inflight->FileName(), "20240418173213674.inflight");
+  auto v1_done = Instant::FromFileName("20240418173213674.deltacommit");
+  ASSERT_TRUE(v1_done.has_value());
+  EXPECT_TRUE(v1_done->is_completed());
+  EXPECT_EQ(v1_done->FileName(TimelineLayout::kV1), "20240418173213674.deltacommit");
+  auto clustering = Instant::FromFileName("20260307162454799.clustering.requested");
+  ASSERT_TRUE(clustering.has_value());
+  EXPECT_EQ(actions::CompletedAction(clustering->action), "replacecommit");
+  // Whatever is not an instant file of a known action is ignored, as Hudi ignores it.
+  for (const char* stray : {"2026010203040567x.commit", "20260102030405678.frobnicate.requested",
+                            "notes.txt", "hoodie.properties", ".20260102030405678.commit.crc",
+                            "20260102030405678_2026.commit", "20260102030405678.commit.done",
+                            "20260102030405678_20260102030405999.commit.requested", ""}) {
+    EXPECT_FALSE(Instant::FromFileName(stray).has_value()) << stray;
+  }
 }
 
 TEST(Timeline, TruncatedInstantIsAClearErrorAndLosesNothing) {

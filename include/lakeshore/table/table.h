@@ -116,7 +116,9 @@ class Table {
   /// Creates a new table at `uri` (refused if a table is already there).
   static Result<std::shared_ptr<Table>> Create(const std::string& uri, TableConfig config,
                                                TableOpenOptions options = {});
-  /// Opens an existing table; kCorruptMetadata naming the file if table.json is bad.
+  /// Opens an existing table: an Apache Hudi table (`.hoodie/hoodie.properties`; versions 6, 8
+  /// and 9, read-only for now) or a table of Lakeshore's own format. kCorruptMetadata naming
+  /// the file if the table's metadata is bad.
   static Result<std::shared_ptr<Table>> Open(const std::string& uri, TableOpenOptions options = {});
 
   const TableConfig& config() const;
@@ -155,6 +157,8 @@ class Table {
 
  private:
   explicit Table(std::unique_ptr<Impl> impl);
+  static Result<std::shared_ptr<Table>> OpenHoodie(const std::string& uri, std::shared_ptr<Storage> storage,
+                                                   const TableOpenOptions& options);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -89,7 +89,7 @@ TEST(LakeshoreVacuum, YoungFilesAndPendingWritersAreSafe) {
   // An in-flight writer's planned file is live however old it is.
   LakeshoreScenario p("ls_vacuum_pending");
   p.Upsert({{1, "a", 1, "x"}});
-  ASSERT_TRUE(p.storage->WriteString(".lakeshore/timeline/29990101000000000.commit.inflight",
+  ASSERT_TRUE(p.storage->WriteString(".lakeshore/timeline/29990101000000000.inflight",
                                      R"({"operation":"upsert","write_stats":[],"planned_files":["part=x/inflight.parquet"],"extra":{}})").ok());
   ASSERT_TRUE(p.storage->WriteString("part=x/inflight.parquet", "in progress").ok());
   auto r2 = p.Vacuum();
@@ -117,7 +117,7 @@ TEST(LakeshoreVacuum, RetentionCheckAndOptimisticSkip) {
   ASSERT_TRUE(third.ok());
   EXPECT_TRUE(third->skipped) << third->skip_reason;
   // A crashed writer rolled back by the next one: run.
-  ASSERT_TRUE(s.storage->WriteString(".lakeshore/timeline/20000101000000000.commit.inflight",
+  ASSERT_TRUE(s.storage->WriteString(".lakeshore/timeline/20000101000000000.inflight",
                                      R"({"operation":"upsert","write_stats":[],"planned_files":["part=x/dead.parquet"],"extra":{}})").ok());
   auto rolled = s.table->RollbackFailedWrites();
   ASSERT_TRUE(rolled.ok()) << rolled.status();

@@ -1,0 +1,209 @@
+#include "table/hoodie_table_config.h"
+
+#include "common/parse_number.h"
+#include "format/table_checksum.h"
+
+namespace lakeshore {
+namespace {
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (!item.empty()) out.push_back(std::move(item));
+    start = end + 1;
+  }
+  return out;
+}
+
+bool ParseBool(const std::optional<std::string>& value, bool fallback) {
+  if (!value) return fallback;
+  if (*value == "true" || *value == "TRUE" || *value == "True") return true;
+  if (*value == "false" || *value == "FALSE" || *value == "False") return false;
+  return fallback;
+}
+
+/// The key generator from hoodie.table.keygenerator.type (versions 8+) or .class (6), else as
+/// Hudi infers it from the fields.
+KeyGeneratorKind KeyGeneratorOf(const format::JavaProperties& p, size_t key_fields,
+                                 size_t partition_fields) {
+  std::string name = p.Get("hoodie.table.keygenerator.type").value_or("");
+  if (name.empty()) {
+    name = p.Get("hoodie.table.keygenerator.class").value_or("");
+    const size_t dot = name.rfind('.');
+    if (dot != std::string::npos) name = name.substr(dot + 1);
+  }
+  auto is = [&](std::initializer_list<const char*> names) {
+    for (const char* n : names) {
+      if (name == n) return true;
+    }
+    return false;
+  };
+  if (name.empty()) {
+    if (partition_fields == 0) return KeyGeneratorKind::kNonPartitioned;
+    return key_fields == 1 && partition_fields == 1 ? KeyGeneratorKind::kSimple
+                                                    : KeyGeneratorKind::kComplex;
+  }
+  if (is({"SIMPLE", "SIMPLE_AVRO", "SimpleKeyGenerator", "SimpleAvroKeyGenerator"})) {
+    return KeyGeneratorKind::kSimple;
+  }
+  if (is({"COMPLEX", "COMPLEX_AVRO", "ComplexKeyGenerator", "ComplexAvroKeyGenerator"})) {
+    return KeyGeneratorKind::kComplex;
+  }
+  if (is({"NON_PARTITION", "NON_PARTITION_AVRO", "NonpartitionedKeyGenerator",
+          "NonpartitionedAvroKeyGenerator"})) {
+    return KeyGeneratorKind::kNonPartitioned;
+  }
+  if (is({"TIMESTAMP", "TIMESTAMP_AVRO", "TimestampBasedKeyGenerator",
+          "TimestampBasedAvroKeyGenerator"})) {
+    return KeyGeneratorKind::kTimestampBased;
+  }
+  if (is({"CUSTOM", "CUSTOM_AVRO", "CustomKeyGenerator", "CustomAvroKeyGenerator"})) {
+    return KeyGeneratorKind::kCustom;
+  }
+  return KeyGeneratorKind::kOther;
+}
+
+/// hoodie.record.merge.mode (versions 8+); for version 6, inferred from the payload class as
+/// Hudi's upgrade to version 8 infers it.
+RecordMergeMode MergeModeOf(const format::JavaProperties& p, bool has_ordering) {
+  const std::string mode = p.Get("hoodie.record.merge.mode").value_or("");
+  if (mode == "EVENT_TIME_ORDERING") return RecordMergeMode::kEventTimeOrdering;
+  if (mode == "COMMIT_TIME_ORDERING") return RecordMergeMode::kCommitTimeOrdering;
+  if (!mode.empty()) return RecordMergeMode::kCustom;
+  const std::string payload = p.Get("hoodie.compaction.payload.class").value_or("");
+  if (payload.find("OverwriteWithLatestAvroPayload") != std::string::npos) {
+    return RecordMergeMode::kCommitTimeOrdering;
+  }
+  if (payload.empty() || payload.find("DefaultHoodieRecordPayload") != std::string::npos ||
+      payload.find("EventTimeAvroPayload") != std::string::npos) {
+    return has_ordering ? RecordMergeMode::kEventTimeOrdering
+                        : RecordMergeMode::kCommitTimeOrdering;
+  }
+  return RecordMergeMode::kCustom;
+}
+
+Status Corrupt(const std::string& source, const std::string& what) {
+  return CorruptMetadata("Hudi table properties " + source + ": " + what);
+}
+
+}  // namespace
+
+const char* HoodieTableTypeName(HoodieTableType type) {
+  return type == HoodieTableType::kMergeOnRead ? "MERGE_ON_READ" : "COPY_ON_WRITE";
+}
+
+const char* RecordMergeModeName(RecordMergeMode mode) {
+  switch (mode) {
+    case RecordMergeMode::kEventTimeOrdering: return "EVENT_TIME_ORDERING";
+    case RecordMergeMode::kCommitTimeOrdering: return "COMMIT_TIME_ORDERING";
+    case RecordMergeMode::kCustom: return "CUSTOM";
+  }
+  return "CUSTOM";
+}
+
+Result<HoodieTableConfig> HoodieTableConfig::Parse(std::string_view text, const std::string& source) {
+  HoodieTableConfig c;
+  ARROW_ASSIGN_OR_RAISE(c.properties, format::JavaProperties::Parse(text, source));
+  const format::JavaProperties& p = c.properties;
+  ARROW_RETURN_NOT_OK(format::ValidateTableChecksum(p, source));
+
+  c.name = p.Get("hoodie.table.name").value_or("");
+  if (c.name.empty()) return Corrupt(source, "hoodie.table.name is missing");
+  c.database = p.Get("hoodie.database.name").value_or("");
+
+  const std::string type = p.Get("hoodie.table.type").value_or("COPY_ON_WRITE");
+  if (type == "COPY_ON_WRITE") {
+    c.table_type = HoodieTableType::kCopyOnWrite;
+  } else if (type == "MERGE_ON_READ") {
+    c.table_type = HoodieTableType::kMergeOnRead;
+  } else {
+    return Corrupt(source, "hoodie.table.type is '" + type + "', not COPY_ON_WRITE or MERGE_ON_READ");
+  }
+
+  const std::string version = p.Get("hoodie.table.version").value_or("");
+  const std::optional<int32_t> parsed_version = ParseInt32(version);
+  if (!parsed_version) return Corrupt(source, "hoodie.table.version '" + version + "' is not a number");
+  c.table_version = *parsed_version;
+  if (c.table_version != 6 && c.table_version != 8 && c.table_version != 9) {
+    return UnsupportedFeature("Hudi table properties " + source + ": table version " + version +
+                              " is not supported (this build reads versions 6, 8 and 9)");
+  }
+  const std::string layout = p.Get("hoodie.timeline.layout.version").value_or(c.table_version >= 8 ? "2" : "1");
+  const std::optional<int32_t> parsed_layout = ParseInt32(layout);
+  if (!parsed_layout || (*parsed_layout != 1 && *parsed_layout != 2) ||
+      (*parsed_layout == 2) != (c.table_version >= 8)) {
+    return Corrupt(source, "hoodie.timeline.layout.version '" + layout +
+                               "' does not fit table version " + version);
+  }
+  c.timeline_layout_version = *parsed_layout;
+  if (c.timeline_layout_version == 1) {
+    c.timeline_folder = HoodiePaths::kMetaFolder;
+    c.archive_folder = std::string(HoodiePaths::kMetaFolder) + "/" +
+                       p.Get("hoodie.archivelog.folder").value_or("archived");
+  } else {
+    c.timeline_folder = std::string(HoodiePaths::kMetaFolder) + "/" +
+                        p.Get("hoodie.timeline.path").value_or("timeline");
+    c.archive_folder = c.timeline_folder + "/" + p.Get("hoodie.timeline.history.path").value_or("history");
+  }
+  for (const std::string* folder : {&c.timeline_folder, &c.archive_folder}) {
+    auto normal = NormalizeRelativePath(*folder);
+    if (!normal.ok()) return Corrupt(source, "timeline folder '" + *folder + "' is not a path inside the table");
+  }
+
+  const std::string format = p.Get("hoodie.table.base.file.format").value_or("PARQUET");
+  if (format != "PARQUET") {
+    return UnsupportedFeature("Hudi table properties " + source + ": base file format " + format +
+                              " is not supported (PARQUET is)");
+  }
+
+  c.record_key_fields = SplitList(p.Get("hoodie.table.recordkey.fields").value_or(""));
+  for (std::string field : SplitList(p.Get("hoodie.table.partition.fields").value_or(""))) {
+    const size_t colon = field.find(':');  // custom key generator: "name:SIMPLE"
+    if (colon != std::string::npos) field.resize(colon);
+    c.partition_fields.push_back(std::move(field));
+  }
+  c.ordering_fields = SplitList(
+      p.Get("hoodie.table.ordering.fields").value_or(p.Get("hoodie.table.precombine.field").value_or("")));
+  c.key_generator = KeyGeneratorOf(p, c.record_key_fields.size(), c.partition_fields.size());
+  if (c.key_generator == KeyGeneratorKind::kNonPartitioned) c.partition_fields.clear();
+  c.hive_style_partitioning = ParseBool(p.Get("hoodie.datasource.write.hive_style_partitioning"), false);
+  c.url_encode_partitions = ParseBool(p.Get("hoodie.datasource.write.partitionpath.urlencode"), false);
+  c.populate_meta_fields = ParseBool(p.Get("hoodie.populate.meta.fields"), true);
+  c.drop_partition_columns = ParseBool(p.Get("hoodie.datasource.write.drop.partition.columns"), false);
+  c.merge_mode = MergeModeOf(p, !c.ordering_fields.empty());
+  c.create_schema = p.Get("hoodie.table.create.schema").value_or("");
+  c.metadata_partitions = SplitList(p.Get("hoodie.table.metadata.partitions").value_or(""));
+  c.metadata_partitions_inflight = SplitList(p.Get("hoodie.table.metadata.partitions.inflight").value_or(""));
+  return c;
+}
+
+Result<bool> HoodieTableConfig::Exists(Storage& storage) {
+  ARROW_ASSIGN_OR_RAISE(bool main, storage.Exists(HoodiePaths::kPropertiesFile));
+  if (main) return true;
+  return storage.Exists(HoodiePaths::kPropertiesBackupFile);
+}
+
+Result<HoodieTableConfig> HoodieTableConfig::Load(Storage& storage) {
+  Status first_error;
+  for (const char* path : {HoodiePaths::kPropertiesFile, HoodiePaths::kPropertiesBackupFile}) {
+    ARROW_ASSIGN_OR_RAISE(bool exists, storage.Exists(path));
+    if (!exists) continue;
+    ARROW_ASSIGN_OR_RAISE(std::string text, storage.ReadString(path));
+    auto config = Parse(text, storage.root_uri() + "/" + path);
+    // Hudi falls back to the backup only when the main file is missing or fails its checksum
+    // (an update died half-way); any other problem is the answer.
+    if (config.ok() || !IsError(config.status(), ErrorKind::kCorruptMetadata)) return config;
+    if (first_error.ok()) first_error = config.status();
+  }
+  if (!first_error.ok()) return first_error;
+  return CorruptMetadata(storage.root_uri() + " is not a Hudi table: it has no " +
+                         HoodiePaths::kPropertiesFile);
+}
+
+}  // namespace lakeshore

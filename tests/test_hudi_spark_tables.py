@@ -1,0 +1,138 @@
+"""Lakeshore reads the Hudi tables Apache Spark wrote exactly as hudi-rs (PyPI `hudi`) reads them.
+
+The tables are in `../shared/hudi-tables/` (see its README): zipped tables of table versions 6, 8
+and 9, copy-on-write and merge-on-read. For each one, Lakeshore's snapshot, its time travel to
+every completed instant and its incremental reads between consecutive instants must give the
+rows hudi-rs gives, meta columns included.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import lakeshore
+
+hudi = pytest.importorskip("hudi")
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "hudi-tables"
+ZIPS = sorted(SHARED.glob("sample_table/**/*.zip")) + sorted(SHARED.glob("quickstart_trips_table/**/*.zip"))
+
+
+def _label(z: Path) -> str:
+    return str(z.relative_to(SHARED).with_suffix(""))
+
+
+@pytest.fixture(scope="module")
+def unzipped(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Every shared table unzipped once; label → table root (the folder holding .hoodie)."""
+    roots: dict[str, Path] = {}
+    base = tmp_path_factory.mktemp("spark_tables")
+    for z in ZIPS:
+        target = base / _label(z).replace("/", "_")
+        with zipfile.ZipFile(z) as archive:
+            archive.extractall(target)
+        found = [p.parent for p in target.rglob(".hoodie") if "__MACOSX" not in p.parts and p.parent.name != ".hoodie"]
+        found = [p for p in found if (p / ".hoodie" / "hoodie.properties").exists() and "metadata" not in p.parts]
+        assert len(found) == 1, (z, found)
+        roots[_label(z)] = found[0]
+    return roots
+
+
+def _rows(table: pa.Table) -> list[dict[str, Any]]:
+    """Rows in a canonical order (record key, then file name: a key may be in two groups)."""
+    rows = table.to_pylist()
+    return sorted(rows, key=lambda r: (str(r.get("_hoodie_record_key")), str(r.get("_hoodie_file_name")), repr(r)))
+
+
+def _hudi_read(root: Path, **options: str) -> pa.Table:
+    t = hudi.HudiTable(str(root))
+    read = hudi.HudiReadOptions()
+    if "as_of" in options:
+        read = read.with_as_of_timestamp(options["as_of"])
+    if "start" in options or "end" in options:
+        read = read.with_query_type(hudi.HudiQueryType.Incremental)
+        if options.get("start"):
+            read = read.with_start_timestamp(options["start"])
+        if options.get("end"):
+            read = read.with_end_timestamp(options["end"])
+    batches = t.read(read)
+    schema = t.get_schema_with_meta_fields()
+    return pa.Table.from_batches(batches, schema=batches[0].schema if batches else schema)
+
+
+def _has_logs(root: Path) -> bool:
+    return any(p.name.startswith(".") and ".log." in p.name for p in root.rglob("*") if ".hoodie" not in p.parts)
+
+
+def _completed_times(t: lakeshore.Table) -> list[str]:
+    """The bound each completed write is read at: its completion time (layout 2) or instant time."""
+    return [i["completion_time"] for i in t.timeline() if i["state"] == "completed" and i["action"] in ("commit", "deltacommit", "replacecommit")]
+
+
+@pytest.mark.parametrize("label", [_label(z) for z in ZIPS])
+def test_snapshot_time_travel_and_incremental_match_hudi_rs(unzipped: dict[str, Path], label: str) -> None:
+    root = unzipped[label]
+    t = lakeshore.Table.open(str(root))
+    needs_logs: list[str] = []
+
+    def check(what: str, ours: Any, theirs: Any) -> None:
+        try:
+            mine = ours()
+        except lakeshore.UnsupportedFeatureError as e:
+            # Merge-on-read log files are not read yet: the read says so instead of skipping them.
+            assert "log files" in str(e) and t.config["table_type"] == "mor", e
+            needs_logs.append(what)
+            return
+        assert _rows(mine) == _rows(theirs()), what
+
+    check("snapshot", t.to_arrow, lambda: _hudi_read(root))
+    times = _completed_times(t)
+    for when in times:
+        check(f"as_of {when}", lambda w=when: t.to_arrow(as_of=w), lambda w=when: _hudi_read(root, as_of=w))
+    starts = ["19700101000000000", *times[:-1]]
+    for start, end in zip(starts[: len(times)], times, strict=True):
+        check(
+            f"incremental ({start}, {end}]",
+            lambda s=start, e=end: t.read_incremental(s, e),
+            lambda s=start, e=end: _hudi_read(root, start=s, end=e),
+        )
+    if needs_logs:
+        assert _has_logs(root)
+        pytest.xfail(f"merge-on-read log files are not read yet: {len(needs_logs)} reads need them ({needs_logs[0]}, ...)")
+
+
+def test_row_counts_are_what_spark_wrote(unzipped: dict[str, Path]) -> None:
+    # The counts the tables' .sql scripts leave (hudi-rs agrees, above): a check that does not
+    # depend on either reader.
+    expected = {
+        "sample_table/cow/v6_complexkeygen_hivestyle": 4,
+        "sample_table/cow/v6_nonpartitioned": 4,
+        "sample_table/cow/v8_complexkeygen_hivestyle": 4,
+        "sample_table/cow/v8_empty": 0,
+        "sample_table/cow/v8_simplekeygen_nonhivestyle": 4,
+        "sample_table/cow/v9_txns_nonpart_nometa": 14,
+        "sample_table/cow/v9_txns_simple_meta": 12,
+        "sample_table/cow/v9_txns_simple_overwrite": 3,
+    }
+    for label, rows in expected.items():
+        assert lakeshore.Table.open(str(unzipped[label])).to_arrow().num_rows == rows, label
+
+
+def test_replaced_file_groups_vanish_at_their_replacecommit(unzipped: dict[str, Path]) -> None:
+    # v9_txns_simple_overwrite: two commits, then INSERT_OVERWRITE_TABLE.
+    t = lakeshore.Table.open(str(unzipped["sample_table/cow/v9_txns_simple_overwrite"]))
+    writes = [i for i in t.timeline() if i["state"] == "completed" and i["action"] != "indexing"]
+    assert [i["action"] for i in writes] == ["commit", "commit", "replacecommit"]
+    assert t.to_arrow(as_of=writes[1]["completion_time"]).num_rows == 8
+    assert t.to_arrow().num_rows == 3
+
+
+def test_hudi_tables_are_read_only_for_now(unzipped: dict[str, Path]) -> None:
+    t = lakeshore.Table.open(str(unzipped["sample_table/cow/v8_complexkeygen_hivestyle"]))
+    with pytest.raises(lakeshore.UnsupportedFeatureError, match="Apache Hudi table"):
+        t.delete([{"id": 1, "name": "Alice"}])

@@ -71,7 +71,11 @@ def _has_logs(root: Path) -> bool:
 
 def _completed_times(t: lakeshore.Table) -> list[str]:
     """The bound each completed write is read at: its completion time (layout 2) or instant time."""
-    return [i["completion_time"] for i in t.timeline() if i["state"] == "completed" and i["action"] in ("commit", "deltacommit", "replacecommit")]
+    return [
+        i["completion_time"]
+        for i in t.timeline()
+        if i["state"] == "completed" and i["action"] in ("commit", "deltacommit", "replacecommit")
+    ]
 
 
 @pytest.mark.parametrize("label", [_label(z) for z in ZIPS])
@@ -103,7 +107,9 @@ def test_snapshot_time_travel_and_incremental_match_hudi_rs(unzipped: dict[str, 
         )
     if needs_logs:
         assert _has_logs(root)
-        pytest.xfail(f"merge-on-read log files are not read yet: {len(needs_logs)} reads need them ({needs_logs[0]}, ...)")
+        pytest.xfail(
+            f"merge-on-read log files are not read yet: {len(needs_logs)} reads need them ({needs_logs[0]}, ...)"
+        )
 
 
 def test_row_counts_are_what_spark_wrote(unzipped: dict[str, Path]) -> None:

@@ -453,6 +453,37 @@ Result<AvroContainer> ReadAvroContainer(std::string_view bytes, const std::strin
   return container;
 }
 
+Result<std::vector<nlohmann::json>> ReadAvroDatums(std::string_view schema_json,
+                                                   const std::vector<std::string_view>& datums,
+                                                   const std::string& source) {
+  SchemaRef schema;
+  if (avro_schema_from_json_length(schema_json.data(), schema_json.size(), &schema.schema) != 0) {
+    return CorruptMetadata(source + ": the Avro schema does not parse: " + AvroError());
+  }
+  IfaceRef iface{avro_generic_class_from_schema(schema.schema)};
+  if (iface.iface == nullptr) return CorruptMetadata(source + ": the Avro schema is unusable: " + AvroError());
+  ValueRef value;
+  if (avro_generic_value_new(iface.iface, &value.value) != 0) return Status::OutOfMemory(AvroError());
+  value.live = true;
+  std::vector<json> out;
+  out.reserve(datums.size());
+  for (size_t i = 0; i < datums.size(); ++i) {
+    avro_reader_t reader = avro_reader_memory(datums[i].data(), static_cast<int64_t>(datums[i].size()));
+    if (reader == nullptr) return Status::OutOfMemory("cannot open an Avro datum reader");
+    avro_value_reset(&value.value);
+    const int rc = avro_value_read(reader, &value.value);
+    avro_reader_free(reader);
+    if (rc != 0) {
+      return CorruptMetadata(source + ": record " + std::to_string(i) + " does not decode: " + AvroError());
+    }
+    json record;
+    const Status st = ToJson(&value.value, 0, &record);
+    if (!st.ok()) return CorruptMetadata(source + ": record " + std::to_string(i) + ": " + st.message());
+    out.push_back(std::move(record));
+  }
+  return out;
+}
+
 Result<std::string> WriteAvroContainer(std::string_view schema_json,
                                        const std::vector<nlohmann::json>& records) {
   SchemaRef schema;

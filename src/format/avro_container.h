@@ -35,6 +35,14 @@ struct AvroContainer {
 /// `source` and the problem. O(size of the file).
 Result<AvroContainer> ReadAvroContainer(std::string_view bytes, const std::string& source);
 
+/// Decodes `datums`, each one value in Avro's binary encoding (no container: how Hudi's Avro
+/// data blocks and delete blocks store records), with the writer schema `schema_json`, into
+/// JSON values as ReadAvroContainer maps them. A datum that does not decode, or a schema that
+/// does not parse → kCorruptMetadata naming `source`. O(total size).
+Result<std::vector<nlohmann::json>> ReadAvroDatums(std::string_view schema_json,
+                                                   const std::vector<std::string_view>& datums,
+                                                   const std::string& source);
+
 /// Encodes `records` (JSON values in the mapping above; a union takes the first branch whose
 /// type the value fits, null for JSON null) as an Avro object container file with `schema_json`
 /// and the null codec. A value that does not fit the schema → Invalid naming the field path.

@@ -85,7 +85,7 @@ Result<FileSystemView> ViewAsOf(TableContext& ctx, const std::optional<std::stri
     ARROW_ASSIGN_OR_RAISE(bound, ResolveAsOf(timeline, *as_of));
   }
   ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
-  return FileSystemView::Build(commits, bound);
+  return FileSystemView::Build(commits, bound, ctx.timeline_location.layout);
 }
 
 Result<std::shared_ptr<arrow::Table>> ReadSnapshot(TableContext& ctx, const ReadOptions& options) {
@@ -114,7 +114,7 @@ Result<std::shared_ptr<arrow::Table>> ReadIncremental(TableContext& ctx, const s
     ARROW_ASSIGN_OR_RAISE(end, ResolveAsOf(timeline, end_inclusive));
   }
   ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
-  FileSystemView view = FileSystemView::Build(commits, end);
+  FileSystemView view = FileSystemView::Build(commits, end, ctx.timeline_location.layout);
   // The instants in range and the file groups they wrote.
   std::set<std::string> times;
   std::set<std::pair<std::string, std::string>> groups;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
+#include <tuple>
 
 #include "lakeshore/storage/storage.h"
 #include "table/file_naming.h"
@@ -10,68 +12,101 @@ namespace lakeshore {
 
 namespace {
 
-/// The slice of `group` with base instant `base_instant`, created (in base-instant order) if
-/// the group has none.
-FileSlice& SliceAt(FileGroup& group, const std::string& base_instant, const std::string& completion) {
-  for (auto it = group.slices.rbegin(); it != group.slices.rend(); ++it) {
-    if (it->base_instant == base_instant && !it->retired) return *it;
+/// What the completed commits say about one file group, before slices are formed.
+struct GroupEvents {
+  struct Log {
+    std::string path;
+    std::string name_instant;  ///< the instant in the log file's name
+    std::string completion;    ///< completion time of the commit that wrote it
+    int64_t version = 0;
+    std::string write_token;
+  };
+  std::map<std::string, FileSlice> slices;  ///< by base instant: base files and ends
+  std::vector<Log> logs;
+};
+
+/// The slice a log file joins. Layout 1 names the base instant in the log file's name; layout 2
+/// names the deltacommit that wrote it, and the log joins the newest slice whose base instant
+/// is not after that deltacommit's completion (Hudi 1.x's completion-time file slicing).
+FileSlice& SliceOfLog(GroupEvents& g, const GroupEvents::Log& log, TimelineLayout layout) {
+  const std::string& bound = layout == TimelineLayout::kV1 ? log.name_instant : log.completion;
+  auto it = g.slices.upper_bound(bound);
+  if (layout == TimelineLayout::kV1) {
+    auto exact = g.slices.find(log.name_instant);
+    if (exact != g.slices.end()) return exact->second;
+  } else if (it != g.slices.begin() && !std::prev(it)->second.retired) {
+    return std::prev(it)->second;
   }
-  FileSlice slice;
-  slice.base_instant = base_instant;
-  slice.completion_time = completion;
-  auto pos = group.slices.end();
-  while (pos != group.slices.begin() && std::prev(pos)->base_instant > base_instant) --pos;
-  return *group.slices.insert(pos, std::move(slice));
+  // No base yet (a log-only file group): the log starts a slice of its own.
+  FileSlice& slice = g.slices[log.name_instant];
+  slice.base_instant = log.name_instant;
+  slice.completion_time = log.completion;
+  return slice;
 }
 
 }  // namespace
 
 FileSystemView FileSystemView::Build(const std::vector<CompletedCommit>& commits,
-                                     const std::string& as_of_completion) {
-  FileSystemView view;
+                                     const std::string& as_of_completion, TimelineLayout layout) {
+  std::map<std::string, std::map<std::string, GroupEvents>> events;
   for (const auto& commit : commits) {
     if (!as_of_completion.empty() && commit.instant.completion_time > as_of_completion) continue;
     if (!actions::WritesData(commit.instant.action)) continue;
     for (const auto& stat : commit.metadata.write_stats) {
-      FileGroup& group = view.partitions_[stat.partition][stat.file_id];
-      group.partition = stat.partition;
-      group.file_id = stat.file_id;
+      GroupEvents& g = events[stat.partition][stat.file_id];
       if (stat.retired) {
-        FileSlice slice;
-        slice.base_instant = commit.instant.time;
-        slice.completion_time = commit.instant.completion_time;
-        slice.retired = true;
-        group.slices.push_back(std::move(slice));
-        continue;
-      }
-      // A file's name says which slice it belongs to: a base file starts the slice of its
-      // instant; a log file joins the slice of its base instant.
-      const std::optional<DataFileName> name = ParseDataFileName(BaseName(stat.path));
-      const std::string base_instant = name ? name->instant_time : commit.instant.time;
-      FileSlice& slice = SliceAt(group, base_instant, commit.instant.completion_time);
-      if (name && name->is_log) {
-        if (std::find(slice.log_files.begin(), slice.log_files.end(), stat.path) == slice.log_files.end()) {
-          slice.log_files.push_back(stat.path);
-        }
-      } else {
-        slice.base_file = BaseFile{stat.path, stat.file_size, stat.num_records,
-                                   stat.min_record_key, stat.max_record_key};
-        slice.completion_time = commit.instant.completion_time;
-      }
-    }
-    // A replacecommit ends the file groups it replaced.
-    for (const auto& [partition, ids] : commit.metadata.replaced_file_ids) {
-      auto p = view.partitions_.find(partition);
-      if (p == view.partitions_.end()) continue;
-      for (const auto& id : ids) {
-        auto g = p->second.find(id);
-        if (g == p->second.end() || !g->second.is_live()) continue;
-        FileSlice end;
+        FileSlice& end = g.slices[commit.instant.time];
         end.base_instant = commit.instant.time;
         end.completion_time = commit.instant.completion_time;
         end.retired = true;
-        g->second.slices.push_back(std::move(end));
+        continue;
       }
+      // A file's name says which slice it belongs to: a base file starts the slice of its
+      // instant; a log file joins a slice (see SliceOfLog).
+      const std::optional<DataFileName> name = ParseDataFileName(BaseName(stat.path));
+      if (name && name->is_log) {
+        g.logs.push_back({stat.path, name->instant_time, commit.instant.completion_time, name->log_version,
+                          name->write_token});
+        continue;
+      }
+      const std::string base_instant = name ? name->instant_time : commit.instant.time;
+      FileSlice& slice = g.slices[base_instant];
+      slice.base_instant = base_instant;
+      slice.completion_time = commit.instant.completion_time;
+      slice.base_file = BaseFile{stat.path, stat.file_size, stat.num_records, stat.min_record_key, stat.max_record_key};
+    }
+    // A replacecommit ends the file groups it replaced.
+    for (const auto& [partition, ids] : commit.metadata.replaced_file_ids) {
+      for (const auto& id : ids) {
+        auto p = events.find(partition);
+        if (p == events.end() || p->second.count(id) == 0) continue;
+        FileSlice& end = p->second[id].slices[commit.instant.time + "~replaced"];
+        end.base_instant = commit.instant.time;
+        end.completion_time = commit.instant.completion_time;
+        end.retired = true;
+      }
+    }
+  }
+  FileSystemView view;
+  for (auto& [partition, groups] : events) {
+    for (auto& [file_id, g] : groups) {
+      std::sort(g.logs.begin(), g.logs.end(), [&](const GroupEvents::Log& a, const GroupEvents::Log& b) {
+        const auto& ka = layout == TimelineLayout::kV1 ? a.name_instant : a.completion;
+        const auto& kb = layout == TimelineLayout::kV1 ? b.name_instant : b.completion;
+        return std::tie(ka, a.version, a.write_token) < std::tie(kb, b.version, b.write_token);
+      });
+      for (const auto& log : g.logs) {
+        FileSlice& slice = SliceOfLog(g, log, layout);
+        if (std::find(slice.log_files.begin(), slice.log_files.end(), log.path) == slice.log_files.end()) {
+          slice.log_files.push_back(log.path);
+        }
+      }
+      FileGroup& group = view.partitions_[partition][file_id];
+      group.partition = partition;
+      group.file_id = file_id;
+      for (auto& [base, slice] : g.slices) group.slices.push_back(std::move(slice));
+      // A group's end (retired or replaced) stays its last slice.
+      std::stable_partition(group.slices.begin(), group.slices.end(), [](const FileSlice& s) { return !s.retired; });
     }
   }
   return view;

@@ -54,9 +54,13 @@ struct CompletedCommit {
 class FileSystemView {
  public:
   /// Builds the view from completed commits, applying those whose completion time is
-  /// <= `as_of_completion` (empty: all) in completion order. Cost: linear in the stats.
+  /// <= `as_of_completion` (empty: all). A base file starts the slice of the instant in its
+  /// name; a log file joins the slice its name names (layout 1) or the newest slice based
+  /// before its commit completed (layout 2); a replacecommit ends the groups it replaced.
+  /// Cost: linear in the stats (plus a sort of each group's log files).
   static FileSystemView Build(const std::vector<CompletedCommit>& commits,
-                              const std::string& as_of_completion = "");
+                              const std::string& as_of_completion = "",
+                              TimelineLayout layout = TimelineLayout::kV2);
 
   /// Live file groups (latest slice not retired) of every partition accepted by `keep`
   /// (null: all), ordered by partition then file id.

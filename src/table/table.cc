@@ -80,7 +80,7 @@ Status CheckNoArchivedInstants(Storage& storage, const HoodieTableConfig& hoodie
 Result<std::shared_ptr<arrow::Schema>> ResolveHoodieSchema(TableContext& ctx) {
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
   ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
-  FileSystemView view = FileSystemView::Build(commits);
+  FileSystemView view = FileSystemView::Build(commits, "", ctx.timeline_location.layout);
   for (const FileGroup* g : view.LiveFileGroups()) {
     const FileSlice& slice = g->latest();
     if (slice.base_file) return ReadBaseFileSchema(*ctx.storage, slice.base_file->path, slice.base_file->size);

@@ -52,6 +52,8 @@ def _rows(table: pa.Table) -> list[dict[str, Any]]:
 def _hudi_read(root: Path, **options: str) -> pa.Table:
     t = hudi.HudiTable(str(root))
     read = hudi.HudiReadOptions()
+    if options.get("read_optimized"):
+        read = read.with_hudi_option("hoodie.read.use.read_optimized.mode", "true")
     if "as_of" in options:
         read = read.with_as_of_timestamp(options["as_of"])
     if "start" in options or "end" in options:
@@ -63,10 +65,6 @@ def _hudi_read(root: Path, **options: str) -> pa.Table:
     batches = t.read(read)
     schema = t.get_schema_with_meta_fields()
     return pa.Table.from_batches(batches, schema=batches[0].schema if batches else schema)
-
-
-def _has_logs(root: Path) -> bool:
-    return any(p.name.startswith(".") and ".log." in p.name for p in root.rglob("*") if ".hoodie" not in p.parts)
 
 
 def _completed_times(t: lakeshore.Table) -> list[str]:
@@ -82,34 +80,15 @@ def _completed_times(t: lakeshore.Table) -> list[str]:
 def test_snapshot_time_travel_and_incremental_match_hudi_rs(unzipped: dict[str, Path], label: str) -> None:
     root = unzipped[label]
     t = lakeshore.Table.open(str(root))
-    needs_logs: list[str] = []
-
-    def check(what: str, ours: Any, theirs: Any) -> None:
-        try:
-            mine = ours()
-        except lakeshore.UnsupportedFeatureError as e:
-            # Merge-on-read log files are not read yet: the read says so instead of skipping them.
-            assert "log files" in str(e) and t.config["table_type"] == "mor", e
-            needs_logs.append(what)
-            return
-        assert _rows(mine) == _rows(theirs()), what
-
-    check("snapshot", t.to_arrow, lambda: _hudi_read(root))
+    assert _rows(t.to_arrow()) == _rows(_hudi_read(root)), "snapshot"
+    assert _rows(t.to_arrow(read_optimized=True)) == _rows(_hudi_read(root, read_optimized="true")), "read-optimized"
     times = _completed_times(t)
     for when in times:
-        check(f"as_of {when}", lambda w=when: t.to_arrow(as_of=w), lambda w=when: _hudi_read(root, as_of=w))
+        assert _rows(t.to_arrow(as_of=when)) == _rows(_hudi_read(root, as_of=when)), f"as_of {when}"
     starts = ["19700101000000000", *times[:-1]]
     for start, end in zip(starts[: len(times)], times, strict=True):
-        check(
-            f"incremental ({start}, {end}]",
-            lambda s=start, e=end: t.read_incremental(s, e),
-            lambda s=start, e=end: _hudi_read(root, start=s, end=e),
-        )
-    if needs_logs:
-        assert _has_logs(root)
-        pytest.xfail(
-            f"merge-on-read log files are not read yet: {len(needs_logs)} reads need them ({needs_logs[0]}, ...)"
-        )
+        ours = t.read_incremental(start, end)
+        assert _rows(ours) == _rows(_hudi_read(root, start=start, end=end)), f"incremental ({start}, {end}]"
 
 
 def test_row_counts_are_what_spark_wrote(unzipped: dict[str, Path]) -> None:

@@ -217,11 +217,12 @@ void BindTable(nb::module_& m) {
       .def(
           "read",
           [](Table& t, std::vector<std::string> columns, const std::vector<PredicateTuple>& filter,
-             std::optional<std::string> as_of) {
+             std::optional<std::string> as_of, bool read_optimized) {
             ReadOptions options = MakeReadOptions(std::move(columns), filter, std::move(as_of));
+            options.read_optimized = read_optimized;
             return ExportTableCapsule(WithoutGil([&] { return t.Read(options); }));
           },
-          nb::arg("columns"), nb::arg("filter"), nb::arg("as_of").none(),
+          nb::arg("columns"), nb::arg("filter"), nb::arg("as_of").none(), nb::arg("read_optimized") = false,
           "Snapshot read; returns an `arrow_array_stream` capsule. Releases the GIL.")
       .def(
           "read_incremental",
@@ -251,7 +252,7 @@ void BindTable(nb::module_& m) {
             return WithoutGil([&] { return t.Files(as_of); });
           },
           nb::arg("as_of").none(),
-          "The data files (relative to the table root) of the latest slices as of `as_of`.")
+          "The data files of the latest slices as of `as_of`, as other tools open them.")
       .def(
           "rollback_failed_writes",
           [](Table& t) { return WithoutGil([&] { return t.RollbackFailedWrites(); }); },

@@ -298,15 +298,26 @@ class Table:
 
     # ---- reads ----------------------------------------------------------------------------
 
-    def to_arrow(self, columns: Sequence[str] | None = None, filter: Filter = None, as_of: AsOf = None) -> pa.Table:
+    def to_arrow(
+        self,
+        columns: Sequence[str] | None = None,
+        filter: Filter = None,
+        as_of: AsOf = None,
+        *,
+        read_optimized: bool = False,
+    ) -> pa.Table:
         """Reads the table (or the state right after instant ``as_of``) as a pyarrow Table.
 
         ``columns`` picks and orders the columns (default: the meta columns, then all user
         columns); ``filter`` keeps only partitions matching ``[(field, op, value), ...]`` (op in
-        =, ==, !=, <, <=, >, >=, in, not in; the predicates are ANDed).
+        =, ==, !=, <, <=, >, >=, in, not in; the predicates are ANDed). ``read_optimized`` reads
+        a merge-on-read table's base files only, without the updates its log files hold.
         """
         capsule = self._native.read(
-            _names(columns, "columns"), _predicates(filter, self.schema), _instant(as_of, "as_of")
+            _names(columns, "columns"),
+            _predicates(filter, self.schema),
+            _instant(as_of, "as_of"),
+            read_optimized,
         )
         return table_from_capsule(capsule)
 
@@ -322,7 +333,8 @@ class Table:
         ``end`` (default: the latest), in their state as of those writes. Deleted records are not
         reported."""
         start_time = _instant(start, "start")
-        assert start_time is not None
+        if start_time is None:
+            raise ValueError("read_incremental needs a start instant (records after it are returned)")
         capsule = self._native.read_incremental(
             start_time, _instant(end, "end"), _names(columns, "columns"), _predicates(filter, self.schema)
         )
@@ -334,8 +346,9 @@ class Table:
         return [dict(i) for i in self._native.timeline()]
 
     def files(self, as_of: AsOf = None) -> list[str]:
-        """The data files (paths relative to the table root) of the file slices a snapshot read
-        as of ``as_of`` (default: the latest) reads."""
+        """The data files of the file slices a snapshot read as of ``as_of`` (default: the latest)
+        reads, as other tools open them: absolute local paths or ``s3://`` URIs, so that
+        ``duckdb.read_parquet(t.files())`` works."""
         return list(self._native.files(_instant(as_of, "as_of")))
 
     def rollback_failed_writes(self) -> list[str]:

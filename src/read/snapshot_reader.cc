@@ -6,6 +6,7 @@
 #include <arrow/compute/api.h>
 
 #include "io/base_file.h"
+#include "read/file_slice_reader.h"
 #include "read/partition_filter.h"
 #include "table/meta_columns.h"
 #include "table/partition_path.h"
@@ -45,16 +46,62 @@ Result<std::shared_ptr<arrow::Table>> ReadFiles(TableContext& ctx, const std::ve
   return arrow::ConcatenateTables(conformed);
 }
 
-/// The base file of a slice this build can read: merge-on-read log files are not read yet.
-Result<BaseFile> ReadableBaseFile(TableContext& ctx, const FileGroup& group) {
-  const FileSlice& slice = group.latest();
-  if (!slice.log_files.empty() || !slice.base_file) {
-    return UnsupportedFeature("table " + ctx.uri + ": file group " + group.file_id + " in partition '" +
-                              group.partition + "' has merge-on-read log files (" +
-                              (slice.log_files.empty() ? std::string("no base file") : slice.log_files[0]) +
-                              "), which this build does not read yet");
+/// Which instants' log blocks a read as of completion time `bound` ("" = latest) sees: the
+/// completed ones that completed by then, and those older than the active timeline (archived,
+/// so completed).
+std::function<bool(const std::string&)> VisibleInstants(const Timeline& timeline, const std::string& bound) {
+  auto visible = std::make_shared<std::set<std::string>>();
+  std::string first_active;
+  for (const auto& i : timeline.instants()) {
+    if (first_active.empty() || i.time < first_active) first_active = i.time;
+    if (i.is_completed() && (bound.empty() || i.completion_time <= bound)) visible->insert(i.time);
   }
-  return *slice.base_file;
+  return [visible, first_active](const std::string& t) {
+    return visible->count(t) > 0 || (!first_active.empty() && t < first_active);
+  };
+}
+
+/// Reads the latest slices of `groups`: base files alone through ReadFiles when no slice has
+/// log files (or the read is read-optimized), else each slice merged with its logs.
+Result<std::shared_ptr<arrow::Table>> ReadSlices(TableContext& ctx, const Timeline& timeline,
+                                                 const std::vector<const FileGroup*>& groups,
+                                                 const std::vector<std::string>& columns, const std::string& bound,
+                                                 bool read_optimized) {
+  bool any_logs = false;
+  for (const FileGroup* g : groups) any_logs = any_logs || !g->latest().log_files.empty() || !g->latest().base_file;
+  if (!any_logs || read_optimized) {
+    std::vector<BaseFile> files;
+    for (const FileGroup* g : groups) {
+      if (g->latest().base_file) files.push_back(*g->latest().base_file);
+    }
+    return ReadFiles(ctx, files, columns);
+  }
+  SliceReadSpec spec;
+  spec.schema = ctx.full_schema;
+  spec.merge_mode = ctx.hoodie ? ctx.hoodie->merge_mode
+                               : (ctx.config.ordering_field.empty() ? RecordMergeMode::kCommitTimeOrdering
+                                                                    : RecordMergeMode::kEventTimeOrdering);
+  spec.ordering_field = ctx.config.ordering_field;
+  spec.instant_is_visible = VisibleInstants(timeline, bound);
+  ARROW_ASSIGN_OR_RAISE(auto tables, ctx.engine->Map<std::shared_ptr<arrow::Table>>(
+                                         static_cast<int64_t>(groups.size()),
+                                         [&](int64_t i) -> Result<std::shared_ptr<arrow::Table>> {
+                                           return ReadFileSlice(*ctx.storage, groups[static_cast<size_t>(i)]->latest(), spec);
+                                         }));
+  std::vector<std::shared_ptr<arrow::Table>> parts;
+  for (auto& t : tables) {
+    if (t->num_rows() > 0) parts.push_back(std::move(t));
+  }
+  std::shared_ptr<arrow::Table> all;
+  if (parts.empty()) {
+    ARROW_ASSIGN_OR_RAISE(all, arrow::Table::MakeEmpty(ctx.full_schema));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(all, arrow::ConcatenateTables(parts));
+  }
+  if (columns.empty()) return all;
+  std::vector<int> indices;
+  for (const auto& c : columns) indices.push_back(all->schema()->GetFieldIndex(c));
+  return all->SelectColumns(indices);
 }
 
 Status CheckColumns(TableContext& ctx, const std::vector<std::string>& columns) {
@@ -78,26 +125,36 @@ Result<std::string> ResolveAsOf(const Timeline& timeline, const std::string& as_
   return as_of;
 }
 
-Result<FileSystemView> ViewAsOf(TableContext& ctx, const std::optional<std::string>& as_of) {
-  ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
+namespace {
+struct ViewAndBound {
+  Timeline timeline;
   std::string bound;
+  FileSystemView view;
+};
+
+Result<ViewAndBound> LoadViewAsOf(TableContext& ctx, const std::optional<std::string>& as_of) {
+  ViewAndBound out;
+  ARROW_ASSIGN_OR_RAISE(out.timeline, ctx.LoadTimeline());
   if (as_of && !as_of->empty()) {
-    ARROW_ASSIGN_OR_RAISE(bound, ResolveAsOf(timeline, *as_of));
+    ARROW_ASSIGN_OR_RAISE(out.bound, ResolveAsOf(out.timeline, *as_of));
   }
-  ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
-  return FileSystemView::Build(commits, bound, ctx.timeline_location.layout);
+  ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(out.timeline));
+  out.view = FileSystemView::Build(commits, out.bound, ctx.timeline_location.layout);
+  return out;
+}
+}  // namespace
+
+Result<FileSystemView> ViewAsOf(TableContext& ctx, const std::optional<std::string>& as_of) {
+  ARROW_ASSIGN_OR_RAISE(auto loaded, LoadViewAsOf(ctx, as_of));
+  return std::move(loaded.view);
 }
 
 Result<std::shared_ptr<arrow::Table>> ReadSnapshot(TableContext& ctx, const ReadOptions& options) {
   ARROW_RETURN_NOT_OK(CheckColumns(ctx, options.columns));
   ARROW_ASSIGN_OR_RAISE(auto keep, MakePartitionFilter(ctx.config, options.partition_filter));
-  ARROW_ASSIGN_OR_RAISE(auto view, ViewAsOf(ctx, options.as_of));
-  std::vector<BaseFile> files;
-  for (const FileGroup* g : view.LiveFileGroups(keep)) {
-    ARROW_ASSIGN_OR_RAISE(BaseFile file, ReadableBaseFile(ctx, *g));
-    files.push_back(std::move(file));
-  }
-  return ReadFiles(ctx, files, options.columns);
+  ARROW_ASSIGN_OR_RAISE(auto loaded, LoadViewAsOf(ctx, options.as_of));
+  return ReadSlices(ctx, loaded.timeline, loaded.view.LiveFileGroups(keep), options.columns, loaded.bound,
+                    options.read_optimized);
 }
 
 Result<std::shared_ptr<arrow::Table>> ReadIncremental(TableContext& ctx, const std::string& start_exclusive,
@@ -124,13 +181,10 @@ Result<std::shared_ptr<arrow::Table>> ReadIncremental(TableContext& ctx, const s
     times.insert(c.instant.time);
     for (const auto& s : c.metadata.write_stats) groups.insert({s.partition, s.file_id});
   }
-  std::vector<BaseFile> files;
+  std::vector<const FileGroup*> touched;
   for (const FileGroup* g : view.LiveFileGroups(keep))
-    if (groups.count({g->partition, g->file_id})) {
-      ARROW_ASSIGN_OR_RAISE(BaseFile file, ReadableBaseFile(ctx, *g));
-      files.push_back(std::move(file));
-    }
-  ARROW_ASSIGN_OR_RAISE(auto all, ReadFiles(ctx, files, {}));
+    if (groups.count({g->partition, g->file_id})) touched.push_back(g);
+  ARROW_ASSIGN_OR_RAISE(auto all, ReadSlices(ctx, timeline, touched, {}, end, options.read_optimized));
   // Keep the rows whose commit time is one of the instants in range.
   arrow::StringBuilder builder;
   for (const auto& t : times) ARROW_RETURN_NOT_OK(builder.Append(t));

@@ -22,6 +22,7 @@ class LocalStorage : public Storage {
                                                std::vector<std::string> unsynced_folders = {});
 
   std::string root_uri() const override { return "file://" + root_; }
+  std::string ExternalPath(std::string_view path) const override { return JoinPath(root_, path); }
   Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view path) override;
   Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputFile(
       std::string_view path, std::optional<int64_t> size_hint) override;

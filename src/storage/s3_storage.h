@@ -42,6 +42,9 @@ class S3Storage : public Storage {
   static Result<std::shared_ptr<Storage>> Make(const std::string& uri, const StorageOptions& options);
 
   std::string root_uri() const override { return root_uri_; }
+  std::string ExternalPath(std::string_view path) const override {
+    return "s3://" + bucket_ + "/" + (prefix_.empty() ? std::string(path) : JoinPath(prefix_, path));
+  }
   Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view path) override;
   Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputFile(
       std::string_view path, std::optional<int64_t> size_hint) override;

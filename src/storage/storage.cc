@@ -48,6 +48,8 @@ Status FinalizeStorage() {
   return Status::OK();
 }
 
+std::string Storage::ExternalPath(std::string_view path) const { return JoinPath(root_uri(), path); }
+
 Result<bool> Storage::Exists(std::string_view path) {
   ARROW_ASSIGN_OR_RAISE(auto info, GetFileInfo(path));
   return info.has_value() && !info->is_dir;

@@ -217,8 +217,8 @@ Result<std::vector<std::string>> Table::Files(const std::optional<std::string>& 
   std::vector<std::string> out;
   for (const FileGroup* g : view.LiveFileGroups()) {
     const FileSlice& slice = g->latest();
-    if (slice.base_file) out.push_back(slice.base_file->path);
-    out.insert(out.end(), slice.log_files.begin(), slice.log_files.end());
+    if (slice.base_file) out.push_back(impl_->ctx.storage->ExternalPath(slice.base_file->path));
+    for (const auto& log : slice.log_files) out.push_back(impl_->ctx.storage->ExternalPath(log));
   }
   return out;
 }

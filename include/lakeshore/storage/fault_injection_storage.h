@@ -52,6 +52,7 @@ class FaultInjectionStorage : public Storage {
   const std::shared_ptr<Storage>& inner() const { return inner_; }
 
   std::string root_uri() const override { return inner_->root_uri(); }
+  std::string ExternalPath(std::string_view path) const override { return inner_->ExternalPath(path); }
   Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view path) override;
   Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputFile(
       std::string_view path, std::optional<int64_t> size_hint = std::nullopt) override;

@@ -77,6 +77,11 @@ class Storage {
   static Result<std::shared_ptr<Storage>> Open(const std::string& uri,
                                                const StorageOptions& options = {});
 
+  /// The name other tools open the file `path` (relative to the root) by: an absolute local
+  /// path, or `s3://bucket/key` (without the endpoint options of root_uri()), or for other
+  /// backends root_uri() + "/" + path.
+  virtual std::string ExternalPath(std::string_view path) const;
+
   /// The root as a URI (for messages and for reopening).
   virtual std::string root_uri() const = 0;
 

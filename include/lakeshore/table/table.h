@@ -97,6 +97,9 @@ struct ReadOptions {
   /// Time travel: the table as of this instant time (the state right after that instant
   /// completed), or as of a wall-clock time "yyyyMMddHHmmssSSS". Empty: the latest.
   std::optional<std::string> as_of;
+  /// Read-optimized (merge-on-read tables): the base files of the slices only, without their
+  /// log files: faster, but without the updates not yet compacted.
+  bool read_optimized = false;
 };
 
 /// One instant of the timeline, as users see it.
@@ -147,7 +150,8 @@ class Table {
   /// Every instant of the active timeline, oldest first.
   Result<std::vector<InstantView>> Timeline();
 
-  /// The data files (relative to the table root) of the latest slices as of `as_of`.
+  /// The data files (base and log files) of the latest slices as of `as_of`, as other tools
+  /// open them (Storage::ExternalPath: absolute local paths, s3:// URIs).
   Result<std::vector<std::string>> Files(const std::optional<std::string>& as_of = std::nullopt);
 
   /// Rolls back every failed (pending, heartbeat expired) write; returns their instant times.

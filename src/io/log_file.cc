@@ -1,0 +1,163 @@
+#include "io/log_file.h"
+
+#include <arrow/io/memory.h>
+#include <parquet/arrow/reader.h>
+
+#include "format/avro_container.h"
+#include "format/avro_schema.h"
+#include "format/hoodie_avro_schemas.h"
+#include "format/json_arrow.h"
+
+namespace lakeshore {
+namespace {
+
+using format::LogBlock;
+using format::LogBlockType;
+using format::LogHeaderKey;
+
+/// Big-endian int32 at `pos` of `content`; false past its end.
+bool Int32At(std::string_view content, size_t pos, int32_t* out) {
+  if (pos + 4 > content.size()) return false;
+  uint32_t v = 0;
+  for (size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<uint8_t>(content[pos + i]);
+  *out = static_cast<int32_t>(v);
+  return true;
+}
+
+Status BadBlock(const std::string& source, const LogBlock& block, const std::string& what) {
+  return CorruptMetadata("log file " + source + ", block at byte " + std::to_string(block.offset) + ": " + what);
+}
+
+/// HoodieAvroDataBlock: int32 version, int32 record count (version >= 2), then per record an
+/// int32 length and the record in Avro's binary encoding under the SCHEMA header.
+Result<std::shared_ptr<arrow::Table>> DecodeAvroBlock(const LogBlock& block, const std::string& source) {
+  const std::string& schema_json = block.Header(LogHeaderKey::kSchema);
+  if (schema_json.empty()) return BadBlock(source, block, "an Avro data block without a schema header");
+  std::string_view content = block.content;
+  int32_t version = 0, count = 0;
+  if (!Int32At(content, 0, &version)) return BadBlock(source, block, "truncated Avro data block");
+  size_t pos = 4;
+  if (version >= 2) {
+    if (!Int32At(content, 4, &count) || count < 0) return BadBlock(source, block, "bad record count");
+    pos = 8;
+  } else {
+    count = -1;  // version 1: records until the end
+  }
+  std::vector<std::string_view> datums;
+  while (pos < content.size() && (count < 0 || static_cast<int32_t>(datums.size()) < count)) {
+    int32_t length = 0;
+    if (!Int32At(content, pos, &length) || length < 0 || pos + 4 + static_cast<size_t>(length) > content.size()) {
+      return BadBlock(source, block, "a record runs past the end of its block");
+    }
+    datums.push_back(content.substr(pos + 4, static_cast<size_t>(length)));
+    pos += 4 + static_cast<size_t>(length);
+  }
+  if (count >= 0 && static_cast<int32_t>(datums.size()) != count) {
+    return BadBlock(source, block, "the block holds fewer records than it says");
+  }
+  const std::string where = "log file " + source + ", block at byte " + std::to_string(block.offset);
+  ARROW_ASSIGN_OR_RAISE(auto records, format::ReadAvroDatums(schema_json, datums, where));
+  ARROW_ASSIGN_OR_RAISE(auto schema, format::AvroSchemaToArrow(schema_json, where));
+  ARROW_ASSIGN_OR_RAISE(auto batch, format::JsonRecordsToArrow(records, schema, where));
+  return arrow::Table::FromRecordBatches(schema, {batch});
+}
+
+/// HoodieParquetDataBlock: the content is a whole Parquet file.
+Result<std::shared_ptr<arrow::Table>> DecodeParquetBlock(const std::shared_ptr<arrow::Buffer>& file,
+                                                         const LogBlock& block, const std::string& source) {
+  const int64_t start = block.content.data() - reinterpret_cast<const char*>(file->data());
+  auto content = arrow::SliceBuffer(file, start, static_cast<int64_t>(block.content.size()));
+  parquet::arrow::FileReaderBuilder builder;
+  Status st = builder.Open(std::make_shared<arrow::io::BufferReader>(content));
+  if (!st.ok()) return BadBlock(source, block, "the Parquet data block does not open: " + st.message());
+  std::unique_ptr<parquet::arrow::FileReader> reader;
+  ARROW_ASSIGN_OR_RAISE(reader, builder.Build());
+  std::shared_ptr<arrow::Table> table;
+  st = reader->ReadTable(&table);
+  if (!st.ok()) return BadBlock(source, block, "the Parquet data block does not read: " + st.message());
+  return table;
+}
+
+/// HoodieDeleteBlock: int32 version, then (version 3) int32 length and an Avro
+/// HoodieDeleteRecordList; versions 1 and 2 are Kryo-serialized Java objects.
+Result<std::vector<LogDelete>> DecodeDeleteBlock(const LogBlock& block, const std::string& source) {
+  int32_t version = 0, length = 0;
+  if (!Int32At(block.content, 0, &version)) return BadBlock(source, block, "truncated delete block");
+  if (version < 3) {
+    return UnsupportedFeature("log file " + source + " has a delete block of version " + std::to_string(version) +
+                              " (Java Kryo serialization), which this build cannot read");
+  }
+  if (!Int32At(block.content, 4, &length) || length < 0 || 8 + static_cast<size_t>(length) > block.content.size()) {
+    return BadBlock(source, block, "the delete list runs past the end of its block");
+  }
+  ARROW_ASSIGN_OR_RAISE(std::string schema, format::HoodieAvroSchema("HoodieDeleteRecordList"));
+  const std::string where = "log file " + source + ", block at byte " + std::to_string(block.offset);
+  ARROW_ASSIGN_OR_RAISE(auto lists, format::ReadAvroDatums(schema, {block.content.substr(8, static_cast<size_t>(length))}, where));
+  std::vector<LogDelete> out;
+  const nlohmann::json& list = lists[0];  // one datum in, one record out
+  auto requests_it = list.find("deleteRecordList");
+  if (requests_it == list.end() || !requests_it->is_array()) return BadBlock(source, block, "the delete list has no deleteRecordList");
+  const nlohmann::json& requests = *requests_it;
+  for (const auto& r : requests) {
+    LogDelete d;
+    auto key = r.is_object() ? r.find("recordKey") : r.end();
+    if (!r.is_object() || key == r.end() || !key->is_string()) {
+      return BadBlock(source, block, "a delete request has no record key");
+    }
+    d.record_key = key->get<std::string>();
+    auto partition = r.find("partitionPath");
+    if (partition != r.end() && partition->is_string()) d.partition_path = partition->get<std::string>();
+    // orderingVal is a union of wrapper records {value: ...}.
+    auto ordering = r.find("orderingVal");
+    if (ordering != r.end() && ordering->is_object()) {
+      auto value = ordering->find("value");
+      if (value != ordering->end()) d.ordering_value = *value;
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<LogFileBlock>> ReadLogFile(Storage& storage, const std::string& path) {
+  ARROW_ASSIGN_OR_RAISE(auto file, storage.ReadFile(path));
+  const std::string source = storage.root_uri() + "/" + path;
+  const std::string_view bytes(reinterpret_cast<const char*>(file->data()), static_cast<size_t>(file->size()));
+  ARROW_ASSIGN_OR_RAISE(auto blocks, format::ReadLogBlocks(bytes, source));
+  std::vector<LogFileBlock> out;
+  out.reserve(blocks.size());
+  for (const LogBlock& block : blocks) {
+    LogFileBlock decoded;
+    decoded.type = block.type;
+    decoded.instant_time = block.instant_time();
+    switch (block.type) {
+      case LogBlockType::kCorrupt:
+        break;
+      case LogBlockType::kAvroData: {
+        ARROW_ASSIGN_OR_RAISE(decoded.records, DecodeAvroBlock(block, source));
+        break;
+      }
+      case LogBlockType::kParquetData: {
+        ARROW_ASSIGN_OR_RAISE(decoded.records, DecodeParquetBlock(file, block, source));
+        break;
+      }
+      case LogBlockType::kDelete: {
+        ARROW_ASSIGN_OR_RAISE(decoded.deletes, DecodeDeleteBlock(block, source));
+        break;
+      }
+      case LogBlockType::kCommand:
+        decoded.target_instant_time = block.Header(LogHeaderKey::kTargetInstantTime);
+        decoded.is_rollback = block.Header(LogHeaderKey::kCommandBlockType) == "0";
+        break;
+      default:
+        return UnsupportedFeature("log file " + source + " has a block of type " +
+                                  std::to_string(static_cast<int32_t>(block.type)) +
+                                  " (HFile or CDC data), which this build does not read in a data table");
+    }
+    out.push_back(std::move(decoded));
+  }
+  return out;
+}
+
+}  // namespace lakeshore

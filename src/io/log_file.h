@@ -1,0 +1,44 @@
+// Internal: reading Hudi log files (the updates and deletes of a merge-on-read file slice) into
+// Arrow record batches and delete keys, block by block.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <arrow/table.h>
+#include <nlohmann/json.hpp>
+
+#include "format/log_block.h"
+#include "lakeshore/status.h"
+#include "lakeshore/storage/storage.h"
+
+namespace lakeshore {
+
+/// One key deleted by a delete block.
+struct LogDelete {
+  std::string record_key;
+  std::string partition_path;
+  /// The ordering value the delete carries (a JSON scalar); null when it carries none.
+  nlohmann::json ordering_value;
+};
+
+/// One decoded block of a log file.
+struct LogFileBlock {
+  format::LogBlockType type = format::LogBlockType::kCorrupt;
+  std::string instant_time;         ///< the instant that wrote the block
+  std::string target_instant_time;  ///< command blocks: the instant whose blocks it rolls back
+  bool is_rollback = false;         ///< a command block of type ROLLBACK_BLOCK
+  std::shared_ptr<arrow::Table> records;  ///< data blocks, in the block's own schema
+  std::vector<LogDelete> deletes;         ///< delete blocks
+};
+
+/// Reads and decodes every block of the log file at `path`: Avro data blocks (records decoded
+/// with the block's schema header), Parquet data blocks, delete blocks (format version 3:
+/// Avro HoodieDeleteRecordList) and command blocks. Corrupt blocks come back as kCorrupt, for
+/// the scanner to skip. An HFile or CDC data block, or a delete block written with Kryo
+/// (versions 1 and 2), is kUnsupportedFeature naming the file; undecodable content is
+/// kCorruptMetadata naming the file and the block. Cost: reads the whole file once.
+Result<std::vector<LogFileBlock>> ReadLogFile(Storage& storage, const std::string& path);
+
+}  // namespace lakeshore

@@ -1,0 +1,308 @@
+#include "read/file_slice_reader.h"
+
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+#include <arrow/array/concatenate.h>
+#include <arrow/array/util.h>
+#include <arrow/builder.h>
+#include <arrow/compute/api.h>
+
+#include "io/base_file.h"
+#include "io/log_file.h"
+#include "table/meta_columns.h"
+
+namespace lakeshore {
+namespace {
+
+constexpr const char* kIsDeleted = "_hoodie_is_deleted";
+
+/// An ordering value, comparable within its kind. Hudi's default ordering value (a record or
+/// delete without one) is the integer 0.
+struct Ordering {
+  enum Kind { kInt, kDouble, kString } kind = kInt;
+  int64_t i = 0;
+  double d = 0;
+  std::string s;
+  bool is_default = true;
+
+  /// -1, 0, 1; nullopt when the kinds cannot be compared.
+  std::optional<int> Compare(const Ordering& o) const {
+    if (kind == kString || o.kind == kString) {
+      if (kind != o.kind) return std::nullopt;
+      return s < o.s ? -1 : (s > o.s ? 1 : 0);
+    }
+    if (kind == kInt && o.kind == kInt) return i < o.i ? -1 : (i > o.i ? 1 : 0);
+    const double a = kind == kInt ? static_cast<double>(i) : d;
+    const double b = o.kind == kInt ? static_cast<double>(o.i) : o.d;
+    return a < b ? -1 : (a > b ? 1 : 0);
+  }
+};
+
+Ordering OrderingOfJson(const nlohmann::json& v) {
+  Ordering o;
+  if (v.is_number_integer()) {
+    o.i = v.get<int64_t>();
+    o.is_default = o.i == 0;
+  } else if (v.is_number()) {
+    o.kind = Ordering::kDouble;
+    o.d = v.get<double>();
+    o.is_default = false;
+  } else if (v.is_string()) {
+    o.kind = Ordering::kString;
+    o.s = v.get<std::string>();
+    o.is_default = false;
+  } else if (v.is_boolean()) {
+    o.i = v.get<bool>() ? 1 : 0;
+    o.is_default = false;
+  }
+  return o;
+}
+
+/// The rows of one source (the base file or one data block), with what merging needs.
+struct Source {
+  std::shared_ptr<arrow::Table> table;  ///< conformed to the full schema
+  std::shared_ptr<arrow::StringArray> keys;
+  std::vector<Ordering> orderings;       ///< empty when the table has no ordering field
+  std::shared_ptr<arrow::BooleanArray> is_deleted;  ///< null when the column is absent
+};
+
+/// One array of a column's chunks (an empty array when it has none).
+Result<std::shared_ptr<arrow::Array>> Combine(const arrow::ChunkedArray& column) {
+  if (column.num_chunks() == 0) return arrow::MakeEmptyArray(column.type());
+  if (column.num_chunks() == 1) return column.chunk(0);
+  return arrow::Concatenate(column.chunks());
+}
+
+Result<std::shared_ptr<arrow::Array>> CombinedColumn(const arrow::Table& table, const std::string& name,
+                                                     const std::shared_ptr<arrow::DataType>& type) {
+  auto column = table.GetColumnByName(name);
+  if (column == nullptr) return nullptr;
+  ARROW_ASSIGN_OR_RAISE(auto combined, Combine(*column));
+  if (!combined->type()->Equals(*type)) {
+    ARROW_ASSIGN_OR_RAISE(auto cast, arrow::compute::Cast(*combined, type));
+    return cast;
+  }
+  return combined;
+}
+
+Result<std::vector<Ordering>> Orderings(const arrow::Table& table, const std::string& field) {
+  std::vector<Ordering> out;
+  auto column = table.GetColumnByName(field);
+  if (field.empty() || column == nullptr) return out;
+  const auto& type = *column->type();
+  out.resize(static_cast<size_t>(table.num_rows()));
+  if (arrow::is_floating(type.id()) || arrow::is_decimal(type.id())) {
+    ARROW_ASSIGN_OR_RAISE(auto values, CombinedColumn(table, field, arrow::float64()));
+    const auto& doubles = static_cast<const arrow::DoubleArray&>(*values);
+    for (int64_t r = 0; r < doubles.length(); ++r) {
+      if (doubles.IsNull(r)) continue;
+      out[static_cast<size_t>(r)] = Ordering{Ordering::kDouble, 0, doubles.Value(r), {}, false};
+    }
+  } else if (arrow::is_string(type.id()) || arrow::is_binary_like(type.id())) {
+    ARROW_ASSIGN_OR_RAISE(auto values, CombinedColumn(table, field, arrow::utf8()));
+    const auto& strings = static_cast<const arrow::StringArray&>(*values);
+    for (int64_t r = 0; r < strings.length(); ++r) {
+      if (strings.IsNull(r)) continue;
+      out[static_cast<size_t>(r)] = Ordering{Ordering::kString, 0, 0, std::string(strings.GetView(r)), false};
+    }
+  } else {
+    // Integers, booleans, dates, times and timestamps order as their integer values.
+    std::shared_ptr<arrow::DataType> as = arrow::int64();
+    auto column_values = table.GetColumnByName(field);
+    ARROW_ASSIGN_OR_RAISE(auto combined, Combine(*column_values));
+    std::shared_ptr<arrow::Array> ints;
+    if (arrow::is_temporal(type.id())) {
+      auto data = combined->data()->Copy();
+      data->type = type.id() == arrow::Type::DATE32 || type.id() == arrow::Type::TIME32 ? arrow::int32() : arrow::int64();
+      ARROW_ASSIGN_OR_RAISE(auto cast, arrow::compute::Cast(*arrow::MakeArray(data), as));
+      ints = cast;
+    } else {
+      ARROW_ASSIGN_OR_RAISE(auto cast, arrow::compute::Cast(*combined, as));
+      ints = cast;
+    }
+    const auto& values = static_cast<const arrow::Int64Array&>(*ints);
+    for (int64_t r = 0; r < values.length(); ++r) {
+      if (values.IsNull(r)) continue;
+      out[static_cast<size_t>(r)] = Ordering{Ordering::kInt, values.Value(r), 0, {}, values.Value(r) == 0};
+    }
+  }
+  return out;
+}
+
+Result<Source> MakeSource(const std::shared_ptr<arrow::Table>& table, const SliceReadSpec& spec,
+                          const std::string& source_name) {
+  Source s;
+  ARROW_ASSIGN_OR_RAISE(s.table, ConformToSchema(table, spec.schema, source_name));
+  ARROW_ASSIGN_OR_RAISE(auto keys, CombinedColumn(*table, meta_columns::kRecordKey, arrow::utf8()));
+  if (keys == nullptr) {
+    return UnsupportedFeature(source_name + " has no _hoodie_record_key column: merging log files of a table "
+                              "without meta fields is not supported yet");
+  }
+  s.keys = std::static_pointer_cast<arrow::StringArray>(keys);
+  ARROW_ASSIGN_OR_RAISE(s.orderings, Orderings(*table, spec.ordering_field));
+  ARROW_ASSIGN_OR_RAISE(auto deleted, CombinedColumn(*table, kIsDeleted, arrow::boolean()));
+  if (deleted != nullptr) s.is_deleted = std::static_pointer_cast<arrow::BooleanArray>(deleted);
+  return s;
+}
+
+/// The version of a key the merge keeps so far.
+struct Kept {
+  int source = -1;  ///< -1: deleted
+  int64_t row = 0;
+  Ordering ordering;
+};
+
+class Merger {
+ public:
+  explicit Merger(RecordMergeMode mode) : mode_(mode) {}
+
+  void Record(const std::string& key, int source, int64_t row, const Ordering& ordering, bool deleted) {
+    auto [it, inserted] = kept_.try_emplace(key, Kept{deleted ? -1 : source, row, ordering});
+    if (inserted) return;
+    if (deleted) {
+      Delete(it->second, ordering);
+      return;
+    }
+    if (mode_ == RecordMergeMode::kEventTimeOrdering) {
+      auto cmp = ordering.Compare(it->second.ordering);
+      if (cmp && *cmp < 0) return;  // the kept version is newer by event time
+    }
+    it->second = Kept{source, row, ordering};
+  }
+
+  void DeleteKey(const std::string& key, const Ordering& ordering) {
+    auto [it, inserted] = kept_.try_emplace(key, Kept{-1, 0, ordering});
+    if (!inserted) Delete(it->second, ordering);
+  }
+
+  /// Surviving rows per source, in row order.
+  std::vector<std::vector<int64_t>> Survivors(size_t sources) const {
+    std::vector<std::vector<int64_t>> out(sources);
+    for (const auto& [key, kept] : kept_) {
+      if (kept.source >= 0) out[static_cast<size_t>(kept.source)].push_back(kept.row);
+    }
+    for (auto& rows : out) std::sort(rows.begin(), rows.end());
+    return out;
+  }
+
+ private:
+  void Delete(Kept& kept, const Ordering& ordering) {
+    if (mode_ == RecordMergeMode::kEventTimeOrdering && !ordering.is_default && kept.source >= 0) {
+      auto cmp = kept.ordering.Compare(ordering);
+      if (cmp && *cmp > 0) return;  // the kept version is newer than the delete
+    }
+    kept = Kept{-1, 0, ordering};
+  }
+
+  RecordMergeMode mode_;
+  std::unordered_map<std::string, Kept> kept_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arrow::Table>& table,
+                                                      const std::shared_ptr<arrow::Schema>& schema,
+                                                      const std::string& source) {
+  if (table->schema()->Equals(*schema, /*check_metadata=*/false)) return table;
+  std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
+  for (const auto& field : schema->fields()) {
+    auto column = table->GetColumnByName(field->name());
+    if (column == nullptr) {
+      ARROW_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(field->type(), table->num_rows()));
+      columns.push_back(std::make_shared<arrow::ChunkedArray>(nulls));
+      continue;
+    }
+    if (!column->type()->Equals(*field->type())) {
+      auto cast = arrow::compute::Cast(column, field->type());
+      if (!cast.ok()) {
+        return Status::Invalid(source, ": column '", field->name(), "' of type ", column->type()->ToString(),
+                               " cannot be read as the table's ", field->type()->ToString(), ": ",
+                               cast.status().message());
+      }
+      column = cast->chunked_array();
+    }
+    columns.push_back(std::move(column));
+  }
+  return arrow::Table::Make(schema, std::move(columns), table->num_rows());
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadFileSlice(Storage& storage, const FileSlice& slice, const SliceReadSpec& spec) {
+  std::shared_ptr<arrow::Table> base;
+  if (slice.base_file) {
+    ARROW_ASSIGN_OR_RAISE(base, ReadBaseFile(storage, slice.base_file->path, {}, slice.base_file->size));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(base, arrow::Table::MakeEmpty(spec.schema));
+  }
+  const std::string base_name = slice.base_file ? slice.base_file->path : std::string("an empty base");
+  if (spec.base_only || slice.log_files.empty()) return ConformToSchema(base, spec.schema, base_name);
+
+  // Every block of the slice's log files, in order; then what the scanner keeps.
+  std::vector<LogFileBlock> blocks;
+  std::vector<std::string> block_files;
+  for (const auto& path : slice.log_files) {
+    ARROW_ASSIGN_OR_RAISE(auto file_blocks, ReadLogFile(storage, path));
+    for (auto& b : file_blocks) {
+      blocks.push_back(std::move(b));
+      block_files.push_back(path);
+    }
+  }
+  // A rollback command block voids the earlier blocks of its target instant.
+  std::vector<bool> keep(blocks.size(), false);
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const LogFileBlock& b = blocks[i];
+    if (b.type == format::LogBlockType::kCommand) {
+      if (!b.is_rollback) continue;
+      for (size_t j = 0; j < i; ++j) {
+        if (blocks[j].instant_time == b.target_instant_time) keep[j] = false;
+      }
+      continue;
+    }
+    keep[i] = b.type != format::LogBlockType::kCorrupt && spec.instant_is_visible(b.instant_time);
+  }
+  bool any = false;
+  for (bool k : keep) any = any || k;
+  if (!any) return ConformToSchema(base, spec.schema, base_name);
+  if (spec.merge_mode == RecordMergeMode::kCustom) {
+    return UnsupportedFeature("file slice " + base_name + " has log files to merge, but the table's record merge "
+                              "mode is CUSTOM (a payload or merger class), which this build does not run");
+  }
+
+  std::vector<Source> sources;
+  Merger merger(spec.merge_mode);
+  auto add_rows = [&](Source s) {
+    const int index = static_cast<int>(sources.size());
+    for (int64_t r = 0; r < s.keys->length(); ++r) {
+      if (s.keys->IsNull(r)) continue;
+      const Ordering ordering = s.orderings.empty() ? Ordering{} : s.orderings[static_cast<size_t>(r)];
+      const bool deleted = s.is_deleted != nullptr && s.is_deleted->IsValid(r) && s.is_deleted->Value(r);
+      merger.Record(std::string(s.keys->GetView(r)), index, r, ordering, deleted);
+    }
+    sources.push_back(std::move(s));
+  };
+  ARROW_ASSIGN_OR_RAISE(Source base_source, MakeSource(base, spec, base_name));
+  add_rows(std::move(base_source));
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (!keep[i]) continue;
+    if (blocks[i].records != nullptr) {
+      ARROW_ASSIGN_OR_RAISE(Source s, MakeSource(blocks[i].records, spec, block_files[i]));
+      add_rows(std::move(s));
+    }
+    for (const LogDelete& d : blocks[i].deletes) merger.DeleteKey(d.record_key, OrderingOfJson(d.ordering_value));
+  }
+  std::vector<std::shared_ptr<arrow::Table>> parts;
+  const auto survivors = merger.Survivors(sources.size());
+  for (size_t s = 0; s < sources.size(); ++s) {
+    if (survivors[s].empty()) continue;
+    arrow::Int64Builder indices;
+    ARROW_RETURN_NOT_OK(indices.AppendValues(survivors[s]));
+    ARROW_ASSIGN_OR_RAISE(auto index_array, indices.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(sources[s].table, index_array));
+    parts.push_back(taken.table());
+  }
+  if (parts.empty()) return arrow::Table::MakeEmpty(spec.schema);
+  return arrow::ConcatenateTables(parts);
+}
+
+}  // namespace lakeshore

@@ -1,0 +1,50 @@
+// Reading one file slice: its base file, with the log files of a merge-on-read slice merged on
+// top under the table's record merge mode (Hudi's HoodieFileGroupReader).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <arrow/table.h>
+
+#include "table/file_system_view.h"
+#include "table/hoodie_table_config.h"
+#include "lakeshore/storage/storage.h"
+
+namespace lakeshore {
+
+/// What a slice read needs to know about the table and the read.
+struct SliceReadSpec {
+  /// The table's full schema (meta columns first): the result's schema.
+  std::shared_ptr<arrow::Schema> schema;
+  RecordMergeMode merge_mode = RecordMergeMode::kEventTimeOrdering;
+  /// The ordering (precombine) field; "" when none.
+  std::string ordering_field;
+  /// True for a log block written by an instant the read may see (completed, and not after
+  /// the read's bound). Blocks of other instants are skipped, as are corrupt blocks and the
+  /// blocks a rollback command block names.
+  std::function<bool(const std::string& instant_time)> instant_is_visible;
+  /// Read-optimized: the base file only.
+  bool base_only = false;
+};
+
+/// Reads `slice` as `spec` says. Without log files (or base_only) this is the base file
+/// conformed to `spec.schema`. Otherwise each record key keeps one version: later blocks win
+/// under COMMIT_TIME_ORDERING; under EVENT_TIME_ORDERING the version with the larger ordering
+/// value wins, ties going to the later write. A delete (delete block, or _hoodie_is_deleted)
+/// removes the key: always under commit-time ordering; under event-time ordering unless the
+/// kept version's ordering value is larger than the delete's (a delete without one always
+/// wins). Rows come out as the base's surviving rows in file order, then the log rows.
+/// kUnsupportedFeature for a CUSTOM merge mode or a slice without `_hoodie_record_key`.
+/// Cost: reads the base file and every log file of the slice once.
+Result<std::shared_ptr<arrow::Table>> ReadFileSlice(Storage& storage, const FileSlice& slice,
+                                                    const SliceReadSpec& spec);
+
+/// `table` with the columns of `schema`, by name: cast where the types differ, nulls where a
+/// column is missing. Invalid (naming the column) when a cast is impossible.
+Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arrow::Table>& table,
+                                                      const std::shared_ptr<arrow::Schema>& schema,
+                                                      const std::string& source);
+
+}  // namespace lakeshore

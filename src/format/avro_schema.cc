@@ -164,3 +164,212 @@ Result<std::shared_ptr<arrow::Schema>> AvroSchemaToArrow(std::string_view avro_j
 }
 
 }  // namespace lakeshore::format
+
+namespace lakeshore::format {
+namespace {
+
+using nlohmann::json;
+
+std::shared_ptr<arrow::DataType> NormalizeType(const std::shared_ptr<arrow::DataType>& type);
+
+std::shared_ptr<arrow::Field> NormalizeField(const std::shared_ptr<arrow::Field>& f, const std::string& name) {
+  return arrow::field(name, NormalizeType(f->type()), f->nullable());
+}
+
+std::shared_ptr<arrow::DataType> NormalizeType(const std::shared_ptr<arrow::DataType>& type) {
+  switch (type->id()) {
+    case arrow::Type::INT8:
+    case arrow::Type::INT16:
+    case arrow::Type::UINT8:
+    case arrow::Type::UINT16:
+      return arrow::int32();
+    case arrow::Type::UINT32:
+      return arrow::int64();
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::STRING_VIEW:
+      return arrow::utf8();
+    case arrow::Type::LARGE_BINARY:
+    case arrow::Type::BINARY_VIEW:
+      return arrow::binary();
+    case arrow::Type::TIMESTAMP: {
+      const auto& ts = static_cast<const arrow::TimestampType&>(*type);
+      const auto unit = ts.unit() == arrow::TimeUnit::NANO || ts.unit() == arrow::TimeUnit::MICRO
+                            ? arrow::TimeUnit::MICRO
+                            : arrow::TimeUnit::MILLI;
+      return ts.timezone().empty() ? arrow::timestamp(unit) : arrow::timestamp(unit, "UTC");
+    }
+    case arrow::Type::TIME32:
+      return arrow::time32(arrow::TimeUnit::MILLI);
+    case arrow::Type::TIME64:
+      return arrow::time64(arrow::TimeUnit::MICRO);
+    case arrow::Type::DICTIONARY:
+      return NormalizeType(static_cast<const arrow::DictionaryType&>(*type).value_type());
+    case arrow::Type::LIST:
+    case arrow::Type::LARGE_LIST:
+    case arrow::Type::LIST_VIEW:
+    case arrow::Type::LARGE_LIST_VIEW:
+    case arrow::Type::FIXED_SIZE_LIST: {
+      const auto& item = type->field(0);
+      return arrow::list(NormalizeField(item, "element"));
+    }
+    case arrow::Type::MAP: {
+      const auto& map = static_cast<const arrow::MapType&>(*type);
+      return arrow::map(NormalizeType(map.key_type()), NormalizeField(map.item_field(), "value"));
+    }
+    case arrow::Type::STRUCT: {
+      std::vector<std::shared_ptr<arrow::Field>> fields;
+      for (const auto& f : type->fields()) fields.push_back(NormalizeField(f, f->name()));
+      return arrow::struct_(fields);
+    }
+    default:
+      return type;
+  }
+}
+
+bool IsAvroName(const std::string& name) {
+  if (name.empty()) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+    if (!letter && !(i > 0 && c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+/// The fewest bytes a two's-complement unscaled value of `precision` digits needs (Spark's
+/// minBytesForPrecision).
+int MinBytesForPrecision(int precision) {
+  int bytes = 1;
+  while (true) {
+    // The largest value of `bytes` bytes is 2^(8*bytes-1) - 1; compare digits.
+    const double max_digits = (8.0 * bytes - 1) * 0.30102999566398120;  // log10(2)
+    if (max_digits >= precision) return bytes;
+    ++bytes;
+  }
+}
+
+struct AvroWriter {
+  Status Unsupported(const std::string& path, const std::string& what) const {
+    return UnsupportedFeature("column '" + path + "' " + what + ", which a Hudi table cannot store");
+  }
+
+  Result<json> Type(const std::shared_ptr<arrow::DataType>& type, const std::string& path, const std::string& name,
+                    const std::string& ns) {
+    switch (type->id()) {
+      case arrow::Type::BOOL: return json("boolean");
+      case arrow::Type::INT32: return json("int");
+      case arrow::Type::INT64: return json("long");
+      case arrow::Type::FLOAT: return json("float");
+      case arrow::Type::DOUBLE: return json("double");
+      case arrow::Type::STRING: return json("string");
+      case arrow::Type::BINARY: return json("bytes");
+      case arrow::Type::DATE32: return json{{"type", "int"}, {"logicalType", "date"}};
+      case arrow::Type::TIME32: return json{{"type", "int"}, {"logicalType", "time-millis"}};
+      case arrow::Type::TIME64: return json{{"type", "long"}, {"logicalType", "time-micros"}};
+      case arrow::Type::TIMESTAMP: {
+        const auto& ts = static_cast<const arrow::TimestampType&>(*type);
+        const bool micros = ts.unit() == arrow::TimeUnit::MICRO;
+        const std::string logical = std::string(ts.timezone().empty() ? "local-" : "") + "timestamp-" +
+                                    (micros ? "micros" : "millis");
+        return json{{"type", "long"}, {"logicalType", logical}};
+      }
+      case arrow::Type::FIXED_SIZE_BINARY:
+        return json{{"type", "fixed"}, {"name", name}, {"namespace", ns},
+                    {"size", static_cast<const arrow::FixedSizeBinaryType&>(*type).byte_width()}};
+      case arrow::Type::DECIMAL128:
+      case arrow::Type::DECIMAL256: {
+        const auto& d = static_cast<const arrow::DecimalType&>(*type);
+        return json{{"type", "fixed"}, {"name", "fixed"}, {"namespace", ns + "." + name},
+                    {"size", MinBytesForPrecision(d.precision())}, {"logicalType", "decimal"},
+                    {"precision", d.precision()}, {"scale", d.scale()}};
+      }
+      case arrow::Type::LIST: {
+        // Items (and map values) that are records are named after the field, as Spark does.
+        const auto& item = type->field(0);
+        ARROW_ASSIGN_OR_RAISE(json items, Type(item->type(), path + "[]", name, ns));
+        return json{{"type", "array"}, {"items", Nullable(std::move(items), item->nullable())}};
+      }
+      case arrow::Type::MAP: {
+        const auto& map = static_cast<const arrow::MapType&>(*type);
+        if (map.key_type()->id() != arrow::Type::STRING) return Unsupported(path, "is a map whose keys are not strings");
+        ARROW_ASSIGN_OR_RAISE(json values, Type(map.item_type(), path + "{}", name, ns));
+        return json{{"type", "map"}, {"values", Nullable(std::move(values), map.item_field()->nullable())}};
+      }
+      case arrow::Type::STRUCT:
+        return Record(type->fields(), path, name, ns, IsBlobType(*type));
+      default:
+        return Unsupported(path, "has type " + type->ToString());
+    }
+  }
+
+  Result<json> Record(const arrow::FieldVector& fields, const std::string& path, const std::string& name,
+                      const std::string& ns, bool blob) {
+    json out = {{"type", "record"}, {"name", name}, {"namespace", ns}};
+    if (blob) out["logicalType"] = "blob";
+    json list = json::array();
+    const std::string inner_ns = ns + "." + name;
+    for (const auto& f : fields) {
+      const std::string field_path = path.empty() ? f->name() : path + "." + f->name();
+      if (blob && f->name() == "type") {
+        json symbols = json::array({"INLINE", "OUT_OF_LINE"});
+        list.push_back({{"name", "type"},
+                        {"type", {{"type", "enum"}, {"name", "blob_storage_type"}, {"namespace", inner_ns}, {"symbols", symbols}}}});
+        continue;
+      }
+      ARROW_ASSIGN_OR_RAISE(json field, Field(f, field_path, f->name(), inner_ns));
+      list.push_back(std::move(field));
+    }
+    out["fields"] = std::move(list);
+    return out;
+  }
+
+  static json Nullable(json type, bool nullable) {
+    return nullable ? json::array({"null", std::move(type)}) : type;
+  }
+
+  Result<json> Field(const std::shared_ptr<arrow::Field>& f, const std::string& path, const std::string& name,
+                     const std::string& ns) {
+    if (!IsAvroName(name)) {
+      return UnsupportedFeature("column '" + path + "': '" + name +
+                                "' is not an Avro name ([A-Za-z_][A-Za-z0-9_]*), which Hudi's schemas require");
+    }
+    ARROW_ASSIGN_OR_RAISE(json type, Type(f->type(), path, name, ns));
+    json out = {{"name", name}, {"type", Nullable(std::move(type), f->nullable())}};
+    if (f->nullable()) out["default"] = nullptr;
+    return out;
+  }
+
+  static bool IsBlobType(const arrow::DataType& type) { return type.Equals(*HudiBlobType()); }
+};
+
+}  // namespace
+
+std::shared_ptr<arrow::DataType> HudiBlobType() {
+  static const std::shared_ptr<arrow::DataType> type = arrow::struct_({
+      arrow::field("type", arrow::utf8(), /*nullable=*/false),
+      arrow::field("data", arrow::binary()),
+      arrow::field("reference", arrow::struct_({arrow::field("external_path", arrow::utf8(), false),
+                                                arrow::field("offset", arrow::int64()),
+                                                arrow::field("length", arrow::int64()),
+                                                arrow::field("managed", arrow::boolean(), false)})),
+  });
+  return type;
+}
+
+std::shared_ptr<arrow::Schema> NormalizeForHudi(const arrow::Schema& schema) {
+  std::vector<std::shared_ptr<arrow::Field>> fields;
+  for (const auto& f : schema.fields()) fields.push_back(NormalizeField(f, f->name()));
+  return arrow::schema(fields, schema.metadata());
+}
+
+Result<std::string> ArrowSchemaToAvro(const arrow::Schema& schema, const std::string& record_name,
+                                      const std::string& name_space) {
+  if (!IsAvroName(record_name)) {
+    return UnsupportedFeature("'" + record_name + "' is not an Avro name ([A-Za-z_][A-Za-z0-9_]*)");
+  }
+  AvroWriter writer;
+  ARROW_ASSIGN_OR_RAISE(json record, writer.Record(schema.fields(), "", record_name, name_space, /*blob=*/false));
+  return record.dump();
+}
+
+}  // namespace lakeshore::format

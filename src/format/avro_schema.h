@@ -23,4 +23,28 @@ namespace lakeshore::format {
 Result<std::shared_ptr<arrow::Schema>> AvroSchemaToArrow(std::string_view avro_json,
                                                          const std::string& source);
 
+/// Hudi's BLOB type (RFC-100 part 1, Avro logicalType "blob" on a record) as Arrow sees it:
+/// `struct<type: utf8 not null (enum blob_storage_type: INLINE | OUT_OF_LINE), data: binary,
+/// reference: struct<external_path: utf8 not null, offset: int64, length: int64, managed: bool
+/// not null>>`.
+std::shared_ptr<arrow::DataType> HudiBlobType();
+
+/// The schema a Hudi table stores for `schema`: each type replaced by the one Avro (and so
+/// every Hudi reader) holds it as: int8, int16, uint8 and uint16 → int32; uint32 → int64;
+/// large strings and binaries → utf8 and binary; nanosecond timestamps and times →
+/// microseconds; timestamp zones → "UTC"; dictionaries → their value type. Lists keep
+/// "element" items, maps "key"/"value". Other types are kept (ArrowSchemaToAvro refuses what it
+/// cannot store). Writes cast their batches to this schema.
+std::shared_ptr<arrow::Schema> NormalizeForHudi(const arrow::Schema& schema);
+
+/// The Avro record schema (JSON text) of a normalized Arrow schema, as Hudi's Spark writer
+/// names it: record `<record_name>` in namespace `<name_space>`, nested records named after
+/// their field in the parent's namespace; nullable fields are ["null", T] with default null;
+/// decimals are `fixed` of the fewest bytes for their precision; BlobType() structs carry
+/// Hudi's logicalType "blob" with the enum `blob_storage_type`. kUnsupportedFeature naming the
+/// field for a type Avro cannot hold (uint64, float16, non-string map keys, unions, ...) or a
+/// name Avro does not allow ([A-Za-z_][A-Za-z0-9_]*).
+Result<std::string> ArrowSchemaToAvro(const arrow::Schema& schema, const std::string& record_name,
+                                      const std::string& name_space);
+
 }  // namespace lakeshore::format

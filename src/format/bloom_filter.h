@@ -1,0 +1,75 @@
+// Internal: Hudi's bloom filters of record keys, in Hudi's serialized form, as base files
+// carry them in their Parquet footer (`org.apache.hudi.bloomfilter`) and the metadata table's
+// bloom_filters partition stores them. Bit for bit what Hudi (Hadoop's BloomFilter with
+// Hudi's MurmurHash) computes, so a filter Spark wrote answers the same here, and the reverse.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lakeshore/status.h"
+
+namespace lakeshore::format {
+
+/// SIMPLE (one fixed-size filter) or DYNAMIC_V0 (rows of filters added as keys arrive, up to a
+/// bound; Hudi's default).
+enum class BloomFilterType { kSimple, kDynamicV0 };
+
+/// A bloom filter of record keys.
+class BloomFilter {
+ public:
+  /// Hudi's defaults: hoodie.index.bloom.num_entries, .fpp, filter.dynamic.max.entries.
+  static constexpr int32_t kDefaultNumEntries = 60000;
+  static constexpr double kDefaultFpp = 0.000000001;
+  static constexpr int32_t kDefaultDynamicMaxEntries = 100000;
+
+  /// A filter sized for `num_entries` keys at false-positive rate `fpp`, as Hudi sizes it:
+  /// bits = ceil(n * -ln(fpp) / ln(2)^2), hashes = ceil(ln(2) * bits / n). Invalid for n <= 0
+  /// or fpp outside (0, 1).
+  static Result<BloomFilter> Make(BloomFilterType type, int32_t num_entries = kDefaultNumEntries,
+                                  double fpp = kDefaultFpp, int32_t max_entries = kDefaultDynamicMaxEntries);
+
+  /// Parses Hudi's serialized form (the Base64 text of the footer key); `type_code` is the
+  /// footer's hoodie_bloom_filter_type_code ("" means SIMPLE, as Hudi reads it). Anything
+  /// malformed → kCorruptMetadata naming `source`.
+  static Result<BloomFilter> Deserialize(std::string_view base64, std::string_view type_code,
+                                         const std::string& source);
+
+  /// Adds a key (its UTF-8 bytes). An empty key is ignored, as Hudi cannot hash one.
+  void Add(std::string_view key);
+  /// False when `key` was certainly never added.
+  bool MightContain(std::string_view key) const;
+  /// Hudi's serialized form, Base64 (standard alphabet, padded).
+  std::string Serialize() const;
+
+  BloomFilterType type() const { return type_; }
+  /// "DYNAMIC_V0" or "SIMPLE": the footer's hoodie_bloom_filter_type_code (written for
+  /// dynamic filters only).
+  const char* type_code() const { return type_ == BloomFilterType::kDynamicV0 ? "DYNAMIC_V0" : "SIMPLE"; }
+
+ private:
+  /// One standard filter (Hadoop's BloomFilter): `vector_size` bits, `num_hashes` positions.
+  struct Row {
+    std::vector<uint8_t> bits;  ///< bit i is bits[i >> 3] & (1 << (i & 7))
+  };
+
+  BloomFilter() = default;
+  Row& ActiveRow();
+
+  BloomFilterType type_ = BloomFilterType::kDynamicV0;
+  int32_t num_hashes_ = 0;
+  int32_t vector_size_ = 0;
+  int32_t num_entries_ = 0;   ///< keys per row (dynamic)
+  int32_t max_entries_ = 0;   ///< bound on rows * keys (dynamic; not serialized)
+  int32_t current_rows_records_ = 0;
+  bool reached_max_ = false;
+  int64_t round_robin_ = 0;
+  std::vector<Row> rows_;
+};
+
+/// Hudi's MurmurHash (Hadoop's MurmurHash2 variant) of `data` with `seed`. Exposed for tests.
+int32_t HudiMurmurHash(std::string_view data, int32_t seed);
+
+}  // namespace lakeshore::format

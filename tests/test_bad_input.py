@@ -37,25 +37,46 @@ def filled(table_path: str) -> lakeshore.Table:
     return t
 
 
-@pytest.mark.parametrize("content", [b"", b"{not json", b'{"name": "t"}', b"\x00\xff" * 10])
-def test_corrupt_table_json(filled: lakeshore.Table, table_path: str, content: bytes) -> None:
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",  # no name
+        b"hoodie.table.name=table\nhoodie.table.version=9\nhoodie.table.checksum=12345\n",  # checksum mismatch
+        b"hoodie.table.name=table\nhoodie.table.version=\\u00zz\n",  # malformed escape
+        b"hoodie.table.name=table\nhoodie.table.version=nine\n",
+        b"\x00\xff" * 10,
+    ],
+)
+def test_corrupt_hoodie_properties(filled: lakeshore.Table, table_path: str, content: bytes) -> None:
     before = snapshot(filled)
-    config = Path(table_path, ".lakeshore", "table.json")
+    before_files = all_files(Path(table_path))
+    config = Path(table_path, ".hoodie", "hoodie.properties")
     original = config.read_bytes()
     config.write_bytes(content)
-    with pytest.raises(lakeshore.CorruptMetadataError, match="table.json"):
+    with pytest.raises(lakeshore.CorruptMetadataError, match="hoodie.properties"):
         lakeshore.Table.open(table_path)
+    with pytest.raises(lakeshore.LakeshoreError):
+        lakeshore.vacuum(table_path, retain_hours=0, enforce_retention=False)
     config.write_bytes(original)
+    assert all_files(Path(table_path)) == before_files  # nothing deleted or changed
     assert snapshot(lakeshore.Table.open(table_path)) == before
+
+
+def test_unknown_table_version_is_named(filled: lakeshore.Table, table_path: str) -> None:
+    config = Path(table_path, ".hoodie", "hoodie.properties")
+    text = config.read_text().replace("hoodie.table.version=9", "hoodie.table.version=10")
+    config.write_text(text)
+    with pytest.raises(lakeshore.UnsupportedFeatureError, match="table version 10"):
+        lakeshore.Table.open(table_path)
 
 
 def test_truncated_instant_file(filled: lakeshore.Table, table_path: str) -> None:
     root = Path(table_path)
     latest = filled.timeline()[-1]["time"]
     completed = [
-        p for p in (root / ".lakeshore" / "timeline").iterdir() if p.name.startswith(latest + "_") and p.is_file()
+        p for p in (root / ".hoodie" / "timeline").iterdir() if p.name.startswith(latest + "_") and p.is_file()
     ]
-    assert len(completed) == 1, sorted(p.name for p in (root / ".lakeshore" / "timeline").iterdir())
+    assert len(completed) == 1, sorted(p.name for p in (root / ".hoodie" / "timeline").iterdir())
     instant = completed[0]
     original = instant.read_bytes()
     before_files = all_files(root)

@@ -8,6 +8,7 @@ rows hudi-rs gives, meta columns included.
 
 from __future__ import annotations
 
+import shutil
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -117,7 +118,59 @@ def test_replaced_file_groups_vanish_at_their_replacecommit(unzipped: dict[str, 
     assert t.to_arrow().num_rows == 3
 
 
-def test_hudi_tables_are_read_only_for_now(unzipped: dict[str, Path]) -> None:
-    t = lakeshore.Table.open(str(unzipped["sample_table/cow/v8_complexkeygen_hivestyle"]))
-    with pytest.raises(lakeshore.UnsupportedFeatureError, match="Apache Hudi table"):
-        t.delete([{"id": 1, "name": "Alice"}])
+WRITABLE = [
+    "sample_table/cow/v8_complexkeygen_hivestyle",
+    "sample_table/cow/v9_txns_nonpart_nometa",
+]
+
+
+@pytest.mark.parametrize("label", WRITABLE)
+def test_upserts_and_deletes_into_a_spark_table_read_back_in_hudi_rs(
+    unzipped: dict[str, Path], tmp_path: Path, label: str
+) -> None:
+    root = tmp_path / "copy"
+    shutil.copytree(unzipped[label], root)
+    t = lakeshore.Table.open(str(root))
+    before = t.to_arrow()
+    keys = t.record_key
+    user = [f for f in before.column_names if not f.startswith("_hoodie_")]
+    rows = before.select(user).to_pylist()
+    # Update the first row (its ordering value raised so it wins), delete the second.
+    changed = dict(rows[0])
+    ordering = t.config["ordering_field"]
+    if ordering:
+        changed[ordering] = changed[ordering] + 1000
+    fixed = set(keys) | set(t.partition_by) | {ordering}
+    column = next(
+        f
+        for f in user
+        if f not in fixed
+        and (pa.types.is_string(before.schema.field(f).type) or pa.types.is_integer(before.schema.field(f).type))
+    )
+    new_value = "changed by lakeshore" if pa.types.is_string(before.schema.field(column).type) else 424242
+    changed[column] = new_value
+    t.upsert(pa.Table.from_pylist([changed], schema=before.select(user).schema))
+    t.delete(pa.Table.from_pylist([{k: rows[1][k] for k in keys + t.partition_by}]))
+    after = t.to_arrow()
+    theirs = _hudi_read(root)
+    assert _rows(after) == _rows(theirs)
+    assert after.num_rows == before.num_rows - 1
+    mine = {tuple(r[k] for k in keys): r for r in after.to_pylist()}
+    assert mine[tuple(changed[k] for k in keys)][column] == new_value
+    assert tuple(rows[1][k] for k in keys) not in mine
+    # hudi-rs time travel to Spark's last commit still gives Spark's rows.
+    spark_last = _completed_times(lakeshore.Table.open(str(unzipped[label])))[-1]
+    assert _rows(_hudi_read(root, as_of=spark_last)) == _rows(before)
+
+
+def test_tables_this_build_cannot_write_say_why(unzipped: dict[str, Path]) -> None:
+    cases = {
+        "sample_table/cow/v9_txns_simple_meta": "metadata table",
+        "sample_table/cow/v6_nonpartitioned": "table version 6",
+        "sample_table/cow/v8_simplekeygen_nonhivestyle": "non-hive-style",
+        "sample_table/mor/avro/v9_txns_nonpart_nometa": "MERGE_ON_READ",
+    }
+    for label, why in cases.items():
+        t = lakeshore.Table.open(str(unzipped[label]))
+        with pytest.raises(lakeshore.UnsupportedFeatureError, match=why):
+            t.upsert(t.to_arrow().select([f for f in t.schema.names]).slice(0, 1))

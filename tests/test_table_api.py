@@ -14,7 +14,13 @@ import pytest
 
 import lakeshore
 
-META = ["_hoodie_commit_time", "_hoodie_record_key", "_hoodie_partition_path"]
+META = [
+    "_hoodie_commit_time",
+    "_hoodie_commit_seqno",
+    "_hoodie_record_key",
+    "_hoodie_partition_path",
+    "_hoodie_file_name",
+]
 SCHEMA = pa.schema(
     [
         pa.field("id", pa.int64(), nullable=False),
@@ -50,7 +56,8 @@ def test_create_and_open_keep_the_config(table_path: str) -> None:
         assert x.config["table_type"] == "cow"
         assert x.config["name"] == "table"
         assert x.full_schema.names == META + SCHEMA.names
-    assert Path(table_path, ".lakeshore", "table.json").is_file()
+    props = Path(table_path, ".hoodie", "hoodie.properties").read_text()
+    assert "hoodie.table.version=9" in props and "hoodie.table.recordkey.fields=id" in props
 
 
 def test_create_refuses_an_existing_table(table: lakeshore.Table, table_path: str) -> None:

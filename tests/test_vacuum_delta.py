@@ -289,9 +289,9 @@ def test_long_but_sane_retention_deletes_nothing_young(tmp_path: Path) -> None:
 
 def test_format_auto_refuses_a_folder_holding_two_tables(tmp_path: Path) -> None:
     table = table_with_orphans(tmp_path)
-    (table / ".lakeshore").mkdir()
-    (table / ".lakeshore" / "table.json").write_text("{}")
-    assert_refused(table, lakeshore.InvalidArgumentError, "two tables.*Delta.*Lakeshore")
+    (table / ".hoodie").mkdir()
+    (table / ".hoodie" / "hoodie.properties").write_text("hoodie.table.name=t\n")
+    assert_refused(table, lakeshore.InvalidArgumentError, "two tables.*Delta.*Hudi")
 
 
 def test_log_file_name_beyond_int64_is_corrupt_metadata(tmp_path: Path) -> None:

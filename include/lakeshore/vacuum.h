@@ -20,14 +20,14 @@
 namespace lakeshore {
 
 /// Which table format to vacuum. kAuto detects `_delta_log/` (Delta) or `.lakeshore/`.
-enum class TableFormat { kAuto, kDelta, kLakeshore };
+enum class TableFormat { kAuto, kDelta, kHudi };
 
 /// kFull lists the table (or reads an inventory) and deletes every untracked file older than
 /// the retention; kLite reads only the log: the files of tombstones (and change data files)
 /// that aged out since the last vacuum's watermark.
 enum class VacuumMode { kFull, kLite };
 
-/// Stable lower-case names: "auto", "delta", "lakeshore"; "full", "lite".
+/// Stable lower-case names: "auto", "delta", "hudi"; "full", "lite".
 const char* TableFormatName(TableFormat format);
 const char* VacuumModeName(VacuumMode mode);
 /// Parses the names above; anything else → Invalid.
@@ -88,7 +88,7 @@ struct VacuumCandidate {
 
 /// What one vacuum run did.
 struct VacuumReport {
-  std::string format;        ///< "delta" or "lakeshore"
+  std::string format;        ///< "delta" or "hudi"
   std::string mode;          ///< "full" or "lite"
   bool dry_run = false;
   bool skipped = false;      ///< optimistic run that found nothing to do

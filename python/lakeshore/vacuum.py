@@ -40,7 +40,7 @@ def vacuum(
             the last vacuum; if not, return at once with ``skipped=True`` and the reason.
         inventory: a Parquet or CSV file (path, length, isDir, modificationTime) used instead
             of listing the table.
-        format: "auto" (detect), "delta" or "lakeshore".
+        format: "auto" (detect), "delta" or "hudi".
         force_full_after_hours: with ``optimistic``, run anyway when the last full run is older.
         progress: optional callback, see :data:`VacuumProgressFn`.
 
@@ -56,8 +56,8 @@ def vacuum(
     """
     if mode not in ("full", "lite"):
         raise ValueError(f"mode must be 'full' or 'lite', got {mode!r}")
-    if format not in ("auto", "delta", "lakeshore"):
-        raise ValueError(f"format must be 'auto', 'delta' or 'lakeshore', got {format!r}")
+    if format not in ("auto", "delta", "hudi"):
+        raise ValueError(f"format must be 'auto', 'delta' or 'hudi', got {format!r}")
     return dict(
         _core.vacuum(
             os.fspath(path),

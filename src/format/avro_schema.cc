@@ -372,4 +372,22 @@ Result<std::string> ArrowSchemaToAvro(const arrow::Schema& schema, const std::st
   return record.dump();
 }
 
+Result<std::string> WithHudiMetaFields(std::string_view avro_json) {
+  json root = json::parse(avro_json.begin(), avro_json.end(), nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded() || !root.is_object() || !root.contains("fields") || !root["fields"].is_array()) {
+    return CorruptMetadata("Avro schema is not a record schema: " + std::string(avro_json.substr(0, 80)));
+  }
+  json fields = json::array();
+  for (const char* name : {"_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key",
+                           "_hoodie_partition_path", "_hoodie_file_name"}) {
+    for (const auto& f : root["fields"]) {
+      if (f.is_object() && f.value("name", json()) == name) return std::string(avro_json);
+    }
+    fields.push_back({{"name", name}, {"type", json::array({"null", "string"})}, {"doc", ""}, {"default", nullptr}});
+  }
+  for (const auto& f : root["fields"]) fields.push_back(f);
+  root["fields"] = std::move(fields);
+  return root.dump();
+}
+
 }  // namespace lakeshore::format

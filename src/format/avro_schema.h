@@ -47,4 +47,10 @@ std::shared_ptr<arrow::Schema> NormalizeForHudi(const arrow::Schema& schema);
 Result<std::string> ArrowSchemaToAvro(const arrow::Schema& schema, const std::string& record_name,
                                       const std::string& name_space);
 
+/// `avro_json` (a record schema) with Hudi's five meta fields in front, as Hudi writes them into
+/// base file footers: `{"name": "_hoodie_commit_time", "type": ["null", "string"], "doc": "",
+/// "default": null}`, ... A schema that already has them is returned as is. kCorruptMetadata
+/// for JSON that is not a record schema.
+Result<std::string> WithHudiMetaFields(std::string_view avro_json);
+
 }  // namespace lakeshore::format

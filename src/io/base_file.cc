@@ -1,6 +1,8 @@
 #include "io/base_file.h"
 
+#include <arrow/array/util.h>
 #include <arrow/builder.h>
+#include <arrow/util/key_value_metadata.h>
 #include <arrow/compute/api.h>
 #include <arrow/io/memory.h>
 #include <arrow/scalar.h>
@@ -15,6 +17,7 @@
 #include <parquet/statistics.h>
 #include <parquet/properties.h>
 
+#include "format/bloom_filter.h"
 #include "table/meta_columns.h"
 
 namespace lakeshore {
@@ -84,7 +87,57 @@ Result<std::pair<std::string, std::string>> KeyRange(const arrow::Table& rows) {
   };
   return std::make_pair(text(st.value[0]), text(st.value[1]));
 }
+/// The key/value metadata Hudi's writer puts in a base file's footer.
+Result<std::shared_ptr<const arrow::KeyValueMetadata>> HudiFooter(const arrow::Table& rows,
+                                                                  const ParquetWriteSettings& settings) {
+  auto kv = std::make_shared<arrow::KeyValueMetadata>();
+  if (!settings.avro_schema.empty()) kv->Append("parquet.avro.schema", settings.avro_schema);
+  auto keys = rows.GetColumnByName(meta_columns::kRecordKey);
+  if (keys == nullptr || rows.num_rows() == 0) return kv;
+  ARROW_ASSIGN_OR_RAISE(auto range, KeyRange(rows));
+  kv->Append("hoodie_min_record_key", range.first);
+  kv->Append("hoodie_max_record_key", range.second);
+  if (settings.bloom_filter) {
+    ARROW_ASSIGN_OR_RAISE(auto filter, format::BloomFilter::Make(format::BloomFilterType::kDynamicV0));
+    for (const auto& chunk : keys->chunks()) {
+      ARROW_ASSIGN_OR_RAISE(auto text, arrow::compute::Cast(*chunk, arrow::utf8()));
+      const auto& strings = static_cast<const arrow::StringArray&>(*text);
+      for (int64_t i = 0; i < strings.length(); ++i) {
+        if (strings.IsValid(i)) filter.Add(strings.GetView(i));
+      }
+    }
+    kv->Append("org.apache.hudi.bloomfilter", filter.Serialize());
+    kv->Append("hoodie_bloom_filter_type_code", filter.type_code());
+  }
+  return kv;
+}
 }  // namespace
+
+Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arrow::Table>& table,
+                                                      const std::shared_ptr<arrow::Schema>& schema,
+                                                      const std::string& source) {
+  if (table->schema()->Equals(*schema, /*check_metadata=*/false)) return table;
+  std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
+  for (const auto& field : schema->fields()) {
+    auto column = table->GetColumnByName(field->name());
+    if (column == nullptr) {
+      ARROW_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(field->type(), table->num_rows()));
+      columns.push_back(std::make_shared<arrow::ChunkedArray>(nulls));
+      continue;
+    }
+    if (!column->type()->Equals(*field->type())) {
+      auto cast = arrow::compute::Cast(column, field->type());
+      if (!cast.ok()) {
+        return Status::Invalid(source, ": column '", field->name(), "' of type ", column->type()->ToString(),
+                               " cannot be read as the table's ", field->type()->ToString(), ": ",
+                               cast.status().message());
+      }
+      column = cast->chunked_array();
+    }
+    columns.push_back(std::move(column));
+  }
+  return arrow::Table::Make(schema, std::move(columns), table->num_rows());
+}
 
 Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& path,
                                           const arrow::Table& rows,
@@ -99,8 +152,9 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
   ARROW_ASSIGN_OR_RAISE(auto distinct_columns, MostlyDistinctColumns(rows));
   for (const auto& name : distinct_columns) builder.disable_dictionary(name);
   auto props = builder.build();
-  // The schema is stored so every Arrow type round-trips.
-  auto arrow_props = parquet::ArrowWriterProperties::Builder().store_schema()->set_use_threads(true)->build();
+  // No Arrow schema in the footer: readers see Parquet's types (utf8 meta columns), as Hudi's
+  // own files give them.
+  auto arrow_props = parquet::ArrowWriterProperties::Builder().set_use_threads(true)->build();
   ARROW_ASSIGN_OR_RAISE(auto sink, storage.OpenOutputStream(path));
   // Buffered row groups: each batch's columns are encoded in parallel on Arrow's CPU pool
   // (WriteTable would encode them one after another).
@@ -114,6 +168,8 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
     if (batch == nullptr) break;
     ARROW_RETURN_NOT_OK(writer->WriteRecordBatch(*batch));
   }
+  ARROW_ASSIGN_OR_RAISE(auto footer, HudiFooter(rows, settings));
+  ARROW_RETURN_NOT_OK(writer->AddKeyValueMetadata(footer));
   ARROW_RETURN_NOT_OK(writer->Close());
   BaseFileWriteResult result;
   ARROW_ASSIGN_OR_RAISE(result.size, sink->Tell());

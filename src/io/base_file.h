@@ -16,6 +16,11 @@ namespace lakeshore {
 struct ParquetWriteSettings {
   int64_t row_group_rows = 1 << 20;
   std::string compression = "snappy";
+  /// The file's Avro schema with the meta fields, for the footer's `parquet.avro.schema` (Hudi
+  /// and parquet-avro readers take it from there); "" writes none.
+  std::string avro_schema;
+  /// Hudi's record-key bloom filter (DYNAMIC_V0, Hudi's defaults) in the footer.
+  bool bloom_filter = true;
 };
 
 /// What writing a base file produced.
@@ -26,8 +31,12 @@ struct BaseFileWriteResult {
   std::string max_record_key;
 };
 
-/// Writes `rows` (meta columns first, then the user columns) as one Parquet file at `path`
-/// with the Arrow schema stored, so every type round-trips. One mutating storage call.
+/// Writes `rows` (meta columns first, then the user columns) as one Parquet file at `path`, with
+/// the footer Hudi writes: `hoodie_min_record_key` / `hoodie_max_record_key`, the bloom filter
+/// of the record keys (`org.apache.hudi.bloomfilter`, `hoodie_bloom_filter_type_code`) and
+/// `parquet.avro.schema`. No Arrow schema is stored: every reader (hudi-rs, Spark, DuckDB, this
+/// one) sees the Parquet types, so dictionary-typed meta columns read back as utf8. One
+/// mutating storage call.
 Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& path,
                                           const arrow::Table& rows,
                                           const ParquetWriteSettings& settings);
@@ -35,6 +44,12 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
 /// The Arrow schema of a base file, from its footer alone.
 Result<std::shared_ptr<arrow::Schema>> ReadBaseFileSchema(Storage& storage, const std::string& path,
                                                           std::optional<int64_t> size_hint = std::nullopt);
+
+/// `table` with the columns of `schema`, by name: cast where the types differ, nulls where a
+/// column is missing. Invalid (naming the column and `source`) when a cast is impossible.
+Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arrow::Table>& table,
+                                                      const std::shared_ptr<arrow::Schema>& schema,
+                                                      const std::string& source);
 
 /// Reads the named columns (empty: all) of a base file. Cost: the footer plus the column
 /// chunks of the named columns.

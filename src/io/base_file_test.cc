@@ -12,17 +12,42 @@
 namespace lakeshore {
 namespace {
 
-std::shared_ptr<arrow::Table> Rows(const std::vector<std::string>& keys) {
+/// Hudi's five meta columns for `keys` (commit time, seqno, key, partition, file name) as a
+/// writer builds them (dictionary arrays for the near-constant ones), then `user` columns.
+std::shared_ptr<arrow::Table> WithMeta(const std::vector<std::string>& keys, const std::string& partition,
+                                       std::vector<std::shared_ptr<arrow::Field>> user_fields,
+                                       std::vector<std::shared_ptr<arrow::Array>> user) {
   arrow::StringBuilder kb;
-  arrow::Int64Builder vb;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    (void)kb.Append(keys[i]);
-    (void)vb.Append(static_cast<int64_t>(i));
-  }
+  for (const auto& k : keys) (void)kb.Append(k);
   auto n = static_cast<int64_t>(keys.size());
-  auto schema = meta_columns::WithMetaColumns(*arrow::schema({arrow::field("v", arrow::int64())}));
-  return arrow::Table::Make(schema, {*meta_columns::MakeConstantColumn("20260101000000000", n), *kb.Finish(),
-                                     *meta_columns::MakeConstantColumn("p=1", n), *vb.Finish()});
+  std::vector<std::shared_ptr<arrow::Array>> columns = {
+      *meta_columns::MakeConstantColumn("20260101000000000", n),
+      *meta_columns::MakeSeqnoColumn("20260101000000000", "0", 0, n), *kb.Finish(),
+      *meta_columns::MakeConstantColumn(partition, n), *meta_columns::MakeConstantColumn("f.parquet", n)};
+  std::vector<std::shared_ptr<arrow::Field>> fields;
+  for (const auto& c : columns) fields.push_back(arrow::field("x", c->type()));
+  const char* names[] = {meta_columns::kCommitTime, meta_columns::kCommitSeqno, meta_columns::kRecordKey,
+                         meta_columns::kPartition, meta_columns::kFileName};
+  for (int i = 0; i < 5; ++i) fields[static_cast<size_t>(i)] = arrow::field(names[i], columns[static_cast<size_t>(i)]->type());
+  for (auto& f : user_fields) fields.push_back(f);
+  for (auto& c : user) columns.push_back(c);
+  return arrow::Table::Make(arrow::schema(fields), columns);
+}
+
+/// `table` as a reader sees it: dictionary meta columns come back as utf8.
+std::shared_ptr<arrow::Table> AsRead(const std::shared_ptr<arrow::Table>& table) {
+  std::vector<std::shared_ptr<arrow::Field>> fields;
+  for (const auto& f : table->schema()->fields()) {
+    fields.push_back(f->type()->id() == arrow::Type::DICTIONARY ? arrow::field(f->name(), arrow::utf8()) : f);
+  }
+  auto conformed = ConformToSchema(table, arrow::schema(fields), "test");
+  return conformed.ok() ? *conformed : nullptr;
+}
+
+std::shared_ptr<arrow::Table> Rows(const std::vector<std::string>& keys) {
+  arrow::Int64Builder vb;
+  for (size_t i = 0; i < keys.size(); ++i) (void)vb.Append(static_cast<int64_t>(i));
+  return WithMeta(keys, "p=1", {arrow::field("v", arrow::int64())}, {*vb.Finish()});
 }
 
 TEST(BaseFile, RoundTripsAndReportsKeyRangeAcrossRowGroups) {
@@ -35,7 +60,16 @@ TEST(BaseFile, RoundTripsAndReportsKeyRangeAcrossRowGroups) {
   EXPECT_EQ(result.min_record_key, "a1");
   EXPECT_EQ(result.max_record_key, "zz");
   ASSERT_OK_AND_ASSIGN(auto back, ReadBaseFile(*storage, "p=1/f.parquet"));
-  EXPECT_TRUE(back->Equals(*rows)) << back->ToString();
+  EXPECT_TRUE(back->Equals(*AsRead(rows))) << back->ToString();
+  // Hudi's footer: key range, bloom filter, Avro schema.
+  ASSERT_OK_AND_ASSIGN(auto input, storage->OpenInputFile("p=1/f.parquet"));
+  auto kv = parquet::ParquetFileReader::Open(input)->metadata()->key_value_metadata();
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->Get("hoodie_min_record_key").ValueOr(""), "a1");
+  EXPECT_EQ(kv->Get("hoodie_max_record_key").ValueOr(""), "zz");
+  EXPECT_EQ(kv->Get("hoodie_bloom_filter_type_code").ValueOr(""), "DYNAMIC_V0");
+  EXPECT_TRUE(kv->Contains("org.apache.hudi.bloomfilter"));
+  EXPECT_FALSE(kv->Contains("ARROW:schema"));
   ASSERT_OK_AND_ASSIGN(auto keys, ReadBaseFile(*storage, "p=1/f.parquet", {"v", meta_columns::kRecordKey}));
   EXPECT_EQ(keys->schema()->field(0)->name(), "v");
   EXPECT_EQ(keys->num_columns(), 2);
@@ -54,20 +88,19 @@ TEST(BaseFile, DictionaryOnlyWhereValuesRepeat) {
   }
   arrow::StringBuilder kb;
   ASSERT_OK(kb.AppendValues(keys));
-  auto schema = meta_columns::WithMetaColumns(
-      *arrow::schema({arrow::field("v", arrow::int64()), arrow::field("c", arrow::utf8())}));
-  auto rows = arrow::Table::Make(schema, {*meta_columns::MakeConstantColumn("20260101000000000", 20000), *kb.Finish(),
-                                          *meta_columns::MakeConstantColumn("", 20000), *vb.Finish(), *cb.Finish()});
+  (void)kb;
+  auto rows = WithMeta(keys, "", {arrow::field("v", arrow::int64()), arrow::field("c", arrow::utf8())},
+                       {*vb.Finish(), *cb.Finish()});
   ASSERT_OK(WriteBaseFile(*storage, "f.parquet", *rows, ParquetWriteSettings{}).status());
   ASSERT_OK_AND_ASSIGN(auto input, storage->OpenInputFile("f.parquet"));
   auto meta = parquet::ParquetFileReader::Open(input)->metadata();
   auto has_dictionary = [&](int column) { return meta->RowGroup(0)->ColumnChunk(column)->has_dictionary_page(); };
   EXPECT_TRUE(has_dictionary(0));   // commit time
-  EXPECT_FALSE(has_dictionary(1));  // record key
-  EXPECT_FALSE(has_dictionary(3));  // v: unique
-  EXPECT_TRUE(has_dictionary(4));   // c: three values
+  EXPECT_FALSE(has_dictionary(2));  // record key
+  EXPECT_FALSE(has_dictionary(5));  // v: unique
+  EXPECT_TRUE(has_dictionary(6));   // c: three values
   ASSERT_OK_AND_ASSIGN(auto back, ReadBaseFile(*storage, "f.parquet"));
-  EXPECT_TRUE(back->Equals(*rows));
+  EXPECT_TRUE(back->Equals(*AsRead(rows)));
 }
 
 TEST(BaseFile, GarbageIsCorruptNotACrash) {

@@ -202,32 +202,6 @@ class Merger {
 
 }  // namespace
 
-Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arrow::Table>& table,
-                                                      const std::shared_ptr<arrow::Schema>& schema,
-                                                      const std::string& source) {
-  if (table->schema()->Equals(*schema, /*check_metadata=*/false)) return table;
-  std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
-  for (const auto& field : schema->fields()) {
-    auto column = table->GetColumnByName(field->name());
-    if (column == nullptr) {
-      ARROW_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(field->type(), table->num_rows()));
-      columns.push_back(std::make_shared<arrow::ChunkedArray>(nulls));
-      continue;
-    }
-    if (!column->type()->Equals(*field->type())) {
-      auto cast = arrow::compute::Cast(column, field->type());
-      if (!cast.ok()) {
-        return Status::Invalid(source, ": column '", field->name(), "' of type ", column->type()->ToString(),
-                               " cannot be read as the table's ", field->type()->ToString(), ": ",
-                               cast.status().message());
-      }
-      column = cast->chunked_array();
-    }
-    columns.push_back(std::move(column));
-  }
-  return arrow::Table::Make(schema, std::move(columns), table->num_rows());
-}
-
 Result<std::shared_ptr<arrow::Table>> ReadFileSlice(Storage& storage, const FileSlice& slice, const SliceReadSpec& spec) {
   std::shared_ptr<arrow::Table> base;
   if (slice.base_file) {

@@ -41,10 +41,5 @@ struct SliceReadSpec {
 Result<std::shared_ptr<arrow::Table>> ReadFileSlice(Storage& storage, const FileSlice& slice,
                                                     const SliceReadSpec& spec);
 
-/// `table` with the columns of `schema`, by name: cast where the types differ, nulls where a
-/// column is missing. Invalid (naming the column) when a cast is impossible.
-Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arrow::Table>& table,
-                                                      const std::shared_ptr<arrow::Schema>& schema,
-                                                      const std::string& source);
 
 }  // namespace lakeshore

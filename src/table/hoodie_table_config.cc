@@ -94,6 +94,48 @@ Status Corrupt(const std::string& source, const std::string& what) {
 
 }  // namespace
 
+bool UsesComplexKeyEncoding(size_t key_fields, size_t partition_fields) {
+  return key_fields > 1 || partition_fields > 1;
+}
+
+format::JavaProperties NewTableProperties(const NewHoodieTable& t) {
+  auto join = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + v[i];
+    return out;
+  };
+  format::JavaProperties p;
+  p.Set("hoodie.table.name", t.name);
+  p.Set("hoodie.table.type", HoodieTableTypeName(t.table_type));
+  p.Set("hoodie.table.version", "9");
+  p.Set("hoodie.table.initial.version", "9");
+  p.Set("hoodie.timeline.layout.version", "2");
+  p.Set("hoodie.timeline.path", "timeline");
+  p.Set("hoodie.timeline.history.path", "history");
+  p.Set("hoodie.archivelog.folder", "archived");
+  p.Set("hoodie.table.format", "native");
+  p.Set("hoodie.table.base.file.format", "PARQUET");
+  p.Set("hoodie.table.recordkey.fields", join(t.record_key_fields));
+  if (!t.partition_fields.empty()) p.Set("hoodie.table.partition.fields", join(t.partition_fields));
+  if (!t.ordering_field.empty()) p.Set("hoodie.table.ordering.fields", t.ordering_field);
+  // NON_PARTITION encodes several key fields as COMPLEX does (Hudi's NonpartitionedKeyGenerator).
+  const char* keygen = t.partition_fields.empty() ? "NON_PARTITION"
+                       : UsesComplexKeyEncoding(t.record_key_fields.size(), t.partition_fields.size()) ? "COMPLEX"
+                                                                                                      : "SIMPLE";
+  p.Set("hoodie.table.keygenerator.type", keygen);
+  p.Set("hoodie.datasource.write.hive_style_partitioning", "true");
+  p.Set("hoodie.datasource.write.partitionpath.urlencode", "false");
+  p.Set("hoodie.datasource.write.drop.partition.columns", "false");
+  p.Set("hoodie.populate.meta.fields", "true");
+  p.Set("hoodie.record.merge.mode", t.ordering_field.empty() ? "COMMIT_TIME_ORDERING" : "EVENT_TIME_ORDERING");
+  p.Set("hoodie.table.timeline.timezone", "UTC");
+  p.Set("hoodie.table.create.schema", t.avro_schema);
+  for (const auto& [key, value] : t.extra) p.Set(key, value);
+  auto checksum = format::TableChecksum(p);
+  if (checksum.ok()) p.Set("hoodie.table.checksum", *checksum);
+  return p;
+}
+
 const char* HoodieTableTypeName(HoodieTableType type) {
   return type == HoodieTableType::kMergeOnRead ? "MERGE_ON_READ" : "COPY_ON_WRITE";
 }

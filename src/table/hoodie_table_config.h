@@ -90,6 +90,27 @@ struct HoodieTableConfig {
   bool is_partitioned() const { return !partition_fields.empty(); }
 };
 
+/// True when record keys use Hudi's complex encoding "f1:v1,f2:v2" (several key fields, or
+/// several partition fields, as Hudi's COMPLEX key generator); false for the plain value of a
+/// SIMPLE or NON_PARTITION table.
+bool UsesComplexKeyEncoding(size_t key_fields, size_t partition_fields);
+
+/// What Lakeshore needs to create a table.
+struct NewHoodieTable {
+  std::string name;
+  HoodieTableType table_type = HoodieTableType::kCopyOnWrite;
+  std::vector<std::string> record_key_fields;
+  std::vector<std::string> partition_fields;
+  std::string ordering_field;  ///< "" for none
+  std::string avro_schema;     ///< the create schema (no meta fields)
+  /// Further keys stored as they are (Lakeshore's typed table options).
+  std::vector<std::pair<std::string, std::string>> extra;
+};
+
+/// The hoodie.properties of a new table version 9 (timeline layout 2, hive-style partition
+/// paths, meta fields on, UTC instant times, no metadata table), with Hudi's checksum.
+format::JavaProperties NewTableProperties(const NewHoodieTable& table);
+
 const char* HoodieTableTypeName(HoodieTableType type);
 const char* RecordMergeModeName(RecordMergeMode mode);
 

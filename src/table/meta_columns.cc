@@ -1,5 +1,6 @@
 #include "table/meta_columns.h"
 
+#include <arrow/builder.h>
 #include <arrow/scalar.h>
 
 namespace lakeshore::meta_columns {
@@ -19,10 +20,25 @@ Result<std::shared_ptr<arrow::Array>> MakeConstantColumn(const std::string& valu
 
 const std::vector<std::shared_ptr<arrow::Field>>& Fields() {
   static const std::vector<std::shared_ptr<arrow::Field>> fields = {
-      arrow::field(kCommitTime, ConstantType(), false),
-      arrow::field(kRecordKey, arrow::utf8(), false),
-      arrow::field(kPartition, ConstantType(), false)};
+      arrow::field(kCommitTime, arrow::utf8()), arrow::field(kCommitSeqno, arrow::utf8()),
+      arrow::field(kRecordKey, arrow::utf8()), arrow::field(kPartition, arrow::utf8()),
+      arrow::field(kFileName, arrow::utf8())};
   return fields;
+}
+
+Result<std::shared_ptr<arrow::Array>> MakeSeqnoColumn(const std::string& instant, const std::string& file,
+                                                      int64_t first, int64_t n) {
+  arrow::StringBuilder builder;
+  const std::string prefix = instant + "_" + file + "_";
+  ARROW_RETURN_NOT_OK(builder.Reserve(n));
+  ARROW_RETURN_NOT_OK(builder.ReserveData(n * static_cast<int64_t>(prefix.size() + 8)));
+  std::string value = prefix;
+  for (int64_t i = 0; i < n; ++i) {
+    value.resize(prefix.size());
+    value += std::to_string(first + i);
+    builder.UnsafeAppend(value);
+  }
+  return builder.Finish();
 }
 
 std::shared_ptr<arrow::Schema> WithMetaColumns(const arrow::Schema& schema) {

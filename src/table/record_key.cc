@@ -61,8 +61,25 @@ Result<std::shared_ptr<arrow::ChunkedArray>> AsUtf8(const std::shared_ptr<arrow:
 }
 }  // namespace
 
+/// Refuses a value holding ',' in a complex key: the encoding would be ambiguous.
+Status CheckUnambiguous(const arrow::ChunkedArray& text, const std::string& field) {
+  int64_t row = 0;
+  for (const auto& chunk : text.chunks()) {
+    const auto& values = static_cast<const arrow::StringArray&>(*chunk);
+    for (int64_t i = 0; i < values.length(); ++i, ++row) {
+      if (values.GetView(i).find(',') != std::string_view::npos) {
+        return SchemaMismatch("record key field '" + field + "' holds '" + std::string(values.GetView(i)) + "' (row " +
+                              std::to_string(row) + "): a ',' in a composite key makes Hudi's key encoding "
+                              "(f1:v1,f2:v2) ambiguous, so two different keys could merge");
+      }
+    }
+  }
+  return Status::OK();
+}
+
 Result<std::shared_ptr<arrow::ChunkedArray>> ComputeRecordKeys(const arrow::Table& table,
-                                                               const std::vector<std::string>& key_fields) {
+                                                               const std::vector<std::string>& key_fields,
+                                                               bool complex_encoding) {
   std::vector<arrow::Datum> parts;
   for (size_t f = 0; f < key_fields.size(); ++f) {
     auto column = table.GetColumnByName(key_fields[f]);
@@ -71,7 +88,8 @@ Result<std::shared_ptr<arrow::ChunkedArray>> ComputeRecordKeys(const arrow::Tabl
     }
     ARROW_RETURN_NOT_OK(CheckNoNulls(*column, key_fields[f]));
     ARROW_ASSIGN_OR_RAISE(auto text, AsUtf8(column));
-    if (key_fields.size() == 1) return text;
+    if (!complex_encoding) return text;
+    ARROW_RETURN_NOT_OK(CheckUnambiguous(*text, key_fields[f]));
     parts.emplace_back(std::make_shared<arrow::StringScalar>((f > 0 ? "," : "") + key_fields[f] + ":"));
     parts.emplace_back(text);
   }

@@ -14,11 +14,14 @@
 namespace lakeshore {
 
 /// The record key of every row of `table` as one utf8 column: the key value rendered as a
-/// string for a single key field (a string key column is used as is, zero-copy), `f1:v1,f2:v2`
-/// for a composite key (Hudi's complex key format). Vectorized (Arrow compute). A null key
-/// value is an error naming the field and the first such row.
+/// string (a string key column is used as is, zero-copy), or with `complex_encoding` (see
+/// UsesComplexKeyEncoding) Hudi's complex format `f1:v1,f2:v2`. Vectorized (Arrow compute). A
+/// null key value is an error naming the field and the first such row; so is, in the complex
+/// format, a value holding ',' (two different keys could then render the same: ('x,k2:y', 'z')
+/// and ('x', 'y,k2:z')).
 Result<std::shared_ptr<arrow::ChunkedArray>> ComputeRecordKeys(const arrow::Table& table,
-                                                               const std::vector<std::string>& key_fields);
+                                                               const std::vector<std::string>& key_fields,
+                                                               bool complex_encoding);
 
 /// Views of every value of a utf8 column; valid while the column lives.
 std::vector<std::string_view> StringViews(const arrow::ChunkedArray& column);

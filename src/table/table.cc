@@ -4,6 +4,7 @@
 
 #include "format/avro_schema.h"
 #include "io/base_file.h"
+#include "lakeshore/table/table_options.h"
 #include "read/snapshot_reader.h"
 #include "table/layout.h"
 #include "table/meta_columns.h"
@@ -45,8 +46,8 @@ Result<std::shared_ptr<Storage>> OpenStorage(const std::string& uri, const Table
 /// delete the files already there (the user's, or another table's). AlreadyExists if a
 /// Lakeshore table is there; Invalid naming a few entries if anything else is. One listing.
 Status CheckEmptyForCreate(Storage& storage, const std::string& uri) {
-  ARROW_ASSIGN_OR_RAISE(bool exists, storage.Exists(layout::kTableConfig));
-  if (exists) return Status::AlreadyExists("a Lakeshore table already exists at ", uri);
+  ARROW_ASSIGN_OR_RAISE(bool exists, HoodieTableConfig::Exists(storage));
+  if (exists) return Status::AlreadyExists("a table already exists at ", uri);
   ARROW_ASSIGN_OR_RAISE(auto entries, storage.List("", /*recursive=*/false));
   std::vector<std::string> foreign;
   for (const auto& e : entries) {
@@ -77,24 +78,31 @@ Status CheckNoArchivedInstants(Storage& storage, const HoodieTableConfig& hoodie
 /// The full schema (meta columns first) of a Hudi table: the footer schema of a base file of
 /// the latest snapshot (what reads return), else the Avro schema of the latest commit or of
 /// hoodie.table.create.schema, with Hudi's five meta columns in front.
+/// The table's current Avro schema: the latest commit's `extraMetadata.schema`, else
+/// hoodie.table.create.schema; "" when neither exists. `source` says which.
+std::string LatestAvroSchema(const TableContext& ctx, const std::vector<CompletedCommit>& commits, std::string* source) {
+  for (auto it = commits.rbegin(); it != commits.rend(); ++it) {
+    auto schema = it->metadata.extra.find("schema");
+    if (schema != it->metadata.extra.end() && !schema->second.empty()) {
+      *source = "instant " + it->instant.time;
+      return schema->second;
+    }
+  }
+  *source = JoinPath(ctx.uri, HoodiePaths::kPropertiesFile);
+  return ctx.hoodie->create_schema;
+}
+
 Result<std::shared_ptr<arrow::Schema>> ResolveHoodieSchema(TableContext& ctx) {
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
   ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
+  std::string source;
+  ctx.avro_schema = LatestAvroSchema(ctx, commits, &source);
   FileSystemView view = FileSystemView::Build(commits, "", ctx.timeline_location.layout);
   for (const FileGroup* g : view.LiveFileGroups()) {
     const FileSlice& slice = g->latest();
     if (slice.base_file) return ReadBaseFileSchema(*ctx.storage, slice.base_file->path, slice.base_file->size);
   }
-  std::string avro = ctx.hoodie->create_schema;
-  std::string source = JoinPath(ctx.uri, HoodiePaths::kPropertiesFile);
-  for (auto it = commits.rbegin(); it != commits.rend(); ++it) {
-    auto schema = it->metadata.extra.find("schema");
-    if (schema != it->metadata.extra.end() && !schema->second.empty()) {
-      avro = schema->second;
-      source = "instant " + it->instant.time;
-      break;
-    }
-  }
+  const std::string& avro = ctx.avro_schema;
   if (avro.empty()) {
     return CorruptMetadata("Hudi table " + ctx.uri + " has no schema: no base file, no commit schema and no "
                            "hoodie.table.create.schema");
@@ -116,6 +124,52 @@ Result<std::shared_ptr<arrow::Schema>> ResolveHoodieSchema(TableContext& ctx) {
 Table::Table(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Table::~Table() = default;
 
+namespace {
+/// An Avro name made of `name`: Hudi names a table's record `<table>_record` in namespace
+/// `hoodie.<table>`; characters Avro does not allow become '_'.
+std::string AvroSafe(const std::string& name) {
+  std::string out = name.empty() ? "table" : name;
+  for (char& c : out) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    if (!ok) c = '_';
+  }
+  if (out[0] >= '0' && out[0] <= '9') out = "_" + out;
+  return out;
+}
+
+/// Refuses writes this build cannot make Hudi-correct on `hoodie`; OK for the tables it writes.
+std::optional<std::string> WhyNotWritable(const HoodieTableConfig& hoodie) {
+  if (hoodie.table_version != 8 && hoodie.table_version != 9) {
+    return "table version " + std::to_string(hoodie.table_version) + " (this build writes versions 8 and 9)";
+  }
+  if (hoodie.is_merge_on_read()) return std::string("a MERGE_ON_READ table (merge-on-read writes come next)");
+  if (!hoodie.metadata_partitions.empty() || !hoodie.metadata_partitions_inflight.empty()) {
+    return std::string("its metadata table is enabled, and this build does not keep it current yet (a write would "
+                       "leave it disagreeing with the data, and Hudi readers would miss the new files)");
+  }
+  if (!hoodie.populate_meta_fields) return std::string("a table without meta fields");
+  if (!hoodie.hive_style_partitioning && hoodie.is_partitioned()) {
+    return std::string("a table with non-hive-style partition paths");
+  }
+  if (hoodie.url_encode_partitions) return std::string("a table with url-encoded partition paths");
+  if (hoodie.merge_mode == RecordMergeMode::kCustom) return std::string("a table with a CUSTOM record merge mode");
+  const bool complex = UsesComplexKeyEncoding(hoodie.record_key_fields.size(), hoodie.partition_fields.size());
+  switch (hoodie.key_generator) {
+    case KeyGeneratorKind::kSimple:
+      if (complex) return std::string("a SIMPLE key generator over several fields");
+      break;
+    case KeyGeneratorKind::kComplex:
+      if (!complex) return std::string("a COMPLEX key generator over one key and one partition field");
+      break;
+    case KeyGeneratorKind::kNonPartitioned:
+      break;
+    default:
+      return std::string("a timestamp-based, custom or unknown key generator (read-only here)");
+  }
+  return std::nullopt;
+}
+}  // namespace
+
 Result<std::shared_ptr<Table>> Table::Create(const std::string& uri, TableConfig config, TableOpenOptions options) {
   ARROW_RETURN_NOT_OK(config.Validate());
   if (config.table_type == TableType::kMergeOnRead) {
@@ -123,16 +177,33 @@ Result<std::shared_ptr<Table>> Table::Create(const std::string& uri, TableConfig
     return UnsupportedFeature("merge-on-read tables cannot be written by this build yet; create a "
                               "copy-on-write table (table_type \"cow\")");
   }
+  // The schema as Hudi stores it (Avro): every reader of the table sees these types.
+  config.schema = format::NormalizeForHudi(*config.schema);
+  const std::string record = AvroSafe(config.name);
+  ARROW_ASSIGN_OR_RAISE(std::string avro, format::ArrowSchemaToAvro(*config.schema, record + "_record", "hoodie." + record));
+  NewHoodieTable spec;
+  spec.name = config.name;
+  spec.record_key_fields = config.record_key_fields;
+  spec.partition_fields = config.partition_fields;
+  spec.ordering_field = config.ordering_field;
+  spec.avro_schema = std::move(avro);
+  for (const auto& [key, value] : config.properties) spec.extra.emplace_back(key, value);
+  const std::string text = NewTableProperties(spec).Render("Created by Lakeshore");
+
   ARROW_ASSIGN_OR_RAISE(auto storage, OpenStorage(uri, options));
   ARROW_RETURN_NOT_OK(CheckEmptyForCreate(*storage, uri));
-  ARROW_ASSIGN_OR_RAISE(bool created, storage->PutIfAbsentString(layout::kTableConfig, config.ToJson()));
-  if (!created) return Status::AlreadyExists("a Lakeshore table already exists at ", uri);
+  ARROW_ASSIGN_OR_RAISE(bool created, storage->PutIfAbsentString(layout::kPropertiesFile, text));
+  if (!created) return Status::AlreadyExists("a table already exists at ", uri);
   options.storage_override = storage;
   return Open(uri, std::move(options));
 }
 
-Result<std::shared_ptr<Table>> Table::OpenHoodie(const std::string& uri, std::shared_ptr<Storage> storage,
-                                                const TableOpenOptions& options) {
+Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOptions options) {
+  ARROW_ASSIGN_OR_RAISE(auto storage, OpenStorage(uri, options));
+  ARROW_ASSIGN_OR_RAISE(bool exists, HoodieTableConfig::Exists(*storage));
+  if (!exists) {
+    return Status::IOError("no table at ", uri, " (", layout::kPropertiesFile, " is missing)");
+  }
   ARROW_ASSIGN_OR_RAISE(auto hoodie, HoodieTableConfig::Load(*storage));
   ARROW_RETURN_NOT_OK(CheckNoArchivedInstants(*storage, hoodie, uri));
   auto impl = std::make_unique<Impl>();
@@ -149,6 +220,11 @@ Result<std::shared_ptr<Table>> Table::OpenHoodie(const std::string& uri, std::sh
   ctx.config.partition_fields = hoodie.partition_fields;
   ctx.config.ordering_field = hoodie.ordering_fields.empty() ? "" : hoodie.ordering_fields[0];
   ctx.config.table_type = hoodie.is_merge_on_read() ? TableType::kMergeOnRead : TableType::kCopyOnWrite;
+  // Lakeshore's typed options live in hoodie.properties beside Hudi's keys.
+  for (const ConfigOptionBase* option : table_options::All()) {
+    if (auto value = hoodie.properties.Get(option->key())) ctx.config.properties[std::string(option->key())] = *value;
+  }
+  ctx.read_only_reason = WhyNotWritable(hoodie);
   ctx.hoodie = std::move(hoodie);
   ARROW_ASSIGN_OR_RAISE(ctx.full_schema, ResolveHoodieSchema(ctx));
   std::vector<std::shared_ptr<arrow::Field>> user;
@@ -157,28 +233,9 @@ Result<std::shared_ptr<Table>> Table::OpenHoodie(const std::string& uri, std::sh
   }
   ctx.config.schema = arrow::schema(user);
   ARROW_RETURN_NOT_OK(ctx.LoadSettings());
-  return std::shared_ptr<Table>(new Table(std::move(impl)));
-}
-
-Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOptions options) {
-  ARROW_ASSIGN_OR_RAISE(auto storage, OpenStorage(uri, options));
-  ARROW_ASSIGN_OR_RAISE(bool hoodie, HoodieTableConfig::Exists(*storage));
-  if (hoodie) return OpenHoodie(uri, std::move(storage), options);
-  ARROW_ASSIGN_OR_RAISE(bool exists, storage->Exists(layout::kTableConfig));
-  if (!exists) {
-    return Status::IOError("no Lakeshore table at ", uri, " (", layout::kTableConfig, " is missing)");
+  if (!ctx.avro_schema.empty() && !ctx.read_only_reason) {
+    ARROW_ASSIGN_OR_RAISE(ctx.parquet.avro_schema, format::WithHudiMetaFields(ctx.avro_schema));
   }
-  ARROW_ASSIGN_OR_RAISE(auto text, storage->ReadString(layout::kTableConfig));
-  ARROW_ASSIGN_OR_RAISE(auto config, TableConfig::FromJson(text, JoinPath(uri, layout::kTableConfig)));
-  auto impl = std::make_unique<Impl>();
-  TableContext& ctx = impl->ctx;
-  ctx.uri = uri;
-  ctx.storage = std::move(storage);
-  ctx.clock = options.clock ? options.clock : Clock::System();
-  ctx.engine = options.engine ? options.engine : Engine::Default();
-  ctx.config = std::move(config);
-  ctx.full_schema = meta_columns::WithMetaColumns(*ctx.config.schema);
-  ARROW_RETURN_NOT_OK(ctx.LoadSettings());
   return std::shared_ptr<Table>(new Table(std::move(impl)));
 }
 

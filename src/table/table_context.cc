@@ -21,12 +21,9 @@ Status TableContext::LoadSettings() {
 }
 
 Status TableContext::CheckWritable(const char* what) const {
-  if (!hoodie) return Status::OK();
-  return UnsupportedFeature(std::string("cannot ") + what + " table " + uri +
-                            ": it is an Apache Hudi table (version " +
-                            std::to_string(hoodie->table_version) + ", " +
-                            HoodieTableTypeName(hoodie->table_type) +
-                            "), which this build reads but does not write yet");
+  if (!read_only_reason) return Status::OK();
+  return UnsupportedFeature(std::string("cannot ") + what + " table " + uri + ": it is " + *read_only_reason +
+                            "; this build reads it but does not write it");
 }
 
 Status TableContext::CheckNotInsideProgressCallback(const char* what) const {

@@ -15,6 +15,7 @@
 #include "table/hoodie_table_config.h"
 #include "table/layout.h"
 #include "timeline/commit_metadata_cache.h"
+#include "timeline/instant_codec.h"
 #include "timeline/timeline.h"
 #include "write/heartbeat.h"
 #include "write/table_lock.h"
@@ -30,10 +31,14 @@ struct TableContext {
   std::shared_ptr<Engine> engine;
   TableConfig config;
   std::shared_ptr<arrow::Schema> full_schema;  ///< meta columns + user columns
-  /// Set for a table in Apache Hudi's format (read-only until writes move to Hudi's format).
+  /// The table's Avro schema without meta fields (commits carry it as extraMetadata.schema).
+  std::string avro_schema;
+  /// hoodie.properties, parsed.
   std::optional<HoodieTableConfig> hoodie;
+  /// Why this build does not write the table (unset when it does).
+  std::optional<std::string> read_only_reason;
   /// Where the active timeline is and how its instants are encoded.
-  TimelineLocation timeline_location{layout::kTimelineDir, TimelineLayout::kV2, false};
+  TimelineLocation timeline_location{layout::kTimelineDir, TimelineLayout::kV2, true};
 
   LockSettings lock;
   HeartbeatSettings heartbeat;
@@ -54,7 +59,14 @@ struct TableContext {
   Status LoadSettings();
   /// The active timeline (one listing).
   Result<Timeline> LoadTimeline() { return Timeline::Load(*storage, timeline_location); }
-  /// UnsupportedFeature for a change (`what`) to a Hudi table: this build reads them only.
+  /// The encoding of this table's instant files.
+  InstantCodec codec() const { return InstantCodec{timeline_location.layout, storage->ExternalPath("")}; }
+  /// The bytes of `instant`'s file in `state`, carrying `metadata`.
+  Result<std::string> EncodeInstant(Instant instant, InstantState state, const CommitMetadata& metadata) const {
+    instant.state = state;
+    return codec().Encode(instant, metadata);
+  }
+  /// UnsupportedFeature for a change (`what`) to a table this build only reads, saying why.
   Status CheckWritable(const char* what) const;
   /// Completed commits of `timeline` with their metadata, in completion order.
   Result<std::vector<CompletedCommit>> LoadCommits(const Timeline& timeline) {

@@ -31,17 +31,27 @@ TEST(Table, MergeOnReadIsRefusedClearly) {
   config.table_type = TableType::kMergeOnRead;
   auto st = Table::Create(dir.path(), config).status();
   EXPECT_TRUE(IsError(st, ErrorKind::kUnsupportedFeature)) << st;
-  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/.lakeshore/table.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/.hoodie/hoodie.properties"));
 }
 
 TEST(Table, CorruptConfigIsAClearError) {
   testing::TempDir dir("table_corrupt");
   ASSERT_TRUE(Table::Create(dir.path(), testing::PeopleConfig()).ok());
   auto storage = *Storage::Open(dir.path());
-  ASSERT_TRUE(storage->WriteString(layout::kTableConfig, "{\"name\": \"people\", \"format_").ok());
+  // hoodie.properties whose checksum no longer matches its names (and no backup).
+  std::string text = *storage->ReadString(layout::kPropertiesFile);
+  text.replace(text.find("hoodie.table.name=people"), 24, "hoodie.table.name=peoplf");
+  ASSERT_TRUE(storage->WriteString(layout::kPropertiesFile, text).ok());
   auto st = Table::Open(dir.path()).status();
   EXPECT_TRUE(IsError(st, ErrorKind::kCorruptMetadata)) << st;
-  EXPECT_NE(st.message().find("table.json"), std::string::npos) << st;
+  EXPECT_NE(st.message().find("hoodie.properties"), std::string::npos) << st;
+  // An unknown table version is named.
+  text.replace(text.find("hoodie.table.name=peoplf"), 24, "hoodie.table.name=people");
+  text.replace(text.find("hoodie.table.version=9"), 22, "hoodie.table.version=5");
+  ASSERT_TRUE(storage->WriteString(layout::kPropertiesFile, text).ok());
+  st = Table::Open(dir.path()).status();
+  EXPECT_TRUE(IsError(st, ErrorKind::kUnsupportedFeature)) << st;
+  EXPECT_NE(st.message().find("table version 5"), std::string::npos) << st;
 }
 
 TEST(Table, UpsertDeleteAndOrdering) {

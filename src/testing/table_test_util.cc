@@ -1,5 +1,8 @@
 #include "testing/table_test_util.h"
 
+#include "table/layout.h"
+#include "timeline/instant_codec.h"
+
 #include <random>
 
 namespace lakeshore::testing {
@@ -73,6 +76,22 @@ std::map<std::pair<std::string, int64_t>, Person> ReadPeople(Table& table, const
     if (!inserted) throw std::runtime_error("duplicate key in snapshot: " + std::to_string(p.id));
   }
   return out;
+}
+
+}  // namespace lakeshore::testing
+
+namespace lakeshore::testing {
+
+const TimelineLocation& TableTimeline() {
+  static const TimelineLocation location{layout::kTimelineDir, TimelineLayout::kV2, /*hoodie_contents=*/true};
+  return location;
+}
+
+Result<CommitMetadata> ReadInstant(Storage& storage, const Instant& instant) {
+  Instant at = instant;
+  if (instant.action == actions::kRollback && !instant.is_completed()) at.state = InstantState::kRequested;
+  ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(storage, TableTimeline(), at));
+  return InstantCodec{TimelineLayout::kV2, storage.ExternalPath("")}.Decode(at, text, TableTimeline().PathOf(at));
 }
 
 }  // namespace lakeshore::testing

@@ -1,6 +1,9 @@
 // Helpers for table tests: a small schema, batch builders and a temp folder.
 #pragma once
 
+#include "timeline/commit_metadata.h"
+#include "timeline/timeline.h"
+
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -45,5 +48,16 @@ std::shared_ptr<arrow::RecordBatchReader> KeysReader(const std::vector<std::pair
 
 /// Reads the table's latest snapshot into (part, id) -> Person.
 std::map<std::pair<std::string, int64_t>, Person> ReadPeople(Table& table, const ReadOptions& options = {});
+
+}  // namespace lakeshore::testing
+
+namespace lakeshore::testing {
+
+/// The timeline of a table Lakeshore writes (`.hoodie/timeline`, layout 2, Hudi's contents).
+const TimelineLocation& TableTimeline();
+
+/// The decoded content of `instant`'s file (Hudi's Avro), as the services see it. For a
+/// pending rollback, the plan (read from its requested file).
+Result<CommitMetadata> ReadInstant(Storage& storage, const Instant& instant);
 
 }  // namespace lakeshore::testing

@@ -88,8 +88,9 @@ Status FromHoodieJson(const json& j, const std::string& source, CommitMetadata* 
                           : partition;
         w.file_id = StringField(s, "fileId");
         w.path = StringField(s, "path");
-        if (w.file_id.empty() || w.path.empty()) {
-          return CorruptMetadata("instant file '" + source + "': a write stat has no fileId or path");
+        if (w.path.empty()) continue;  // a workload stat of an inflight file: it names no file
+        if (w.file_id.empty()) {
+          return CorruptMetadata("instant file '" + source + "': the write stat of '" + w.path + "' has no fileId");
         }
         auto normal = NormalizeRelativePath(w.path);
         if (!normal.ok() || *normal != w.path) {

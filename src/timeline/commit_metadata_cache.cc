@@ -1,5 +1,7 @@
 #include "timeline/commit_metadata_cache.h"
 
+#include "timeline/instant_codec.h"
+
 namespace lakeshore {
 
 Result<std::vector<CompletedCommit>> CommitMetadataCache::LoadCompleted(Storage& storage, Engine& engine,
@@ -16,12 +18,14 @@ Result<std::vector<CompletedCommit>> CommitMetadataCache::LoadCompleted(Storage&
                        static_cast<int64_t>(missing.size()), [&](int64_t k) -> Result<CommitMetadata> {
                          const Instant& instant = completed[missing[static_cast<size_t>(k)]];
                          const TimelineLocation& at = timeline.location();
-                         // Only write actions carry HoodieCommitMetadata; rollback, clean,
-                         // savepoint and indexing instants have records of their own.
-                         if (at.hoodie_contents && !actions::WritesData(instant.action)) return CommitMetadata{};
+                         if (at.hoodie_contents && !actions::WritesData(instant.action) &&
+                             instant.action != actions::kRollback) {
+                           return CommitMetadata{};  // clean, savepoint, indexing: not needed here
+                         }
                          ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(storage, at, instant));
-                         if (!at.hoodie_contents) return CommitMetadata::FromJson(text, Timeline::PathOf(instant));
-                         return CommitMetadata::FromHoodie(text, at.layout, storage.root_uri() + "/" + at.PathOf(instant));
+                         const std::string source = storage.root_uri() + "/" + at.PathOf(instant);
+                         if (!at.hoodie_contents) return CommitMetadata::FromJson(text, source);
+                         return InstantCodec{at.layout, storage.ExternalPath("")}.Decode(instant, text, source);
                        }));
   std::vector<CompletedCommit> out;
   std::lock_guard<std::mutex> lock(mu_);

@@ -13,7 +13,7 @@ std::string TimelineLocation::PathOf(const Instant& instant) const {
 }
 
 Result<Timeline> Timeline::Load(Storage& storage) {
-  return Load(storage, TimelineLocation{layout::kTimelineDir, TimelineLayout::kV2});
+  return Load(storage, TimelineLocation{layout::kTimelineDir, TimelineLayout::kV2, /*hoodie_contents=*/true});
 }
 
 Result<Timeline> Timeline::Load(Storage& storage, const TimelineLocation& location) {
@@ -81,10 +81,6 @@ std::string Timeline::LastCompletionTime() const {
   return last;
 }
 
-std::string Timeline::PathOf(const Instant& instant) {
-  return JoinPath(layout::kTimelineDir, instant.FileName());
-}
-
 namespace timeline_ops {
 namespace {
 Instant InState(Instant instant, InstantState state, const std::string& completion = "") {
@@ -94,40 +90,37 @@ Instant InState(Instant instant, InstantState state, const std::string& completi
 }
 }  // namespace
 
-Status CreateRequested(Storage& storage, const Instant& instant, const std::string& content) {
+Status CreateRequested(Storage& storage, const TimelineLocation& at, const Instant& instant, const std::string& content) {
   Instant requested = InState(instant, InstantState::kRequested);
-  ARROW_ASSIGN_OR_RAISE(bool created, storage.PutIfAbsentString(Timeline::PathOf(requested), content));
+  ARROW_ASSIGN_OR_RAISE(bool created, storage.PutIfAbsentString(at.PathOf(requested), content));
   if (!created) return CommitConflict("instant " + instant.time + " already exists on the timeline");
   return Status::OK();
 }
 
-Status TransitionToInflight(Storage& storage, const Instant& instant, const std::string& content) {
+Status TransitionToInflight(Storage& storage, const TimelineLocation& at, const Instant& instant,
+                           const std::string& content) {
   Instant inflight = InState(instant, InstantState::kInflight);
-  ARROW_ASSIGN_OR_RAISE(bool created, storage.PutIfAbsentString(Timeline::PathOf(inflight), content));
+  ARROW_ASSIGN_OR_RAISE(bool created, storage.PutIfAbsentString(at.PathOf(inflight), content));
   if (!created) return CommitConflict("instant " + instant.time + " is already inflight");
   return Status::OK();
 }
 
-Result<Instant> Complete(Storage& storage, const Instant& instant, const std::string& completion_time,
-                         const std::string& content) {
+Result<Instant> Complete(Storage& storage, const TimelineLocation& at, const Instant& instant,
+                         const std::string& completion_time, const std::string& content) {
   Instant done = InState(instant, InstantState::kCompleted, completion_time);
-  ARROW_ASSIGN_OR_RAISE(bool created, storage.PutIfAbsentString(Timeline::PathOf(done), content));
+  ARROW_ASSIGN_OR_RAISE(bool created, storage.PutIfAbsentString(at.PathOf(done), content));
   if (!created) return CommitConflict("instant " + instant.time + " is already completed");
   return done;
 }
 
-Status DeletePendingFiles(Storage& storage, const Instant& instant) {
-  std::vector<std::string> paths = {Timeline::PathOf(InState(instant, InstantState::kInflight)),
-                                    Timeline::PathOf(InState(instant, InstantState::kRequested))};
+Status DeletePendingFiles(Storage& storage, const TimelineLocation& at, const Instant& instant) {
+  std::vector<std::string> paths = {at.PathOf(InState(instant, InstantState::kInflight)),
+                                    at.PathOf(InState(instant, InstantState::kRequested))};
   return storage.DeleteFiles(paths).status();
 }
 
-Result<std::string> ReadContent(Storage& storage, const Instant& instant) {
-  return storage.ReadString(Timeline::PathOf(instant));
-}
-
-Result<std::string> ReadContent(Storage& storage, const TimelineLocation& location, const Instant& instant) {
-  return storage.ReadString(location.PathOf(instant));
+Result<std::string> ReadContent(Storage& storage, const TimelineLocation& at, const Instant& instant) {
+  return storage.ReadString(at.PathOf(instant));
 }
 
 }  // namespace timeline_ops

@@ -1,4 +1,4 @@
-// The timeline: the table's log of instants under .lakeshore/timeline.
+// The timeline: a table's log of instants (Hudi's active timeline, or a service's own).
 #pragma once
 
 #include <optional>
@@ -26,7 +26,7 @@ struct TimelineLocation {
 /// instants are ordered by instant time.
 class Timeline {
  public:
-  /// Loads the timeline of Lakeshore's own layout with one listing of its folder.
+  /// Loads the timeline of a table Lakeshore writes (`.hoodie/timeline`, layout 2).
   static Result<Timeline> Load(Storage& storage);
   /// Loads the timeline at `location` with one listing. Files that are not instants are
   /// ignored, as Hudi ignores them. An instant's files may name its pending action and the
@@ -48,9 +48,6 @@ class Timeline {
   /// The largest completion time ("" when nothing completed).
   std::string LastCompletionTime() const;
 
-  /// The path of an instant's file in a given state, in Lakeshore's own layout.
-  static std::string PathOf(const Instant& instant);
-
  private:
   TimelineLocation location_;
   std::vector<Instant> instants_;
@@ -61,19 +58,19 @@ class Timeline {
 namespace timeline_ops {
 
 /// Creates `<time>.<action>.requested` with `content`; kCommitConflict if that time is taken.
-Status CreateRequested(Storage& storage, const Instant& instant, const std::string& content);
-/// Creates `<time>.<action>.inflight` with `content`.
-Status TransitionToInflight(Storage& storage, const Instant& instant, const std::string& content);
+Status CreateRequested(Storage& storage, const TimelineLocation& at, const Instant& instant, const std::string& content);
+/// Creates the inflight file of `instant` with `content`.
+Status TransitionToInflight(Storage& storage, const TimelineLocation& at, const Instant& instant,
+                           const std::string& content);
 /// Creates `<time>_<completion_time>.<action>` with `content`: the commit point. Returns the
 /// completed instant.
-Result<Instant> Complete(Storage& storage, const Instant& instant,
+Result<Instant> Complete(Storage& storage, const TimelineLocation& at, const Instant& instant,
                          const std::string& completion_time, const std::string& content);
-/// Deletes the requested and inflight files of a pending instant (after a rollback or abort).
-Status DeletePendingFiles(Storage& storage, const Instant& instant);
-/// Reads an instant's file content (completed file, else inflight, else requested).
-Result<std::string> ReadContent(Storage& storage, const Instant& instant);
-/// Reads the file of `instant` in its state at `location`.
-Result<std::string> ReadContent(Storage& storage, const TimelineLocation& location, const Instant& instant);
+/// Deletes the inflight, then the requested file of a pending instant (after a rollback or
+/// abort), in Hudi's order.
+Status DeletePendingFiles(Storage& storage, const TimelineLocation& at, const Instant& instant);
+/// Reads the file of `instant` in its state at `at`.
+Result<std::string> ReadContent(Storage& storage, const TimelineLocation& at, const Instant& instant);
 
 }  // namespace timeline_ops
 }  // namespace lakeshore

@@ -30,37 +30,37 @@ Result<std::shared_ptr<arrow::Table>> TakeRows(const std::shared_ptr<arrow::Tabl
   return datum.table();
 }
 
-// The new rows with meta columns, in full-schema order.
+// The new rows with Hudi's meta columns, in full-schema order. The near-constant meta columns
+// are dictionary arrays (cheap to build and write; Parquet stores plain strings).
 Result<std::shared_ptr<arrow::Table>> BuildNewRows(const FileGroupWriteContext& ctx, const FileGroupWrite& plan,
                                                    const std::vector<int64_t>& rows) {
   ARROW_ASSIGN_OR_RAISE(auto user, TakeRows(ctx.input->table, rows));
   int64_t n = static_cast<int64_t>(rows.size());
   ARROW_ASSIGN_OR_RAISE(auto commit_time, meta_columns::MakeConstantColumn(ctx.instant_time, n));
+  ARROW_ASSIGN_OR_RAISE(auto seqno, meta_columns::MakeSeqnoColumn(ctx.instant_time, std::to_string(plan.task), 0, n));
   ARROW_ASSIGN_OR_RAISE(auto partition, meta_columns::MakeConstantColumn(plan.partition, n));
+  ARROW_ASSIGN_OR_RAISE(auto file_name, meta_columns::MakeConstantColumn(std::string(BaseName(plan.new_path)), n));
   auto key_table = arrow::Table::Make(arrow::schema({arrow::field("k", arrow::utf8())}), {ctx.input->key_column});
   ARROW_ASSIGN_OR_RAISE(auto keys, TakeRows(key_table, rows));
   std::vector<std::shared_ptr<arrow::ChunkedArray>> columns = {
-      std::make_shared<arrow::ChunkedArray>(commit_time), keys->column(0),
-      std::make_shared<arrow::ChunkedArray>(partition)};
+      std::make_shared<arrow::ChunkedArray>(commit_time), std::make_shared<arrow::ChunkedArray>(seqno),
+      keys->column(0), std::make_shared<arrow::ChunkedArray>(partition),
+      std::make_shared<arrow::ChunkedArray>(file_name)};
+  std::vector<std::shared_ptr<arrow::Field>> fields;
+  for (int i = 0; i < meta_columns::kCount; ++i) {
+    fields.push_back(arrow::field(ctx.full_schema->field(i)->name(), columns[static_cast<size_t>(i)]->type()));
+  }
+  for (int i = meta_columns::kCount; i < ctx.full_schema->num_fields(); ++i) fields.push_back(ctx.full_schema->field(i));
   for (const auto& c : user->columns()) columns.push_back(c);
-  return arrow::Table::Make(ctx.full_schema, std::move(columns), n);
+  return arrow::Table::Make(arrow::schema(fields), std::move(columns), n);
 }
 
 Result<std::shared_ptr<arrow::Table>> ReadOld(Storage& storage, const FileGroupWriteContext& ctx,
                                               const BaseFile& base) {
   ARROW_ASSIGN_OR_RAISE(auto table, ReadBaseFile(storage, base.path, {}, base.size));
-  if (table->num_columns() != ctx.full_schema->num_fields()) {
-    return CorruptMetadata("base file '" + base.path + "' has " + std::to_string(table->num_columns()) +
-                           " columns, the table schema has " + std::to_string(ctx.full_schema->num_fields()));
-  }
-  for (int i = 0; i < table->num_columns(); ++i) {
-    if (!table->column(i)->type()->Equals(*ctx.full_schema->field(i)->type())) {
-      return CorruptMetadata("base file '" + base.path + "' column '" + table->field(i)->name() +
-                             "' has type " + table->column(i)->type()->ToString() + ", expected " +
-                             ctx.full_schema->field(i)->type()->ToString());
-    }
-  }
-  return arrow::Table::Make(ctx.full_schema, table->columns(), table->num_rows());
+  auto conformed = ConformToSchema(table, ctx.full_schema, "base file '" + base.path + "'");
+  if (!conformed.ok()) return CorruptMetadata(conformed.status().message());
+  return conformed;
 }
 
 // For each update pair (old row, input row), true when the input row wins on ordering.
@@ -147,13 +147,19 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
   }
   if (!new_rows.empty()) {
     ARROW_ASSIGN_OR_RAISE(auto fresh, BuildNewRows(ctx, plan, new_rows));
+    if (!parts.empty()) {
+      // Kept rows read back as utf8: the new rows join them in that type.
+      ARROW_ASSIGN_OR_RAISE(fresh, ConformToSchema(fresh, ctx.full_schema, "new rows"));
+    }
     parts.push_back(fresh);
   }
+  std::shared_ptr<arrow::Table> merged;
   if (parts.empty()) {
-    stat.retired = true;
-    return std::optional<WriteStat>(std::move(stat));
+    // Every record of the group was deleted: Hudi writes an empty base file.
+    ARROW_ASSIGN_OR_RAISE(merged, arrow::Table::MakeEmpty(ctx.full_schema));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(merged, arrow::ConcatenateTables(parts));
   }
-  ARROW_ASSIGN_OR_RAISE(auto merged, arrow::ConcatenateTables(parts));
   ARROW_ASSIGN_OR_RAISE(auto written, WriteBaseFile(storage, plan.new_path, *merged, ctx.parquet));
   stat.path = plan.new_path;
   stat.num_records = written.num_records;

@@ -23,6 +23,7 @@ struct FileGroupWrite {
   std::vector<int64_t> upserts;       ///< input rows to insert or update in this group
   std::vector<int64_t> deletes;       ///< input rows whose keys leave this group
   std::string new_path;               ///< where the new base file goes
+  int64_t task = 0;                   ///< this write's index in its instant (commit seqnos)
 };
 
 /// Everything a file group write needs besides its plan.
@@ -35,9 +36,10 @@ struct FileGroupWriteContext {
 };
 
 /// Merges the plan into the old base file (updates win when their ordering value is >= the
-/// stored one) and writes the new base file. Returns nullopt when nothing changes (every
-/// update lost on ordering and no key to delete was found), a retired stat when no record is
-/// left. Cost: reads the old base file once, writes one file.
+/// stored one) and writes the new base file, with Hudi's five meta columns on the new rows
+/// (the kept rows keep theirs). Returns nullopt when nothing changes (every update lost on
+/// ordering and no key to delete was found). When no record is left the new base file is
+/// empty, as Hudi writes it. Cost: reads the old base file once, writes one file.
 Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const FileGroupWriteContext& ctx,
                                                        const FileGroupWrite& plan);
 

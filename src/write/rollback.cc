@@ -2,23 +2,41 @@
 
 #include <set>
 
+#include "table/file_naming.h"
+#include "timeline/instant_codec.h"
 #include "timeline/instant_time.h"
+#include "timeline/markers.h"
 
 namespace lakeshore {
 namespace {
-constexpr const char* kRolledBackInstant = "rolled_back_instant";
-constexpr const char* kRolledBackAction = "rolled_back_action";
 
-// The files a pending write planned (from its inflight file); none if it never got there.
-Result<std::vector<std::string>> PlannedFiles(Storage& storage, const Instant& pending) {
-  if (pending.state != InstantState::kInflight) return std::vector<std::string>();
-  ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(storage, pending));
-  ARROW_ASSIGN_OR_RAISE(auto plan, CommitMetadata::FromJson(text, Timeline::PathOf(pending)));
-  return plan.planned_files;
+/// The data files a failed write may have created: those its markers and its inflight plan
+/// name, kept only when they are data files of that very instant (a base file named with its
+/// instant time, or one of its log files) inside a partition folder. Nothing else is ever
+/// deleted by a rollback, whatever a plan or a marker says.
+Result<std::vector<std::string>> PlannedFiles(TableContext& ctx, const Instant& pending) {
+  std::set<std::string> named;
+  ARROW_ASSIGN_OR_RAISE(auto markers, ReadMarkers(*ctx.storage, pending.time));
+  for (const auto& m : markers) named.insert(m.path);
+  if (pending.state == InstantState::kInflight) {
+    ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(*ctx.storage, ctx.timeline_location, pending));
+    ARROW_ASSIGN_OR_RAISE(auto plan, ctx.codec().Decode(pending, text, ctx.timeline_location.PathOf(pending)));
+    named.insert(plan.planned_files.begin(), plan.planned_files.end());
+  }
+  std::vector<std::string> out;
+  for (const auto& path : named) {
+    auto name = ParseDataFileName(BaseName(path));
+    if (!name || name->instant_time != pending.time) continue;
+    auto normal = NormalizeRelativePath(path);
+    if (!normal.ok() || *normal != path || BaseName(path).rfind(".hoodie", 0) == 0) continue;
+    out.push_back(path);
+  }
+  return out;
 }
 
 Status RemoveLeftovers(TableContext& ctx, const Instant& failed) {
-  ARROW_RETURN_NOT_OK(timeline_ops::DeletePendingFiles(*ctx.storage, failed));
+  ARROW_RETURN_NOT_OK(timeline_ops::DeletePendingFiles(*ctx.storage, ctx.timeline_location, failed));
+  ARROW_RETURN_NOT_OK(DeleteMarkers(*ctx.storage, failed.time));
   return ctx.storage->DeleteFiles({HeartbeatPath(failed.time)}).status();
 }
 
@@ -35,8 +53,17 @@ Result<std::vector<std::pair<Instant, CommitMetadata>>> PendingRollbacks(TableCo
   std::vector<std::pair<Instant, CommitMetadata>> out;
   for (const Instant& pending : timeline.Pending()) {
     if (pending.action != actions::kRollback) continue;
-    ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(*ctx.storage, pending));
-    ARROW_ASSIGN_OR_RAISE(auto plan, CommitMetadata::FromJson(text, Timeline::PathOf(pending)));
+    // The plan is the requested file's (the inflight file is empty, as Hudi writes it).
+    Instant requested = pending;
+    requested.state = InstantState::kRequested;
+    auto text = timeline_ops::ReadContent(*ctx.storage, ctx.timeline_location, requested);
+    if (!text.ok()) {
+      // Between the listing and this read another writer may have completed it: re-listed next time.
+      ARROW_ASSIGN_OR_RAISE(bool exists, ctx.storage->Exists(ctx.timeline_location.PathOf(requested)));
+      if (!exists) continue;
+      return text.status();
+    }
+    ARROW_ASSIGN_OR_RAISE(auto plan, ctx.codec().Decode(requested, *text, ctx.timeline_location.PathOf(requested)));
     out.emplace_back(pending, std::move(plan));
   }
   return out;
@@ -50,7 +77,8 @@ Status ExecuteRollback(TableContext& ctx, const Timeline& timeline, const Instan
                        const CommitMetadata& plan, const std::string& last_time, const LockGuard& guard) {
   ARROW_RETURN_NOT_OK(guard.CheckHeld());
   if (rollback.state == InstantState::kRequested) {
-    ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(*ctx.storage, rollback, plan.ToJson()));
+    ARROW_ASSIGN_OR_RAISE(auto inflight, ctx.EncodeInstant(rollback, InstantState::kInflight, plan));
+    ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(*ctx.storage, ctx.timeline_location, rollback, inflight));
   }
   Instant failed = RollbackTarget(plan);
   auto target = timeline.Find(failed.time);
@@ -65,7 +93,8 @@ Status ExecuteRollback(TableContext& ctx, const Timeline& timeline, const Instan
     done.extra["files_already_gone"] = std::to_string(outcome.already_gone);
   }
   std::string completion = NextInstantTime(ctx.clock->NowMs(), last_time);
-  return timeline_ops::Complete(*ctx.storage, rollback, completion, done.ToJson()).status();
+  ARROW_ASSIGN_OR_RAISE(auto bytes, ctx.EncodeInstant(rollback, InstantState::kCompleted, done));
+  return timeline_ops::Complete(*ctx.storage, ctx.timeline_location, rollback, completion, bytes).status();
 }
 }  // namespace
 
@@ -111,13 +140,14 @@ Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const T
     if (!expired) continue;  // a slow writer is alive: never roll it back under its feet
     CommitMetadata plan;
     plan.operation = "rollback";
-    ARROW_ASSIGN_OR_RAISE(plan.planned_files, PlannedFiles(*ctx.storage, pending));
+    ARROW_ASSIGN_OR_RAISE(plan.planned_files, PlannedFiles(ctx, pending));
     plan.extra[kRolledBackInstant] = pending.time;
     plan.extra[kRolledBackAction] = pending.action;
     Instant rollback{NextInstantTime(ctx.clock->NowMs(), last_time), actions::kRollback};
     last_time = rollback.time;
     ARROW_RETURN_NOT_OK(guard.CheckHeld());
-    ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*ctx.storage, rollback, plan.ToJson()));
+    ARROW_ASSIGN_OR_RAISE(auto requested, ctx.EncodeInstant(rollback, InstantState::kRequested, plan));
+    ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*ctx.storage, ctx.timeline_location, rollback, requested));
     ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, timeline, rollback, plan, last_time, guard));
     last_time = NextInstantTime(ctx.clock->NowMs(), last_time);
     rolled_back.push_back(pending.time);
@@ -127,7 +157,8 @@ Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const T
 
 Status AbortWrite(TableContext& ctx, const Instant& instant, const std::vector<std::string>& planned_files) {
   ARROW_RETURN_NOT_OK(ctx.storage->DeleteFiles(planned_files).status());
-  return timeline_ops::DeletePendingFiles(*ctx.storage, instant);
+  ARROW_RETURN_NOT_OK(timeline_ops::DeletePendingFiles(*ctx.storage, ctx.timeline_location, instant));
+  return DeleteMarkers(*ctx.storage, instant.time);
 }
 
 }  // namespace lakeshore

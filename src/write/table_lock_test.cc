@@ -38,7 +38,7 @@ TEST(TableLock, ExcludesConcurrentHolders) {
   EXPECT_EQ(max_inside.load(), 1);
   EXPECT_EQ(acquisitions.load(), 40);
   // Old lock objects are pruned: the folder stays small however often the lock is taken.
-  EXPECT_LE(storage->List(".lakeshore/aux/lock", false)->size(), 40u);
+  EXPECT_LE(storage->List(".hoodie/.aux/lakeshore/lock", false)->size(), 40u);
 }
 
 TEST(TableLock, ExpiredLeaseIsTakenOverAndTheOldHolderIsFenced) {

@@ -5,7 +5,9 @@
 #include <set>
 
 #include "index/index.h"
+#include "format/java_properties.h"
 #include "timeline/instant_time.h"
+#include "timeline/markers.h"
 #include "write/file_group_write.h"
 #include "write/rollback.h"
 #include "write/write_input.h"
@@ -56,7 +58,8 @@ Status Begin(TableContext& ctx, WriteOperation op, WriteState& state) {
   ARROW_ASSIGN_OR_RAISE(state.heartbeat, Heartbeat::Start(ctx.storage, ctx.clock, state.instant.time, ctx.heartbeat));
   CommitMetadata requested;
   requested.operation = WriteOperationName(op);
-  ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*ctx.storage, state.instant, requested.ToJson()));
+  ARROW_ASSIGN_OR_RAISE(auto requested_bytes, ctx.EncodeInstant(state.instant, InstantState::kRequested, requested));
+  ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*ctx.storage, ctx.timeline_location, state.instant, requested_bytes));
   state.requested_created = true;
   ARROW_RETURN_NOT_OK(guard->Release());
   state.base_completion = timeline.LastCompletionTime();
@@ -96,11 +99,36 @@ Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metada
   ARROW_RETURN_NOT_OK(CheckConflicts(commits, state, touched));
   ARROW_RETURN_NOT_OK(guard->CheckHeld());
   std::string completion = NextInstantTime(ctx.clock->NowMs(), timeline.LastTime());
+  ARROW_ASSIGN_OR_RAISE(auto bytes, ctx.EncodeInstant(state.instant, InstantState::kCompleted, metadata));
   state.commit_attempted = true;
-  ARROW_RETURN_NOT_OK(timeline_ops::Complete(*ctx.storage, state.instant, completion, metadata.ToJson()).status());
-  // Committed. A failed release only delays the next writer until the lease runs out.
+  ARROW_RETURN_NOT_OK(
+      timeline_ops::Complete(*ctx.storage, ctx.timeline_location, state.instant, completion, bytes).status());
+  // Committed. A failed release only delays the next writer until the lease runs out; the
+  // markers are only needed while the instant is pending (Hudi deletes them the same way).
   (void)guard->Release();
+  (void)DeleteMarkers(*ctx.storage, state.instant.time);
   return Status::OK();
+}
+
+/// Hudi's `.hoodie_partition_metadata` in every partition folder the write touches: the
+/// instant that made the partition and its depth. Written once (put-if-absent), in parallel.
+Status WritePartitionMetadata(TableContext& ctx, const std::vector<FileGroupWrite>& plan, const std::string& instant) {
+  std::set<std::string> partitions;
+  for (const auto& w : plan) partitions.insert(w.partition);
+  std::vector<std::string> list(partitions.begin(), partitions.end());
+  return ctx.engine
+      ->Map<bool>(static_cast<int64_t>(list.size()),
+                  [&](int64_t i) -> Result<bool> {
+                    const std::string& partition = list[static_cast<size_t>(i)];
+                    int64_t depth = partition.empty() ? 0 : 1;
+                    for (char c : partition) depth += c == '/';
+                    format::JavaProperties p;
+                    p.Set("commitTime", instant);
+                    p.Set("partitionDepth", std::to_string(depth));
+                    return ctx.storage->PutIfAbsentString(JoinPath(partition, HoodiePaths::kPartitionMetadataFile),
+                                                          p.Render("partition metadata"));
+                  })
+      .status();
 }
 
 Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& input, WriteState& state,
@@ -115,16 +143,25 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
     progress.Report("tagging", 1, 1, "batches");
   }
   std::vector<FileGroupWrite> plan = PlanFileGroupWrites(op, input, tags, view, ctx.plan, state.instant.time);
+  for (size_t i = 0; i < plan.size(); ++i) plan[i].task = static_cast<int64_t>(i);
 
   CommitMetadata metadata;
   metadata.operation = WriteOperationName(op);
+  if (!ctx.avro_schema.empty()) metadata.extra["schema"] = ctx.avro_schema;
   std::set<FileGroupKey> touched;
   for (const auto& w : plan) {
     metadata.planned_files.push_back(w.new_path);
     if (w.old_base) touched.insert({w.partition, w.file_id});
   }
   state.planned_files = metadata.planned_files;
-  ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(*ctx.storage, state.instant, metadata.ToJson()));
+  // Markers first (Hudi's rollback reads them), then the partition metadata files, then the
+  // inflight instant: a crash at any point leaves a pending instant whose files are named.
+  std::vector<Marker> markers;
+  for (const auto& w : plan) markers.push_back({w.new_path, w.old_base ? MarkerType::kMerge : MarkerType::kCreate});
+  ARROW_RETURN_NOT_OK(WriteMarkers(*ctx.storage, state.instant.time, markers));
+  ARROW_RETURN_NOT_OK(WritePartitionMetadata(ctx, plan, state.instant.time));
+  ARROW_ASSIGN_OR_RAISE(auto inflight_bytes, ctx.EncodeInstant(state.instant, InstantState::kInflight, metadata));
+  ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(*ctx.storage, ctx.timeline_location, state.instant, inflight_bytes));
 
   FileGroupWriteContext wctx{&ctx.config, ctx.full_schema, &input, state.instant.time, ctx.parquet};
   std::atomic<int64_t> done{0};

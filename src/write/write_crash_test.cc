@@ -9,7 +9,10 @@
 
 #include "lakeshore/storage/fault_injection_storage.h"
 #include "lakeshore/table/table.h"
+#include "table/hoodie_table_config.h"
 #include "testing/table_test_util.h"
+#include "timeline/instant_codec.h"
+#include "timeline/markers.h"
 #include "timeline/commit_metadata.h"
 #include "timeline/instant_time.h"
 #include "timeline/timeline.h"
@@ -63,11 +66,13 @@ void ExpectNoOrphanDataFiles(Storage& storage) {
   auto timeline = *Timeline::Load(storage);
   std::set<std::string> referenced;
   for (const auto& instant : timeline.CompletedByCompletionTime()) {
-    auto meta = *CommitMetadata::FromJson(*timeline_ops::ReadContent(storage, instant), instant.FileName());
-    for (const auto& s : meta.write_stats) referenced.insert(s.path);
+    auto meta = testing::ReadInstant(storage, instant);
+    ASSERT_TRUE(meta.ok()) << meta.status();
+    for (const auto& s : meta->write_stats) referenced.insert(s.path);
   }
   for (const auto& e : *storage.List("", true)) {
-    if (e.path.rfind(".lakeshore", 0) == 0 || e.is_dir) continue;
+    if (e.path.rfind(".hoodie", 0) == 0 || e.is_dir) continue;
+    if (BaseName(e.path) == HoodiePaths::kPartitionMetadataFile) continue;  // Hudi's, per partition
     EXPECT_TRUE(referenced.count(e.path)) << "orphan data file " << e.path;
   }
   EXPECT_TRUE(timeline.Pending().empty()) << "pending instants remain after recovery";
@@ -199,11 +204,15 @@ TEST(WriteRecovery, PendingRollbackNamingAWriteBlocksItsCommit) {
       auto self = timeline.Pending().back();
       CommitMetadata plan;
       plan.operation = "rollback";
-      plan.planned_files = (*CommitMetadata::FromJson(*timeline_ops::ReadContent(*f.inner, self), "x")).planned_files;
-      plan.extra["rolled_back_instant"] = self.time;
-      plan.extra["rolled_back_action"] = self.action;
+      auto markers = ReadMarkers(*f.inner, self.time);
+      ASSERT_TRUE(markers.ok());
+      for (const auto& m : *markers) plan.planned_files.push_back(m.path);
+      plan.extra[kRolledBackInstant] = self.time;
+      plan.extra[kRolledBackAction] = self.action;
       Instant rollback{FormatInstantTime(f.clock->NowMs() + 5), actions::kRollback};
-      ASSERT_TRUE(timeline_ops::CreateRequested(*f.inner, rollback, plan.ToJson()).ok());
+      auto bytes = InstantCodec{TimelineLayout::kV2, f.inner->ExternalPath("")}.Encode(rollback, plan);
+      ASSERT_TRUE(bytes.ok()) << bytes.status();
+      ASSERT_TRUE(timeline_ops::CreateRequested(*f.inner, testing::TableTimeline(), rollback, *bytes).ok());
     }
   };
   auto r = writer->Write(WriteOperation::kUpsert, SecondWrite(), options);

@@ -7,6 +7,7 @@
 #include <arrow/util/byte_size.h>
 
 #include "table/partition_path.h"
+#include "table/hoodie_table_config.h"
 #include "table/record_key.h"
 
 namespace lakeshore {
@@ -25,8 +26,16 @@ Result<std::shared_ptr<arrow::Table>> Conform(const arrow::Table& input, const a
       return SchemaMismatch("the batch has no column '" + field->name() + "' (" + field->type()->ToString() + ")");
     }
     if (!column->type()->Equals(*field->type())) {
-      return SchemaMismatch("column '" + field->name() + "' has type " + column->type()->ToString() +
-                            " but the table expects " + field->type()->ToString());
+      // The table stores Hudi's (Avro's) types: an int16 column goes in as int32, a nanosecond
+      // timestamp as microseconds, ... Only lossless casts are taken (a timestamp with
+      // sub-microsecond digits is refused).
+      auto cast = arrow::compute::Cast(column, field->type(), arrow::compute::CastOptions::Safe());
+      if (!cast.ok()) {
+        return SchemaMismatch("column '" + field->name() + "' has type " + column->type()->ToString() +
+                              " but the table expects " + field->type()->ToString() + " (" +
+                              cast.status().message() + ")");
+      }
+      column = cast->chunked_array();
     }
     if (!field->nullable() && column->null_count() > 0) {
       return SchemaMismatch("column '" + field->name() + "' is not nullable but the batch has " +
@@ -109,7 +118,9 @@ Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation o
   auto target = op == WriteOperation::kDelete ? DeleteSchema(config) : config.schema;
   ARROW_ASSIGN_OR_RAISE(in.table, Conform(*raw, *target));
   ARROW_RETURN_NOT_OK(CheckKeyColumnsAreUtf8(*in.table, config));
-  ARROW_ASSIGN_OR_RAISE(in.key_column, ComputeRecordKeys(*in.table, config.record_key_fields));
+  ARROW_ASSIGN_OR_RAISE(in.key_column, ComputeRecordKeys(*in.table, config.record_key_fields,
+                                                            UsesComplexKeyEncoding(config.record_key_fields.size(),
+                                                                                   config.partition_fields.size())));
   in.record_keys = StringViews(*in.key_column);
   if (in.table->num_rows() > 0) {
     in.bytes_per_record = std::max<int64_t>(1, arrow::util::TotalBufferSize(*in.table) / in.table->num_rows());

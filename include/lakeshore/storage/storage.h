@@ -50,7 +50,7 @@ struct StorageOptions {
   /// Local only: folders whose files need not survive a power loss, so they are not fsynced:
   /// coordination files that matter only while the process that wrote them lives (the table
   /// lock's objects, writer heartbeats). Every other file is fsynced before it is visible.
-  std::vector<std::string> unsynced_folders = {".lakeshore/aux/lock", ".lakeshore/aux/heartbeats"};
+  std::vector<std::string> unsynced_folders = {".hoodie/.aux/lakeshore/lock", ".hoodie/.heartbeat"};
 };
 
 /// A tree of files under one root: local folder, in-memory tree or S3 prefix.

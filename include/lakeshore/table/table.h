@@ -116,12 +116,14 @@ class Table {
  public:
   ~Table();
 
-  /// Creates a new table at `uri` (refused if a table is already there).
+  /// Creates a new Hudi table (version 9, copy-on-write) at `uri`: `.hoodie/hoodie.properties`
+  /// from `config`, whose schema is stored as Hudi's Avro create schema (types normalized as
+  /// format::NormalizeForHudi says). Refused if anything is already there.
   static Result<std::shared_ptr<Table>> Create(const std::string& uri, TableConfig config,
                                                TableOpenOptions options = {});
-  /// Opens an existing table: an Apache Hudi table (`.hoodie/hoodie.properties`; versions 6, 8
-  /// and 9, read-only for now) or a table of Lakeshore's own format. kCorruptMetadata naming
-  /// the file if the table's metadata is bad.
+  /// Opens an existing Apache Hudi table (`.hoodie/hoodie.properties`): versions 6, 8 and 9 are
+  /// read; copy-on-write tables of versions 8 and 9 are written (Table::Write says why when a
+  /// table cannot be). kCorruptMetadata naming the file if the table's metadata is bad.
   static Result<std::shared_ptr<Table>> Open(const std::string& uri, TableOpenOptions options = {});
 
   const TableConfig& config() const;
@@ -161,8 +163,6 @@ class Table {
 
  private:
   explicit Table(std::unique_ptr<Impl> impl);
-  static Result<std::shared_ptr<Table>> OpenHoodie(const std::string& uri, std::shared_ptr<Storage> storage,
-                                                   const TableOpenOptions& options);
   std::unique_ptr<Impl> impl_;
 };
 

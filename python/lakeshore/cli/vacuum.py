@@ -35,9 +35,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("path", help="the table")
-    p.add_argument(
-        "--format", choices=("auto", "delta", "lakeshore"), default="auto", help="table format (default: detect)"
-    )
+    p.add_argument("--format", choices=("auto", "delta", "hudi"), default="auto", help="table format (default: detect)")
     p.add_argument(
         "--retain-hours",
         type=float,

@@ -696,10 +696,10 @@ TEST(DeltaVacuum, FormatDetection) {
   std::filesystem::create_directories(dir);
   auto r = Vacuum(dir.string(), {});
   EXPECT_TRUE(r.status().IsInvalid()) << r.status();
-  std::filesystem::create_directories(dir / ".lakeshore");
+  std::filesystem::create_directories(dir / ".hoodie");
   r = Vacuum(dir.string(), {});
-  EXPECT_FALSE(r.ok());  // a Lakeshore table without its table.json
-  EXPECT_NE(r.status().message().find("table.json"), std::string::npos) << r.status();
+  EXPECT_FALSE(r.ok());  // a Hudi table folder without its hoodie.properties
+  EXPECT_NE(r.status().message().find("hoodie.properties"), std::string::npos) << r.status();
   std::filesystem::remove_all(dir);
 }
 

@@ -5,7 +5,8 @@
 
 #include "common/duration.h"
 #include "services/vacuum/delta_vacuum.h"
-#include "services/vacuum/lakeshore_vacuum.h"
+#include "services/vacuum/hudi_vacuum.h"
+#include "table/hoodie_table_config.h"
 #include "table/layout.h"
 
 namespace lakeshore {
@@ -14,7 +15,7 @@ const char* TableFormatName(TableFormat format) {
   switch (format) {
     case TableFormat::kAuto: return "auto";
     case TableFormat::kDelta: return "delta";
-    case TableFormat::kLakeshore: return "lakeshore";
+    case TableFormat::kHudi: return "hudi";
   }
   return "auto";
 }
@@ -22,10 +23,10 @@ const char* TableFormatName(TableFormat format) {
 const char* VacuumModeName(VacuumMode mode) { return mode == VacuumMode::kLite ? "lite" : "full"; }
 
 Result<TableFormat> ParseTableFormat(const std::string& name) {
-  for (auto f : {TableFormat::kAuto, TableFormat::kDelta, TableFormat::kLakeshore}) {
+  for (auto f : {TableFormat::kAuto, TableFormat::kDelta, TableFormat::kHudi}) {
     if (name == TableFormatName(f)) return f;
   }
-  return Status::Invalid("vacuum.format must be auto, delta or lakeshore, got '", name, "'");
+  return Status::Invalid("vacuum.format must be auto, delta or hudi, got '", name, "'");
 }
 
 Result<VacuumMode> ParseVacuumMode(const std::string& name) {
@@ -78,16 +79,16 @@ Result<TableFormat> DetectFormat(Storage& table) {
     ARROW_ASSIGN_OR_RAISE(auto log_entries, table.List("_delta_log", false));
     delta = !log_entries.empty();
   }
-  ARROW_ASSIGN_OR_RAISE(bool lakeshore, table.Exists(layout::kTableConfig));
-  if (delta && lakeshore) {
+  ARROW_ASSIGN_OR_RAISE(bool hudi, HoodieTableConfig::Exists(table));
+  if (delta && hudi) {
     return Status::Invalid("'", table.root_uri(), "' holds two tables: a Delta table (_delta_log/) and a "
-                           "Lakeshore table (", layout::kTableConfig, "); vacuuming either would delete the "
+                           "Hudi table (", layout::kPropertiesFile, "); vacuuming either would delete the "
                            "other's files, so format auto refuses. Move one of them away");
   }
   if (delta) return TableFormat::kDelta;
-  if (lakeshore) return TableFormat::kLakeshore;
+  if (hudi) return TableFormat::kHudi;
   return Status::Invalid("'", table.root_uri(), "' is neither a Delta table (_delta_log/) nor a "
-                         "Lakeshore table (", layout::kTableConfig, ")");
+                         "Hudi table (", layout::kPropertiesFile, ")");
 }
 
 }  // namespace
@@ -101,7 +102,7 @@ Result<VacuumReport> Vacuum(std::shared_ptr<Storage> table, const VacuumOptions&
   if (format == TableFormat::kAuto) {
     ARROW_ASSIGN_OR_RAISE(format, DetectFormat(*table));
   }
-  if (format == TableFormat::kLakeshore) return vacuum::VacuumLakeshoreTable(std::move(table), resolved);
+  if (format == TableFormat::kHudi) return vacuum::VacuumHudiTable(std::move(table), resolved);
   return vacuum::VacuumDeltaTable(std::move(table), resolved);
 }
 

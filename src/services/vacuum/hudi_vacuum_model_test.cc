@@ -28,9 +28,9 @@ std::set<std::string> NeededFiles(Storage& storage, bool include_pending = true)
   auto timeline = *Timeline::Load(storage);
   for (const auto& instant : timeline.instants()) {
     if (!instant.is_completed() && instant.action == actions::kRollback) continue;
-    auto text = timeline_ops::ReadContent(storage, instant);
-    if (!text.ok() || text->empty()) continue;
-    auto meta = *CommitMetadata::FromJson(*text, instant.FileName());
+    auto decoded = testing::ReadInstant(storage, instant);
+    if (!decoded.ok()) continue;
+    const CommitMetadata& meta = *decoded;
     if (instant.is_completed()) {
       for (const auto& s : meta.write_stats)
         if (!s.path.empty()) needed.insert(s.path);
@@ -44,7 +44,9 @@ std::set<std::string> NeededFiles(Storage& storage, bool include_pending = true)
 std::set<std::string> DataFiles(Storage& storage) {
   std::set<std::string> out;
   for (const auto& e : *storage.List("", true))
-    if (!e.is_dir && e.path.rfind(".lakeshore", 0) != 0) out.insert(e.path);
+    if (!e.is_dir && e.path.rfind(".hoodie", 0) != 0 && BaseName(e.path) != ".hoodie_partition_metadata") {
+      out.insert(e.path);
+    }
   return out;
 }
 
@@ -151,7 +153,7 @@ void RunHistory(uint32_t seed) {
   ASSERT_EQ(testing::ReadPeople(*table), oracle);
 }
 
-TEST(LakeshoreVacuumModel, RandomHistoriesKeepNeededFilesAndReapTheRest) {
+TEST(HudiVacuumModel, RandomHistoriesKeepNeededFilesAndReapTheRest) {
   for (uint32_t seed = 1; seed <= 12; ++seed) RunHistory(seed);
 }
 

@@ -1,4 +1,4 @@
-#include "services/vacuum/lakeshore_vacuum.h"
+#include "services/vacuum/hudi_vacuum.h"
 
 #include <algorithm>
 #include <chrono>
@@ -16,7 +16,10 @@
 #include "table/file_system_view.h"
 #include "table/layout.h"
 #include "timeline/commit_metadata_cache.h"
+#include "table/hoodie_table_config.h"
+#include "timeline/instant_codec.h"
 #include "timeline/instant_time.h"
+#include "timeline/markers.h"
 #include "timeline/timeline.h"
 #include "write/table_lock.h"
 
@@ -32,6 +35,9 @@ constexpr const char* kDirsDeleted = "vacuum.dirs_deleted";
 constexpr const char* kMode = "vacuum.mode";
 /// The newest completion time lite mode has covered (instants older than the cutoff).
 constexpr const char* kLiteThrough = "vacuum.lite_through";
+/// The data timeline's last time when the vacuum read it: instants completing later are new to
+/// the next run. (Vacuum's own timeline is separate and its clock may differ from writers'.)
+constexpr const char* kDataThrough = "vacuum.data_through";
 
 int64_t ElapsedMs(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - since).count();
@@ -52,14 +58,37 @@ struct TimelineState {
   const CompletedCommit* last_vacuum = nullptr;
 };
 
-/// The active timeline; refuses a table with an archived timeline.
-Result<Timeline> LoadActiveTimeline(Storage& table) {
-  ARROW_ASSIGN_OR_RAISE(auto archived, table.List(layout::kArchiveDir, /*recursive=*/true));
-  if (!archived.empty()) {
-    return UnsupportedFeature("the table has an archived timeline ('" + std::string(layout::kArchiveDir) +
+/// Vacuum's own timeline: its watermarks, as JSON instants in a folder Hudi never reads (Hudi's
+/// timeline has no vacuum action).
+const TimelineLocation kVacuumTimeline{layout::kVacuumTimelineDir, TimelineLayout::kV2, /*hoodie_contents=*/false};
+
+/// The table's data timeline; refuses a table with an archived timeline.
+Result<Timeline> LoadActiveTimeline(Storage& table, const HoodieTableConfig& config) {
+  ARROW_ASSIGN_OR_RAISE(auto archived, table.List(config.archive_folder, /*recursive=*/true));
+  for (const auto& e : archived) {
+    if (e.is_dir) continue;
+    return UnsupportedFeature("the table has an archived timeline ('" + e.path +
                               "'), which this vacuum does not read yet; refusing to vacuum");
   }
-  return Timeline::Load(table);
+  return Timeline::Load(table, TimelineLocation{config.timeline_folder,
+                                                static_cast<TimelineLayout>(config.timeline_layout_version),
+                                                /*hoodie_contents=*/true});
+}
+
+/// The completed vacuum instants, with their watermarks, in completion order.
+Result<std::vector<CompletedCommit>> LoadVacuums(Storage& table, Engine& engine) {
+  ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(table, kVacuumTimeline));
+  CommitMetadataCache cache;
+  return cache.LoadCompleted(table, engine, timeline);
+}
+
+/// `a` and `b` merged in completion order.
+std::vector<CompletedCommit> Merged(std::vector<CompletedCommit> a, std::vector<CompletedCommit> b) {
+  for (auto& c : b) a.push_back(std::move(c));
+  std::stable_sort(a.begin(), a.end(), [](const CompletedCommit& x, const CompletedCommit& y) {
+    return x.instant.completion_time < y.instant.completion_time;
+  });
+  return a;
 }
 
 /// Everything the timeline says the table needs (reads every completed instant's metadata).
@@ -67,8 +96,10 @@ Result<TimelineState> LoadTimelineState(Storage& table, Engine& engine, Timeline
   TimelineState s;
   s.timeline = std::move(timeline);
   CommitMetadataCache cache;
-  ARROW_ASSIGN_OR_RAISE(s.commits, cache.LoadCompleted(table, engine, s.timeline));
-  FileSystemView view = FileSystemView::Build(s.commits);
+  ARROW_ASSIGN_OR_RAISE(auto data, cache.LoadCompleted(table, engine, s.timeline));
+  ARROW_ASSIGN_OR_RAISE(auto vacuums, LoadVacuums(table, engine));
+  s.commits = Merged(std::move(data), std::move(vacuums));
+  FileSystemView view = FileSystemView::Build(s.commits, "", s.timeline.location().layout);
   for (const FileGroup* group : view.AllFileGroups()) {
     for (const auto& slice : group->slices) {
       if (slice.base_file) s.live.insert(slice.base_file->path);
@@ -83,10 +114,22 @@ Result<TimelineState> LoadTimelineState(Storage& table, Engine& engine, Timeline
     }
     if (c.instant.action == actions::kVacuum) s.last_vacuum = &c;
   }
+  // What in-flight writers plan (their inflight files and markers), and what pending
+  // rollbacks are about to delete anyway.
+  const TimelineLocation& at = s.timeline.location();
+  const InstantCodec codec{at.layout, table.ExternalPath("")};
   for (const auto& pending : s.timeline.Pending()) {
-    ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(table, pending));
-    if (text.empty()) continue;
-    ARROW_ASSIGN_OR_RAISE(auto plan, CommitMetadata::FromJson(text, Timeline::PathOf(pending)));
+    ARROW_ASSIGN_OR_RAISE(auto markers, ReadMarkers(table, pending.time));
+    for (const auto& m : markers) s.live.insert(m.path);
+    auto text = timeline_ops::ReadContent(table, at, pending);
+    if (!text.ok()) {
+      // Completed or rolled back between the listing and this read: re-listed by the next run.
+      ARROW_ASSIGN_OR_RAISE(bool exists, table.Exists(at.PathOf(pending)));
+      if (!exists) continue;
+      return text.status();
+    }
+    if (text->empty()) continue;
+    ARROW_ASSIGN_OR_RAISE(auto plan, codec.Decode(pending, *text, table.root_uri() + "/" + at.PathOf(pending)));
     for (const auto& f : plan.planned_files) s.live.insert(f);
   }
   return s;
@@ -98,24 +141,34 @@ Result<TimelineState> LoadTimelineState(Storage& table, Engine& engine, Timeline
 Result<TimelineState> LoadRecentState(Storage& table, Engine& engine, const Timeline& timeline) {
   TimelineState s;
   s.timeline = timeline;
-  std::vector<Instant> completed = s.timeline.CompletedByCompletionTime();
-  auto vacuum = std::find_if(completed.rbegin(), completed.rend(),
-                             [](const Instant& i) { return i.action == actions::kVacuum; });
-  if (vacuum == completed.rend()) return s;  // no watermark: the decision is to run
-  ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(table, *vacuum));
-  ARROW_ASSIGN_OR_RAISE(auto watermark, CommitMetadata::FromJson(text, Timeline::PathOf(*vacuum)));
-  std::string since = vacuum->completion_time;
-  if (auto cutoff = ExtraInt(watermark, kCutoffMs)) since = std::min(since, FormatInstantTime(*cutoff));
+  ARROW_ASSIGN_OR_RAISE(Timeline vacuum_timeline, Timeline::Load(table, kVacuumTimeline));
+  std::vector<Instant> vacuums = vacuum_timeline.CompletedByCompletionTime();
+  if (vacuums.empty()) return s;  // no watermark: the decision is to run
+  const Instant& vacuum = vacuums.back();
+  ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(table, kVacuumTimeline, vacuum));
+  ARROW_ASSIGN_OR_RAISE(auto watermark, CommitMetadata::FromJson(text, kVacuumTimeline.PathOf(vacuum)));
+  auto through = watermark.extra.find(kDataThrough);
+  if (through == watermark.extra.end()) return s;  // no data position: the decision is to run
+  // New to this run: completed after the last run read the timeline, or young enough that the
+  // last run's cutoff protected what they left (the same rule as WhyRun).
+  const std::string& data_through = through->second;
+  const std::optional<int64_t> cutoff = ExtraInt(watermark, kCutoffMs);
   std::vector<Instant> recent;
-  for (const auto& i : completed)
-    if (i.completion_time >= since) recent.push_back(i);
+  for (const auto& i : s.timeline.CompletedByCompletionTime()) {
+    auto ms = ParseInstantTime(i.completion_time);
+    if (i.completion_time > data_through || !cutoff || (ms.ok() && *ms >= *cutoff)) recent.push_back(i);
+  }
+  const TimelineLocation& at = s.timeline.location();
+  const InstantCodec codec{at.layout, table.ExternalPath("")};
   ARROW_ASSIGN_OR_RAISE(auto metadata, engine.Map<CommitMetadata>(
                                            static_cast<int64_t>(recent.size()), [&](int64_t k) -> Result<CommitMetadata> {
                                              const Instant& i = recent[static_cast<size_t>(k)];
-                                             ARROW_ASSIGN_OR_RAISE(auto t, timeline_ops::ReadContent(table, i));
-                                             return CommitMetadata::FromJson(t, Timeline::PathOf(i));
+                                             ARROW_ASSIGN_OR_RAISE(auto t, timeline_ops::ReadContent(table, at, i));
+                                             return codec.Decode(i, t, at.PathOf(i));
                                            }));
   for (size_t k = 0; k < recent.size(); ++k) s.commits.push_back({recent[k], std::move(metadata[k])});
+  s.commits.push_back({vacuum, std::move(watermark)});
+  s.commits = Merged(std::move(s.commits), {});
   for (const auto& c : s.commits)
     if (c.instant.action == actions::kVacuum) s.last_vacuum = &c;
   return s;
@@ -151,11 +204,14 @@ std::string WhyRun(const TimelineState& s, int64_t now_ms, std::optional<int64_t
   if (force_full_after_ms && (!last_full || now_ms - *last_full > *force_full_after_ms)) {
     return "the last full vacuum is older than the force-full bound";
   }
+  auto through = v.extra.find(kDataThrough);
+  if (through == v.extra.end()) return "the last vacuum instant records no position on the timeline";
   for (const auto& c : s.commits) {
     if (&c == s.last_vacuum || c.instant.action == actions::kVacuum) continue;
-    bool recent = CompletionMs(c) >= *cutoff || c.instant.completion_time > s.last_vacuum->instant.completion_time;
+    bool recent = CompletionMs(c) >= *cutoff || c.instant.completion_time > through->second;
     if (!recent) continue;
     if (c.instant.action != actions::kCommit && c.instant.action != actions::kDeltaCommit) {
+      // replacecommit, rollback, clean, ...: each can leave files no slice uses.
       return c.instant.action + " " + c.instant.time + " completed since the last vacuum";
     }
     if (!NamedLeftovers(c).empty()) {
@@ -165,13 +221,16 @@ std::string WhyRun(const TimelineState& s, int64_t now_ms, std::optional<int64_t
   return "";
 }
 
-/// Staged writes a crash left in the table's own folders (a put of an instant, a heartbeat or a
-/// lock object that never got published), older than the cutoff. Only the timeline and the
-/// aux folder are listed: they are small, and nothing else under `.lakeshore/` is written here.
-Result<std::vector<VacuumCandidate>> StagedWritesInMetadata(Storage& table, int64_t cutoff_ms) {
+/// Staged writes a crash left in the folders Lakeshore writes under `.hoodie/` (a put of an
+/// instant, a heartbeat or a lock object that never got published), older than the cutoff.
+/// Only those folders are listed, never the rest of `.hoodie/` (the metadata table included):
+/// they are small, and nothing else there is ours to delete.
+Result<std::vector<VacuumCandidate>> StagedWritesInMetadata(Storage& table, const HoodieTableConfig& config,
+                                                           int64_t cutoff_ms) {
   std::vector<VacuumCandidate> out;
-  for (const char* folder : {layout::kTimelineDir, layout::kAuxDir}) {
-    bool recursive = std::string(folder) == layout::kAuxDir;
+  for (const std::string folder : {config.timeline_folder, std::string(layout::kLakeshoreDir),
+                                   std::string(layout::kHeartbeatDir)}) {
+    bool recursive = folder == layout::kLakeshoreDir;
     ARROW_ASSIGN_OR_RAISE(auto entries, table.List(folder, recursive));
     for (const auto& e : entries) {
       if (!e.is_dir && e.mtime_ms < cutoff_ms && IsStagedWriteName(BaseName(e.path))) {
@@ -184,23 +243,26 @@ Result<std::vector<VacuumCandidate>> StagedWritesInMetadata(Storage& table, int6
 
 }  // namespace
 
-Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const VacuumOptions& options) {
+Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const VacuumOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   const int64_t now_ms = options.clock->NowMs();
   VacuumReport report;
-  report.format = "lakeshore";
+  report.format = "hudi";
   report.mode = VacuumModeName(options.mode);
   report.dry_run = options.dry_run;
 
-  ARROW_ASSIGN_OR_RAISE(auto config_text, table->ReadString(layout::kTableConfig));
-  ARROW_ASSIGN_OR_RAISE(auto config, TableConfig::FromJson(config_text, layout::kTableConfig));
+  ARROW_ASSIGN_OR_RAISE(auto hoodie, HoodieTableConfig::Load(*table));
+  Properties properties;
+  for (const ConfigOptionBase* option : table_options::All()) {
+    if (auto value = hoodie.properties.Get(option->key())) properties[std::string(option->key())] = *value;
+  }
   // The table's `vacuum.retain_hours` (default 168) is the default and the enforced minimum.
-  ARROW_ASSIGN_OR_RAISE(double table_hours, table_options::kVacuumRetainHours.Get(config.properties));
+  ARROW_ASSIGN_OR_RAISE(double table_hours, table_options::kVacuumRetainHours.Get(properties));
   ARROW_ASSIGN_OR_RAISE(const int64_t table_retention_ms, HoursToMs("vacuum.retain_hours", table_hours));
   ARROW_ASSIGN_OR_RAISE(const int64_t retention_ms,
                         ResolveRetentionMs(table_retention_ms, "vacuum.retain_hours", options));
   const int64_t cutoff_ms = now_ms - retention_ms;
-  ARROW_ASSIGN_OR_RAISE(auto timeline, LoadActiveTimeline(*table));
+  ARROW_ASSIGN_OR_RAISE(auto timeline, LoadActiveTimeline(*table, hoodie));
 
   if (options.optimistic) {
     ARROW_ASSIGN_OR_RAISE(auto bound, ForceFullAfterMs(options));
@@ -215,9 +277,10 @@ Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const 
     }
     report.skip_reason = why;
   }
+  const TimelineLocation data_timeline = timeline.location();
   ARROW_ASSIGN_OR_RAISE(auto state, LoadTimelineState(*table, *options.engine, std::move(timeline)));
 
-  VisibilityRule rule{config.partition_fields, false};
+  VisibilityRule rule{hoodie.partition_fields, false};
   std::vector<VacuumCandidate> candidates;
   std::vector<std::string> old_empty_folders;
   if (options.mode == VacuumMode::kFull) {
@@ -225,7 +288,7 @@ Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const 
     report.files_listed = scan.files_listed;
     candidates = std::move(scan.candidates);
     old_empty_folders = std::move(scan.old_empty_folders);
-    ARROW_ASSIGN_OR_RAISE(auto staged, StagedWritesInMetadata(*table, cutoff_ms));
+    ARROW_ASSIGN_OR_RAISE(auto staged, StagedWritesInMetadata(*table, hoodie, cutoff_ms));
     report.files_listed += static_cast<int64_t>(staged.size());
     for (auto& c : staged) candidates.push_back(std::move(c));
   } else {
@@ -252,20 +315,23 @@ Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const 
   // The vacuum instant: requested → inflight → (delete) → completed. Its times are chosen
   // under the table lock, like every writer's, so they never collide with another instant.
   LockSettings lock_settings;
-  ARROW_ASSIGN_OR_RAISE(lock_settings.lease_ms, table_options::kLockLeaseMs.Get(config.properties));
-  ARROW_ASSIGN_OR_RAISE(lock_settings.wait_timeout_ms, table_options::kLockWaitTimeoutMs.Get(config.properties));
+  ARROW_ASSIGN_OR_RAISE(lock_settings.lease_ms, table_options::kLockLeaseMs.Get(properties));
+  ARROW_ASSIGN_OR_RAISE(lock_settings.wait_timeout_ms, table_options::kLockWaitTimeoutMs.Get(properties));
   TableLock lock(table, options.clock, lock_settings);
   CommitMetadata plan;
   plan.operation = "vacuum";
   plan.extra[kMode] = report.mode;
   plan.extra[kCutoffMs] = std::to_string(cutoff_ms);
+  plan.extra[kDataThrough] = state.timeline.LastTime();
   Instant instant;
   {
     ARROW_ASSIGN_OR_RAISE(auto guard, lock.Acquire("vacuum"));
-    ARROW_ASSIGN_OR_RAISE(auto latest, Timeline::Load(*table));
-    instant = Instant{NextInstantTime(options.clock->NowMs(), latest.LastTime()), actions::kVacuum};
-    ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*table, instant, plan.ToJson()));
-    ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(*table, instant, plan.ToJson()));
+    ARROW_ASSIGN_OR_RAISE(auto latest, Timeline::Load(*table, data_timeline));
+    ARROW_ASSIGN_OR_RAISE(auto latest_vacuums, Timeline::Load(*table, kVacuumTimeline));
+    instant = Instant{NextInstantTime(options.clock->NowMs(), std::max(latest.LastTime(), latest_vacuums.LastTime())),
+                      actions::kVacuum};
+    ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*table, kVacuumTimeline, instant, plan.ToJson()));
+    ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(*table, kVacuumTimeline, instant, plan.ToJson()));
     ARROW_RETURN_NOT_OK(guard->Release());
   }
   const auto delete_started = std::chrono::steady_clock::now();
@@ -296,9 +362,11 @@ Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const 
   }
   done.extra[kLiteThrough] = lite_through;
   ARROW_ASSIGN_OR_RAISE(auto guard, lock.Acquire("vacuum"));
-  ARROW_ASSIGN_OR_RAISE(auto after_delete, Timeline::Load(*table));
-  std::string completion = NextInstantTime(options.clock->NowMs(), after_delete.LastTime());
-  ARROW_RETURN_NOT_OK(timeline_ops::Complete(*table, instant, completion, done.ToJson()).status());
+  ARROW_ASSIGN_OR_RAISE(auto after_delete, Timeline::Load(*table, data_timeline));
+  ARROW_ASSIGN_OR_RAISE(auto vacuums_after, Timeline::Load(*table, kVacuumTimeline));
+  std::string completion =
+      NextInstantTime(options.clock->NowMs(), std::max(after_delete.LastTime(), vacuums_after.LastTime()));
+  ARROW_RETURN_NOT_OK(timeline_ops::Complete(*table, kVacuumTimeline, instant, completion, done.ToJson()).status());
   ARROW_RETURN_NOT_OK(guard->Release());
   return report;
 }

@@ -17,6 +17,6 @@ namespace lakeshore::vacuum {
 /// writer or a rollback to come). `.lakeshore/` (timeline, metadata table, aux sidecars) is
 /// never listed. An archived timeline is refused (kUnsupportedFeature) until archival lands.
 /// Real runs record a `vacuum` instant (requested → inflight → completed, put-if-absent).
-Result<VacuumReport> VacuumLakeshoreTable(std::shared_ptr<Storage> table, const VacuumOptions& options);
+Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const VacuumOptions& options);
 
 }  // namespace lakeshore::vacuum

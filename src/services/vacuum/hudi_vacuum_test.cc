@@ -1,4 +1,4 @@
-// VACUUM of Lakeshore tables written through the table API.
+// VACUUM of Hudi tables written through the table API.
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -8,6 +8,8 @@
 #include "lakeshore/vacuum.h"
 #include "table/layout.h"
 #include "testing/table_test_util.h"
+#include "timeline/instant_codec.h"
+#include "timeline/markers.h"
 #include "timeline/timeline.h"
 
 namespace lakeshore {
@@ -15,8 +17,31 @@ namespace {
 
 constexpr int64_t kDayMs = 24LL * 3600 * 1000;
 
-struct LakeshoreScenario {
-  explicit LakeshoreScenario(const std::string& name) : dir(name) {
+/// A completed instant file with `metadata`, in Hudi's encoding.
+void WriteCompleted(Storage& storage, const Instant& instant, const CommitMetadata& metadata) {
+  auto bytes = InstantCodec{TimelineLayout::kV2, storage.ExternalPath("")}.Encode(instant, metadata);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  ASSERT_TRUE(storage.WriteString(testing::TableTimeline().PathOf(instant), *bytes).ok());
+}
+
+/// A pending commit (requested and inflight) planning `files`, with its markers.
+void WritePending(Storage& storage, const std::string& time, const std::vector<std::string>& files) {
+  CommitMetadata plan;
+  plan.operation = "upsert";
+  plan.planned_files = files;
+  Instant instant{time, actions::kCommit, InstantState::kRequested};
+  ASSERT_TRUE(storage.WriteString(testing::TableTimeline().PathOf(instant), "").ok());
+  instant.state = InstantState::kInflight;
+  auto bytes = InstantCodec{TimelineLayout::kV2, storage.ExternalPath("")}.Encode(instant, plan);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  ASSERT_TRUE(storage.WriteString(testing::TableTimeline().PathOf(instant), *bytes).ok());
+  std::vector<Marker> markers;
+  for (const auto& f : files) markers.push_back({f, MarkerType::kCreate});
+  ASSERT_TRUE(WriteMarkers(storage, time, markers).ok());
+}
+
+struct HudiScenario {
+  explicit HudiScenario(const std::string& name) : dir(name) {
     table = *Table::Create(dir.path(), testing::PeopleConfig());
     storage = *Storage::Open(dir.path());
     clock = std::make_shared<ManualClock>(
@@ -32,6 +57,7 @@ struct LakeshoreScenario {
     return lakeshore::Vacuum(dir.path(), o);
   }
   bool Exists(const std::string& p) const { return std::filesystem::exists(dir.path() + "/" + p); }
+  const TimelineLocation& Timeline() const { return testing::TableTimeline(); }
   std::vector<std::string> Files() { return *table->Files(); }
 
   testing::TempDir dir;
@@ -40,13 +66,13 @@ struct LakeshoreScenario {
   std::shared_ptr<ManualClock> clock;
 };
 
-TEST(LakeshoreVacuum, DeletesOnlyUntrackedOldFilesAndRecordsAnInstant) {
-  LakeshoreScenario s("ls_vacuum_full");
+TEST(HudiVacuum, DeletesOnlyUntrackedOldFilesAndRecordsAnInstant) {
+  HudiScenario s("ls_vacuum_full");
   s.Upsert({{1, "a", 1, "x"}, {2, "b", 1, "y"}});
   s.Upsert({{1, "a2", 2, "x"}});  // a new slice in x; the old one stays (time travel)
   ASSERT_TRUE(s.storage->WriteString("part=x/orphan.parquet", "junk").ok());
   ASSERT_TRUE(s.storage->WriteString("part=z/stray.parquet", "junk2").ok());
-  ASSERT_TRUE(s.storage->WriteString(".lakeshore/aux/sidecar.json", "{}").ok());
+  ASSERT_TRUE(s.storage->WriteString(".hoodie/.aux/lakeshore/sidecar.json", "{}").ok());
   auto before = testing::ReadPeople(*s.table);
   std::vector<std::string> all_slices;
   for (const auto& e : *s.storage->List("part=x", true)) all_slices.push_back(e.path);
@@ -55,7 +81,7 @@ TEST(LakeshoreVacuum, DeletesOnlyUntrackedOldFilesAndRecordsAnInstant) {
   dry.dry_run = true;
   auto d = s.Vacuum(dry);
   ASSERT_TRUE(d.ok()) << d.status();
-  EXPECT_EQ(d->format, "lakeshore");
+  EXPECT_EQ(d->format, "hudi");
   ASSERT_EQ(d->candidates.size(), 2u);
   EXPECT_EQ(d->candidates[0].path, "part=x/orphan.parquet");
   EXPECT_EQ(d->candidates[1].path, "part=z/stray.parquet");
@@ -66,19 +92,21 @@ TEST(LakeshoreVacuum, DeletesOnlyUntrackedOldFilesAndRecordsAnInstant) {
   EXPECT_EQ(r->dirs_deleted, 1);  // part=z
   EXPECT_FALSE(s.Exists("part=x/orphan.parquet"));
   EXPECT_FALSE(s.Exists("part=z"));
-  EXPECT_TRUE(s.Exists(".lakeshore/aux/sidecar.json"));
+  EXPECT_TRUE(s.Exists(".hoodie/.aux/lakeshore/sidecar.json"));
   for (const auto& p : all_slices) {
     if (p != "part=x/orphan.parquet") EXPECT_TRUE(s.Exists(p)) << p;  // older slices too
   }
   EXPECT_EQ(testing::ReadPeople(*s.table), before);
-  auto timeline = *Timeline::Load(*s.storage);
-  auto last = timeline.instants().back();
-  EXPECT_EQ(last.action, "vacuum");
-  EXPECT_TRUE(last.is_completed());
+  // The vacuum instant is on vacuum's own timeline, never on Hudi's.
+  auto vacuums = *Timeline::Load(*s.storage, TimelineLocation{layout::kVacuumTimelineDir, TimelineLayout::kV2, false});
+  ASSERT_EQ(vacuums.instants().size(), 1u);
+  EXPECT_EQ(vacuums.instants().back().action, "vacuum");
+  EXPECT_TRUE(vacuums.instants().back().is_completed());
+  for (const auto& i : (*Timeline::Load(*s.storage)).instants()) EXPECT_NE(i.action, "vacuum");
 }
 
-TEST(LakeshoreVacuum, YoungFilesAndPendingWritersAreSafe) {
-  LakeshoreScenario s("ls_vacuum_young");
+TEST(HudiVacuum, YoungFilesAndPendingWritersAreSafe) {
+  HudiScenario s("ls_vacuum_young");
   s.Upsert({{1, "a", 1, "x"}});
   s.clock->Set(s.clock->NowMs() - 10 * kDayMs);  // now: every file is young
   ASSERT_TRUE(s.storage->WriteString("part=x/young.parquet", "junk").ok());
@@ -87,18 +115,24 @@ TEST(LakeshoreVacuum, YoungFilesAndPendingWritersAreSafe) {
   EXPECT_EQ(r->files_deleted, 0);
   EXPECT_TRUE(s.Exists("part=x/young.parquet"));
   // An in-flight writer's planned file is live however old it is.
-  LakeshoreScenario p("ls_vacuum_pending");
+  HudiScenario p("ls_vacuum_pending");
   p.Upsert({{1, "a", 1, "x"}});
-  ASSERT_TRUE(p.storage->WriteString(".lakeshore/timeline/29990101000000000.inflight",
-                                     R"({"operation":"upsert","write_stats":[],"planned_files":["part=x/inflight.parquet"],"extra":{}})").ok());
-  ASSERT_TRUE(p.storage->WriteString("part=x/inflight.parquet", "in progress").ok());
+  const std::string planned = "part=x/f1-0_0-1-1_29990101000000000.parquet";
+  WritePending(*p.storage, "29990101000000000", {planned});
+  ASSERT_TRUE(p.storage->WriteString(planned, "in progress").ok());
+  // Known only by its marker (a Hudi writer's inflight file names no paths).
+  const std::string marked = "part=x/f2-0_0-1-1_29990101000000001.parquet";
+  ASSERT_TRUE(WriteMarkers(*p.storage, "29990101000000001", {{marked, MarkerType::kCreate}}).ok());
+  ASSERT_TRUE(p.storage->WriteString(p.Timeline().PathOf(Instant{"29990101000000001", "commit", InstantState::kRequested}), "").ok());
+  ASSERT_TRUE(p.storage->WriteString(marked, "in progress").ok());
   auto r2 = p.Vacuum();
   ASSERT_TRUE(r2.ok()) << r2.status();
-  EXPECT_TRUE(p.Exists("part=x/inflight.parquet"));
+  EXPECT_TRUE(p.Exists(planned));
+  EXPECT_TRUE(p.Exists(marked));
 }
 
-TEST(LakeshoreVacuum, RetentionCheckAndOptimisticSkip) {
-  LakeshoreScenario s("ls_vacuum_optimistic");
+TEST(HudiVacuum, RetentionCheckAndOptimisticSkip) {
+  HudiScenario s("ls_vacuum_optimistic");
   s.Upsert({{1, "a", 1, "x"}});
   VacuumOptions short_retention;
   short_retention.retain_hours = 1;
@@ -117,8 +151,7 @@ TEST(LakeshoreVacuum, RetentionCheckAndOptimisticSkip) {
   ASSERT_TRUE(third.ok());
   EXPECT_TRUE(third->skipped) << third->skip_reason;
   // A crashed writer rolled back by the next one: run.
-  ASSERT_TRUE(s.storage->WriteString(".lakeshore/timeline/20000101000000000.inflight",
-                                     R"({"operation":"upsert","write_stats":[],"planned_files":["part=x/dead.parquet"],"extra":{}})").ok());
+  WritePending(*s.storage, "20000101000000000", {"part=x/f9-0_0-1-1_20000101000000000.parquet"});
   auto rolled = s.table->RollbackFailedWrites();
   ASSERT_TRUE(rolled.ok()) << rolled.status();
   ASSERT_EQ(rolled->size(), 1u);
@@ -128,13 +161,19 @@ TEST(LakeshoreVacuum, RetentionCheckAndOptimisticSkip) {
   EXPECT_NE(fourth->skip_reason.find("rollback"), std::string::npos) << fourth->skip_reason;
 }
 
-TEST(LakeshoreVacuum, LiteFindsLeftoverPlannedFiles) {
-  LakeshoreScenario s("ls_vacuum_lite");
+TEST(HudiVacuum, LiteFindsLeftoverPlannedFiles) {
+  HudiScenario s("ls_vacuum_lite");
   s.Upsert({{1, "a", 1, "x"}});
-  // A completed commit that planned a file it did not use (a retried task's output).
-  ASSERT_TRUE(s.storage->WriteString("part=x/leftover.parquet", "junk").ok());
-  ASSERT_TRUE(s.storage->WriteString(".lakeshore/timeline/20000101000000000_20000101000000001.commit",
-                                     R"({"operation":"upsert","write_stats":[],"planned_files":["part=x/leftover.parquet"],"extra":{}})").ok());
+  // A completed rollback named a file that a zombie task of the rolled-back write wrote after
+  // the rollback had deleted it.
+  const std::string leftover = "part=x/f9-0_0-1-1_20000101000000000.parquet";
+  ASSERT_TRUE(s.storage->WriteString(leftover, "junk").ok());
+  CommitMetadata done;
+  done.operation = "rollback";
+  done.planned_files = {leftover};
+  done.extra[kRolledBackInstant] = "20000101000000000";
+  done.extra[kRolledBackAction] = "commit";
+  WriteCompleted(*s.storage, Instant{"20000101000000001", actions::kRollback, InstantState::kCompleted, "20000101000000002"}, done);
   ASSERT_TRUE(s.storage->WriteString("part=x/untracked.parquet", "junk").ok());
   VacuumOptions lite;
   lite.mode = VacuumMode::kLite;
@@ -142,23 +181,23 @@ TEST(LakeshoreVacuum, LiteFindsLeftoverPlannedFiles) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->files_listed, 0);
   ASSERT_EQ(r->candidates.size(), 1u);
-  EXPECT_EQ(r->candidates[0].path, "part=x/leftover.parquet");
-  EXPECT_FALSE(s.Exists("part=x/leftover.parquet"));
+  EXPECT_EQ(r->candidates[0].path, leftover);
+  EXPECT_FALSE(s.Exists(leftover));
   EXPECT_TRUE(s.Exists("part=x/untracked.parquet"));  // lite never lists
 }
 
-TEST(LakeshoreVacuum, CorruptTimelineDeletesNothing) {
-  LakeshoreScenario s("ls_vacuum_corrupt");
+TEST(HudiVacuum, CorruptTimelineDeletesNothing) {
+  HudiScenario s("ls_vacuum_corrupt");
   s.Upsert({{1, "a", 1, "x"}});
   ASSERT_TRUE(s.storage->WriteString("part=x/orphan.parquet", "junk").ok());
-  ASSERT_TRUE(s.storage->WriteString(".lakeshore/timeline/20000101000000000_20000101000000001.commit", "{\"operation\":").ok());
+  ASSERT_TRUE(s.storage->WriteString(".hoodie/timeline/20000101000000000_20000101000000001.commit", "{\"operation\":").ok());
   auto r = s.Vacuum();
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(IsError(r.status(), ErrorKind::kCorruptMetadata)) << r.status();
   EXPECT_TRUE(s.Exists("part=x/orphan.parquet"));
-  ASSERT_TRUE(s.storage->WriteString(".lakeshore/timeline/20000101000000000_20000101000000001.commit",
-                                     R"({"operation":"upsert","write_stats":[],"planned_files":[],"extra":{}})").ok());
-  ASSERT_TRUE(s.storage->WriteString(".lakeshore/timeline/archive/x.json", "{}").ok());
+  WriteCompleted(*s.storage, Instant{"20000101000000000", actions::kCommit, InstantState::kCompleted, "20000101000000001"},
+                 CommitMetadata{});
+  ASSERT_TRUE(s.storage->WriteString(".hoodie/timeline/history/x.parquet", "{}").ok());
   EXPECT_TRUE(IsError(s.Vacuum().status(), ErrorKind::kUnsupportedFeature));
   EXPECT_TRUE(s.Exists("part=x/orphan.parquet"));
 }
@@ -169,8 +208,8 @@ TEST(LakeshoreVacuum, CorruptTimelineDeletesNothing) {
 namespace lakeshore {
 namespace {
 
-TEST(LakeshoreVacuum, CrashAtEveryMutationThenRerunConverges) {
-  auto build = [](LakeshoreScenario& s) {
+TEST(HudiVacuum, CrashAtEveryMutationThenRerunConverges) {
+  auto build = [](HudiScenario& s) {
     s.Upsert({{1, "a", 1, "x"}, {2, "b", 1, "y"}});
     for (int i = 0; i < 5; ++i) {
       ASSERT_TRUE(s.storage->WriteString("part=x/orphan" + std::to_string(i) + ".parquet", "junk").ok());
@@ -179,7 +218,7 @@ TEST(LakeshoreVacuum, CrashAtEveryMutationThenRerunConverges) {
   };
   int64_t n = 0;
   {
-    LakeshoreScenario s("ls_crash_count");
+    HudiScenario s("ls_crash_count");
     build(s);
     auto counting = *FaultInjectionStorage::Make(s.storage, 0, FaultMode::kCrash);
     VacuumOptions o;
@@ -190,7 +229,7 @@ TEST(LakeshoreVacuum, CrashAtEveryMutationThenRerunConverges) {
   }
   ASSERT_GE(n, 5);  // lock, requested, inflight, release, deletes, folders, lock, completed, release
   for (int64_t k = 1; k <= n; ++k) {
-    LakeshoreScenario s("ls_crash" + std::to_string(k));
+    HudiScenario s("ls_crash" + std::to_string(k));
     build(s);
     auto before = testing::ReadPeople(*s.table);
     VacuumOptions o;
@@ -221,7 +260,7 @@ TEST(LakeshoreVacuum, CrashAtEveryMutationThenRerunConverges) {
 namespace lakeshore {
 namespace {
 
-TEST(LakeshoreVacuum, TablePropertySetsRetentionAndItsMinimum) {
+TEST(HudiVacuum, TablePropertySetsRetentionAndItsMinimum) {
   testing::TempDir dir("ls_vacuum_retention_property");
   auto config = testing::PeopleConfig();
   config.properties["vacuum.retain_hours"] = "24";
@@ -257,7 +296,7 @@ TEST(LakeshoreVacuum, TablePropertySetsRetentionAndItsMinimum) {
 namespace lakeshore {
 namespace {
 
-TEST(LakeshoreVacuum, InstantTimeFollowsTheTimelineEvenWhenItsClockLags) {
+TEST(HudiVacuum, InstantTimeFollowsTheTimelineEvenWhenItsClockLags) {
   testing::TempDir dir("ls_vacuum_clock_lag");
   int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                     std::chrono::system_clock::now().time_since_epoch()).count();
@@ -270,9 +309,11 @@ TEST(LakeshoreVacuum, InstantTimeFollowsTheTimelineEvenWhenItsClockLags) {
   auto report = lakeshore::Vacuum(dir.path(), o);
   ASSERT_TRUE(report.ok()) << report.status();
   auto timeline = *table->Timeline();
-  ASSERT_EQ(timeline.size(), 2u);
-  EXPECT_EQ(timeline[1].action, "vacuum");
-  EXPECT_GT(timeline[1].time, timeline[0].completion_time);
+  ASSERT_EQ(timeline.size(), 1u);
+  auto storage = *Storage::Open(dir.path());
+  auto vacuums = *Timeline::Load(*storage, TimelineLocation{layout::kVacuumTimelineDir, TimelineLayout::kV2, false});
+  ASSERT_EQ(vacuums.instants().size(), 1u);
+  EXPECT_GT(vacuums.instants()[0].time, timeline[0].completion_time);
   EXPECT_TRUE(table->Write(WriteOperation::kUpsert, testing::PeopleReader({{2, "b", 1, "x"}})).ok());
 }
 
@@ -292,7 +333,7 @@ TEST(StagedWriteName, RecognizesOnlyOurStagedWrites) {
   EXPECT_FALSE(IsStagedWriteName(".f.tmp.1.2.3."));
 }
 
-TEST(LakeshoreVacuum, ReapsStagedWritesLeftByACrashOncePastRetention) {
+TEST(HudiVacuum, ReapsStagedWritesLeftByACrashOncePastRetention) {
   testing::TempDir dir("ls_vacuum_staged");
   auto table = *Table::Create(dir.path(), testing::PeopleConfig());
   ASSERT_TRUE(table->Write(WriteOperation::kUpsert, testing::PeopleReader({{1, "a", 1, "x"}})).ok());
@@ -302,7 +343,7 @@ TEST(LakeshoreVacuum, ReapsStagedWritesLeftByACrashOncePastRetention) {
   const std::string old_temp = "part=x/.f.parquet.tmp.123.4.5678";
   const std::string young_temp = "part=x/.g.parquet.tmp.123.5.5678";
   const std::string staged = "part=x/.part=q.tmp.dir.1.2.3/.h.parquet.tmp.1.2.4";
-  const std::string instant_temp = ".lakeshore/timeline/.20260101000000000.commit.inflight.tmp.7.8.9";
+  const std::string instant_temp = ".hoodie/timeline/.20260101000000000.commit.inflight.tmp.7.8.9";
   for (const auto& p : {old_temp, young_temp, staged, instant_temp}) {
     ASSERT_TRUE(storage->WriteString(p, "partial").ok());
   }
@@ -328,8 +369,8 @@ TEST(LakeshoreVacuum, ReapsStagedWritesLeftByACrashOncePastRetention) {
 namespace lakeshore {
 namespace {
 
-TEST(LakeshoreVacuum, OptimisticSkipReadsOnlyWhatHappenedSinceTheLastVacuum) {
-  LakeshoreScenario s("ls_vacuum_optimistic_cost");
+TEST(HudiVacuum, OptimisticSkipReadsOnlyWhatHappenedSinceTheLastVacuum) {
+  HudiScenario s("ls_vacuum_optimistic_cost");
   s.Upsert({{1, "a", 1, "x"}});
   s.Upsert({{2, "b", 1, "y"}});
   ASSERT_TRUE(s.Vacuum().ok());
@@ -337,7 +378,7 @@ TEST(LakeshoreVacuum, OptimisticSkipReadsOnlyWhatHappenedSinceTheLastVacuum) {
   // them would fail; a skip whose cost follows the new work never opens them.
   auto timeline = *Timeline::Load(*s.storage);
   for (const auto& i : timeline.instants()) {
-    if (i.action == "commit") ASSERT_TRUE(s.storage->WriteString(Timeline::PathOf(i), "{trunc").ok());
+    if (i.action == "commit") ASSERT_TRUE(s.storage->WriteString(testing::TableTimeline().PathOf(i), "{trunc").ok());
   }
   VacuumOptions optimistic;
   optimistic.optimistic = true;

@@ -1,0 +1,259 @@
+#include "timeline/instant_codec.h"
+
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "common/parse_number.h"
+#include "format/avro_container.h"
+#include "format/hoodie_avro_schemas.h"
+#include "lakeshore/storage/storage.h"
+#include "table/file_naming.h"
+
+namespace lakeshore {
+namespace {
+
+using nlohmann::json;
+
+/// Lakeshore's record-key ranges per base file, kept in extraMetadata (Hudi keeps them in the
+/// file footers only; the simple index prunes with them without opening files).
+constexpr const char* kKeyRanges = "lakeshore.key_ranges";
+
+std::string HudiOperation(const std::string& op) {
+  if (op == "insert") return "INSERT";
+  if (op == "upsert") return "UPSERT";
+  if (op == "delete") return "DELETE";
+  if (op == "bulk_insert") return "BULK_INSERT";
+  std::string out = op;
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string LakeshoreOperation(const std::string& op) {
+  std::string out = op;
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+json Stat(const WriteStat& s) {
+  return json{{"fileId", s.file_id},
+              {"path", s.path},
+              {"prevCommit", s.prev_base_instant.empty() ? "null" : s.prev_base_instant},
+              {"numWrites", s.num_records},
+              {"numDeletes", s.num_deletes},
+              {"numUpdateWrites", s.num_updates},
+              {"numInserts", s.num_inserts},
+              {"totalWriteBytes", s.file_size},
+              {"totalWriteErrors", 0},
+              {"partitionPath", s.partition},
+              {"fileSizeInBytes", s.file_size}};
+}
+
+Result<std::string> EncodeRecord(const char* schema_name, const json& record) {
+  ARROW_ASSIGN_OR_RAISE(std::string schema, format::HoodieAvroSchema(schema_name));
+  return format::WriteAvroContainer(schema, {record});
+}
+
+Result<std::string> EncodeCommit(const CommitMetadata& m, bool inflight) {
+  json by_partition = json::object();
+  json ranges = json::object();
+  if (inflight) {
+    // The workload: a stat per file the write plans (Hudi's inflight names file groups).
+    for (const auto& path : m.planned_files) {
+      auto name = ParseDataFileName(BaseName(path));
+      WriteStat s;
+      s.path = path;
+      s.file_id = name ? name->file_id : "";
+      s.partition = std::string(ParentPath(path));
+      by_partition[s.partition].push_back(Stat(s));
+    }
+  } else {
+    for (const auto& s : m.write_stats) {
+      by_partition[s.partition].push_back(Stat(s));
+      if (!s.min_record_key.empty() || !s.max_record_key.empty()) {
+        ranges[s.path] = json::array({s.min_record_key, s.max_record_key});
+      }
+    }
+  }
+  json extra = json::object();
+  for (const auto& [k, v] : m.extra) extra[k] = v;
+  if (!ranges.empty()) extra[kKeyRanges] = ranges.dump();
+  json record = {{"partitionToWriteStats", by_partition},
+                 {"compacted", false},
+                 {"extraMetadata", extra},
+                 {"operationType", HudiOperation(m.operation)}};
+  return EncodeRecord("HoodieCommitMetadata", record);
+}
+
+std::string Absolute(const std::string& root, const std::string& path) { return JoinPath(root, path); }
+
+/// A path Hudi wrote (absolute, maybe with a scheme) as a path relative to the table root.
+Result<std::string> Relative(const std::string& root, const std::string& path, const std::string& source) {
+  std::string p = path;
+  for (const char* scheme : {"file://", "file:"}) {
+    if (p.rfind(scheme, 0) == 0 && root.rfind(scheme, 0) != 0) {
+      p = p.substr(std::string(scheme).size());
+      break;
+    }
+  }
+  const std::string prefix = root.empty() || root.back() == '/' ? root : root + "/";
+  if (!prefix.empty() && p.rfind(prefix, 0) == 0) p = p.substr(prefix.size());
+  auto normal = NormalizeRelativePath(p);
+  if (!normal.ok() || *normal != p || p.empty()) {
+    return PathOutsideTable("instant file " + source + " names '" + path + "', which is not a file inside the table");
+  }
+  return p;
+}
+
+Result<std::string> EncodeRollback(const Instant& instant, const CommitMetadata& m, const std::string& root) {
+  auto extra = [&](const char* key) {
+    auto it = m.extra.find(key);
+    return it == m.extra.end() ? std::string() : it->second;
+  };
+  json target = {{"commitTime", extra(kRolledBackInstant)}, {"action", extra(kRolledBackAction)}};
+  std::map<std::string, json> by_partition;
+  for (const auto& path : m.planned_files) by_partition[std::string(ParentPath(path))].push_back(Absolute(root, path));
+  if (instant.state == InstantState::kRequested) {
+    json requests = json::array();
+    for (const auto& [partition, files] : by_partition) {
+      requests.push_back({{"partitionPath", partition},
+                          {"fileId", ""},
+                          {"latestBaseInstant", ""},
+                          {"filesToBeDeleted", files},
+                          {"logBlocksToBeDeleted", json::object()}});
+    }
+    return EncodeRecord("HoodieRollbackPlan",
+                        {{"instantToRollback", target}, {"RollbackRequests", requests}, {"version", 1}});
+  }
+  if (instant.state == InstantState::kInflight) return std::string();
+  json partitions = json::object();
+  for (const auto& [partition, files] : by_partition) {
+    partitions[partition] = {{"partitionPath", partition}, {"successDeleteFiles", files},
+                             {"failedDeleteFiles", json::array()}};
+  }
+  const std::optional<int64_t> deleted = ParseInt64(extra("files_deleted"));
+  return EncodeRecord("HoodieRollbackMetadata",
+                      {{"startRollbackTime", instant.time},
+                       {"timeTakenInMillis", 0},
+                       {"totalFilesDeleted", static_cast<int32_t>(deleted.value_or(0))},
+                       {"commitsRollback", json::array({extra(kRolledBackInstant)})},
+                       {"partitionMetadata", partitions},
+                       {"version", 1},
+                       {"instantsRollback", json::array({target})}});
+}
+
+Result<json> OneRecord(std::string_view content, const std::string& source) {
+  ARROW_ASSIGN_OR_RAISE(auto container, format::ReadAvroContainer(content, source));
+  if (container.records.size() != 1) {
+    return CorruptMetadata("instant file '" + source + "' holds " + std::to_string(container.records.size()) +
+                           " records, not 1");
+  }
+  return std::move(container.records[0]);
+}
+
+std::string StringAt(const json& j, const char* key) {
+  auto it = j.is_object() ? j.find(key) : j.end();
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+Result<CommitMetadata> DecodeRollback(const Instant& instant, std::string_view content, const std::string& root,
+                                      const std::string& source) {
+  CommitMetadata m;
+  m.operation = "rollback";
+  if (content.empty()) return m;
+  ARROW_ASSIGN_OR_RAISE(json record, OneRecord(content, source));
+  if (instant.state == InstantState::kRequested) {
+    auto target = record.find("instantToRollback");
+    if (target == record.end() || !target->is_object()) return CorruptMetadata("rollback plan '" + source + "' names no instant");
+    m.extra[kRolledBackInstant] = StringAt(*target, "commitTime");
+    m.extra[kRolledBackAction] = StringAt(*target, "action");
+    auto requests = record.find("RollbackRequests");
+    if (requests != record.end() && requests->is_array()) {
+      for (const auto& r : *requests) {
+        auto files = r.is_object() ? r.find("filesToBeDeleted") : r.end();
+        if (files == r.end() || !files->is_array()) continue;
+        for (const auto& f : *files) {
+          if (!f.is_string()) continue;
+          ARROW_ASSIGN_OR_RAISE(std::string rel, Relative(root, f.get<std::string>(), source));
+          m.planned_files.push_back(std::move(rel));
+        }
+      }
+    }
+    return m;
+  }
+  auto commits = record.find("commitsRollback");
+  if (commits != record.end() && commits->is_array() && !commits->empty() && (*commits)[0].is_string()) {
+    m.extra[kRolledBackInstant] = (*commits)[0].get<std::string>();
+  }
+  auto instants = record.find("instantsRollback");
+  if (instants != record.end() && instants->is_array() && !instants->empty()) {
+    m.extra[kRolledBackAction] = StringAt((*instants)[0], "action");
+  }
+  auto partitions = record.find("partitionMetadata");
+  if (partitions != record.end() && partitions->is_object()) {
+    for (const auto& [partition, meta] : partitions->items()) {
+      auto files = meta.is_object() ? meta.find("successDeleteFiles") : meta.end();
+      if (files == meta.end() || !files->is_array()) continue;
+      for (const auto& f : *files) {
+        if (!f.is_string()) continue;
+        // A record of what was deleted, possibly where the table lived before it was moved:
+        // paths that are not inside the table now are only history.
+        auto rel = Relative(root, f.get<std::string>(), source);
+        if (rel.ok()) m.planned_files.push_back(std::move(*rel));
+      }
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
+Result<std::string> InstantCodec::Encode(const Instant& instant, const CommitMetadata& metadata) const {
+  if (layout != TimelineLayout::kV2) {
+    return UnsupportedFeature("this build writes timeline layout 2 only (table versions 8 and 9)");
+  }
+  if (instant.action == actions::kRollback) return EncodeRollback(instant, metadata, table_root);
+  if (actions::WritesData(instant.action)) {
+    if (instant.state == InstantState::kRequested) return std::string();
+    return EncodeCommit(metadata, instant.state == InstantState::kInflight);
+  }
+  return UnsupportedFeature("this build does not write " + instant.action + " instants");
+}
+
+Result<CommitMetadata> InstantCodec::Decode(const Instant& instant, std::string_view content,
+                                            const std::string& source) const {
+  if (instant.action == actions::kRollback) {
+    if (layout == TimelineLayout::kV1) return CommitMetadata{};  // not needed from version-6 tables
+    return DecodeRollback(instant, content, table_root, source);
+  }
+  if (!actions::WritesData(instant.action)) return CommitMetadata{};
+  // Requested files hold plans (compaction, clustering, replace) or nothing; a pending
+  // compaction or clustering's inflight file is empty or its plan too.
+  if (instant.state == InstantState::kRequested) return CommitMetadata{};
+  if (!instant.is_completed() && actions::CompletedAction(instant.action) != instant.action) return CommitMetadata{};
+  ARROW_ASSIGN_OR_RAISE(CommitMetadata m, CommitMetadata::FromHoodie(content, layout, source));
+  m.operation = LakeshoreOperation(m.operation);
+  auto ranges_it = m.extra.find(kKeyRanges);
+  if (ranges_it != m.extra.end()) {
+    json ranges = json::parse(ranges_it->second, nullptr, /*allow_exceptions=*/false);
+    if (ranges.is_object()) {
+      for (auto& s : m.write_stats) {
+        auto r = ranges.find(s.path);
+        if (r != ranges.end() && r->is_array() && r->size() == 2 && (*r)[0].is_string() && (*r)[1].is_string()) {
+          s.min_record_key = (*r)[0].get<std::string>();
+          s.max_record_key = (*r)[1].get<std::string>();
+        }
+      }
+    }
+    m.extra.erase(ranges_it);
+  }
+  if (instant.state == InstantState::kInflight) {
+    for (const auto& s : m.write_stats) {
+      if (!s.path.empty()) m.planned_files.push_back(s.path);
+    }
+    m.write_stats.clear();
+  }
+  return m;
+}
+
+}  // namespace lakeshore

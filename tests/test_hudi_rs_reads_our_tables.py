@@ -7,6 +7,8 @@ aborted (hudi-rs must never see them)."""
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import subprocess
 import sys
 import tempfile
@@ -30,6 +32,10 @@ SCHEMA = pa.schema(
         pa.field("n", pa.int32(), nullable=False),
         pa.field("ver", pa.int64()),
         pa.field("val", pa.string()),
+        pa.field("at", pa.timestamp("us", tz="UTC")),
+        pa.field("day", pa.date32()),
+        pa.field("price", pa.decimal128(10, 2)),
+        pa.field("tags", pa.list_(pa.string())),
         pa.field("photo", lakeshore.blob_type()),
     ]
 )
@@ -140,6 +146,12 @@ def test_hudi_rs_reads_what_lakeshore_wrote_after_every_step(history: list[tuple
                     counter += 1
                     row = {"zone": zone, "name": name, "n": n, "ver": counter, "val": f"{mode}{counter}"}
                     row["photo"] = _blob(counter)
+                    row["at"] = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc) + datetime.timedelta(
+                        seconds=counter
+                    )
+                    row["day"] = datetime.date(2026, 1, 1 + counter % 28)
+                    row["price"] = decimal.Decimal(counter) / 100
+                    row["tags"] = [f"t{counter}", "x"] if counter % 2 else None
                     batch.append(row)
                     rows[(zone, name, n)] = (counter, row["val"])
                 data = pa.Table.from_pylist(batch, schema=SCHEMA)

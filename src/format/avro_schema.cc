@@ -196,7 +196,9 @@ std::shared_ptr<arrow::DataType> NormalizeType(const std::shared_ptr<arrow::Data
       const auto unit = ts.unit() == arrow::TimeUnit::NANO || ts.unit() == arrow::TimeUnit::MICRO
                             ? arrow::TimeUnit::MICRO
                             : arrow::TimeUnit::MILLI;
-      return ts.timezone().empty() ? arrow::timestamp(unit) : arrow::timestamp(unit, "UTC");
+      // Every timestamp is an instant in UTC, as Spark's Hudi writer stores it: the Avro
+      // local-timestamp types are not read by every Hudi reader (hudi-rs panics on them).
+      return arrow::timestamp(unit, "UTC");
     }
     case arrow::Type::TIME32:
       return arrow::time32(arrow::TimeUnit::MILLI);

@@ -32,7 +32,9 @@ std::shared_ptr<arrow::DataType> HudiBlobType();
 /// The schema a Hudi table stores for `schema`: each type replaced by the one Avro (and so
 /// every Hudi reader) holds it as: int8, int16, uint8 and uint16 → int32; uint32 → int64;
 /// large strings and binaries → utf8 and binary; nanosecond timestamps and times →
-/// microseconds; timestamp zones → "UTC"; dictionaries → their value type. Lists keep
+/// microseconds; every timestamp → zone "UTC" (a naive one too: Avro's local-timestamp types
+/// are not read by every Hudi reader, so its values are stored as UTC instants, as Spark's
+/// writer does); dictionaries → their value type. Lists keep
 /// "element" items, maps "key"/"value". Other types are kept (ArrowSchemaToAvro refuses what it
 /// cannot store). Writes cast their batches to this schema.
 std::shared_ptr<arrow::Schema> NormalizeForHudi(const arrow::Schema& schema);

@@ -35,6 +35,7 @@ TEST(AvroSchema, ArrowSchemasRoundTripThroughAvroOnceNormalized) {
   auto normal = NormalizeForHudi(*Wide());
   EXPECT_TRUE(normal->GetFieldByName("small")->type()->Equals(*arrow::int32()));
   EXPECT_TRUE(normal->GetFieldByName("at")->type()->Equals(*arrow::timestamp(arrow::TimeUnit::MICRO, "UTC")));
+  EXPECT_TRUE(normal->GetFieldByName("local")->type()->Equals(*arrow::timestamp(arrow::TimeUnit::MILLI, "UTC")));
   auto avro = ArrowSchemaToAvro(*normal, "t_record", "hoodie.t");
   ASSERT_TRUE(avro.ok()) << avro.status();
   auto back = AvroSchemaToArrow(*avro, "round trip");

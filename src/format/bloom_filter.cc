@@ -2,7 +2,9 @@
 
 #include <arrow/util/base64.h>
 
+#include <algorithm>
 #include <cmath>
+#include <thread>
 #include <cstring>
 
 namespace lakeshore::format {
@@ -32,20 +34,8 @@ struct Reader {
   }
 };
 
-/// The hash positions of `key` (Hadoop's HashFunction.hash with Murmur).
-template <typename F>
-void ForEachPosition(std::string_view key, int32_t num_hashes, int32_t vector_size, F&& f) {
-  int32_t initval = 0;
-  for (int32_t i = 0; i < num_hashes; ++i) {
-    initval = HudiMurmurHash(key, initval);
-    const int32_t rem = initval % vector_size;  // C++ keeps the dividend's sign, as Java
-    f(rem < 0 ? -rem : rem);
-  }
-}
-
-}  // namespace
-
-int32_t HudiMurmurHash(std::string_view data, int32_t seed) {
+/// Hudi's MurmurHash, inlined into the hashing loops.
+inline __attribute__((always_inline)) int32_t Murmur(std::string_view data, int32_t seed) {
   const uint32_t m = 0x5bd1e995;
   const int r = 24;
   const int32_t length = static_cast<int32_t>(data.size());
@@ -77,6 +67,34 @@ int32_t HudiMurmurHash(std::string_view data, int32_t seed) {
   h ^= h >> 15;
   return static_cast<int32_t>(h);
 }
+
+/// `a mod d` for a fixed divisor without a division (Lemire's fastmod; exact for 32-bit a and d).
+struct FastMod {
+  explicit FastMod(uint32_t d) : d_(d), m_(UINT64_C(0xFFFFFFFFFFFFFFFF) / d + 1) {}
+  uint32_t operator()(uint32_t a) const {
+    const uint64_t low = m_ * a;
+    return static_cast<uint32_t>((static_cast<__uint128_t>(low) * d_) >> 64);
+  }
+  uint32_t d_;
+  uint64_t m_;
+};
+
+/// The hash positions of `key` (Hadoop's HashFunction.hash with Murmur): Java's
+/// Math.abs(initval % size), which is |initval| mod size.
+template <typename F>
+void ForEachPosition(std::string_view key, int32_t num_hashes, int32_t vector_size, F&& f) {
+  const FastMod mod(static_cast<uint32_t>(vector_size));
+  int32_t initval = 0;
+  for (int32_t i = 0; i < num_hashes; ++i) {
+    initval = Murmur(key, initval);
+    const uint32_t magnitude = initval < 0 ? 0u - static_cast<uint32_t>(initval) : static_cast<uint32_t>(initval);
+    f(static_cast<int32_t>(mod(magnitude)));
+  }
+}
+
+}  // namespace
+
+int32_t HudiMurmurHash(std::string_view data, int32_t seed) { return Murmur(data, seed); }
 
 Result<BloomFilter> BloomFilter::Make(BloomFilterType type, int32_t num_entries, double fpp, int32_t max_entries) {
   if (num_entries <= 0 || !(fpp > 0 && fpp < 1) || max_entries <= 0) {
@@ -117,6 +135,78 @@ void BloomFilter::Add(std::string_view key) {
   ForEachPosition(key, num_hashes_, vector_size_,
                   [&](int32_t bit) { row.bits[static_cast<size_t>(bit >> 3)] |= static_cast<uint8_t>(1u << (bit & 7)); });
   ++current_rows_records_;
+}
+
+void BloomFilter::AddAll(const std::vector<std::string_view>& keys, int threads) {
+  // Which row each key goes to: the same state machine as Add, without the hashing.
+  std::vector<uint32_t> row_of(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i].empty()) {
+      row_of[i] = UINT32_MAX;
+      continue;
+    }
+    Row& row = ActiveRow();
+    row_of[i] = static_cast<uint32_t>(&row - rows_.data());
+    ++current_rows_records_;
+  }
+  threads = std::max(1, std::min<int>(threads, static_cast<int>(keys.size() / 4096) + 1));
+  const FastMod mod(static_cast<uint32_t>(vector_size_));
+  auto set = [&](std::vector<Row>* rows, size_t i, int32_t hash) {
+    const uint32_t magnitude = hash < 0 ? 0u - static_cast<uint32_t>(hash) : static_cast<uint32_t>(hash);
+    const uint32_t bit = mod(magnitude);
+    (*rows)[row_of[i]].bits[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
+  };
+  auto hash_range = [&](size_t begin, size_t end, std::vector<Row>* rows) {
+    // Four keys at a time, their hash chains in lockstep: each chain is serial (a hash seeds
+    // the next), so interleaving independent chains is what keeps the CPU busy.
+    size_t i = begin;
+    for (; i + 4 <= end; i += 4) {
+      if (row_of[i] == UINT32_MAX || row_of[i + 1] == UINT32_MAX || row_of[i + 2] == UINT32_MAX ||
+          row_of[i + 3] == UINT32_MAX) {
+        break;
+      }
+      int32_t h0 = 0, h1 = 0, h2 = 0, h3 = 0;
+      for (int32_t k = 0; k < num_hashes_; ++k) {
+        h0 = Murmur(keys[i], h0);
+        h1 = Murmur(keys[i + 1], h1);
+        h2 = Murmur(keys[i + 2], h2);
+        h3 = Murmur(keys[i + 3], h3);
+        set(rows, i, h0);
+        set(rows, i + 1, h1);
+        set(rows, i + 2, h2);
+        set(rows, i + 3, h3);
+      }
+    }
+    for (; i < end; ++i) {
+      if (row_of[i] == UINT32_MAX) continue;
+      int32_t h = 0;
+      for (int32_t k = 0; k < num_hashes_; ++k) {
+        h = Murmur(keys[i], h);
+        set(rows, i, h);
+      }
+    }
+  };
+  if (threads == 1) {
+    hash_range(0, keys.size(), &rows_);
+    return;
+  }
+  std::vector<std::vector<Row>> partial(static_cast<size_t>(threads - 1));
+  std::vector<std::thread> workers;
+  const size_t chunk = (keys.size() + static_cast<size_t>(threads) - 1) / static_cast<size_t>(threads);
+  for (int t = 1; t < threads; ++t) {
+    auto& rows = partial[static_cast<size_t>(t - 1)];
+    rows.assign(rows_.size(), Row{std::vector<uint8_t>(rows_[0].bits.size(), 0)});
+    const size_t begin = std::min(keys.size(), chunk * static_cast<size_t>(t));
+    const size_t end = std::min(keys.size(), begin + chunk);
+    workers.emplace_back([&, begin, end, t] { hash_range(begin, end, &partial[static_cast<size_t>(t - 1)]); });
+  }
+  hash_range(0, std::min(keys.size(), chunk), &rows_);
+  for (auto& w : workers) w.join();
+  for (const auto& rows : partial) {
+    for (size_t r = 0; r < rows.size(); ++r) {
+      for (size_t b = 0; b < rows[r].bits.size(); ++b) rows_[r].bits[b] |= rows[r].bits[b];
+    }
+  }
 }
 
 bool BloomFilter::MightContain(std::string_view key) const {

@@ -39,6 +39,9 @@ class BloomFilter {
 
   /// Adds a key (its UTF-8 bytes). An empty key is ignored, as Hudi cannot hash one.
   void Add(std::string_view key);
+  /// Adds `keys` in order, as many Add calls would, hashing on up to `threads` threads (each
+  /// key's row is decided first, in order; the bits are then set in parallel and OR-ed).
+  void AddAll(const std::vector<std::string_view>& keys, int threads);
   /// False when `key` was certainly never added.
   bool MightContain(std::string_view key) const;
   /// Hudi's serialized form, Base64 (standard alphabet, padded).

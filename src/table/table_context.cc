@@ -12,6 +12,7 @@ Status TableContext::LoadSettings() {
   ARROW_ASSIGN_OR_RAISE(plan.record_size_estimate_bytes, o::kRecordSizeEstimateBytes.Get(p));
   ARROW_ASSIGN_OR_RAISE(parquet.row_group_rows, o::kParquetRowGroupRows.Get(p));
   ARROW_ASSIGN_OR_RAISE(parquet.compression, o::kParquetCompression.Get(p));
+  ARROW_ASSIGN_OR_RAISE(parquet.bloom_filter, o::kParquetBloomFilterEnabled.Get(p));
   ARROW_ASSIGN_OR_RAISE(heartbeat.interval_ms, o::kHeartbeatIntervalMs.Get(p));
   ARROW_ASSIGN_OR_RAISE(heartbeat.tolerable_misses, o::kHeartbeatTolerableMisses.Get(p));
   ARROW_ASSIGN_OR_RAISE(lock.lease_ms, o::kLockLeaseMs.Get(p));

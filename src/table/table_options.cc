@@ -44,6 +44,11 @@ const ConfigOption<int64_t> kLockWaitTimeoutMs{
 const ConfigOption<std::string> kIndexType{
     "index.type", "simple", "Record-location index for upserts and deletes: simple.", KnownIndex};
 
+const ConfigOption<bool> kParquetBloomFilterEnabled{
+    "hoodie.parquet.bloom.filter.enabled", true,
+    "Write Hudi's record-key bloom filter (DYNAMIC_V0) into each base file's footer, as Hudi does by default "
+    "(Hudi's bloom index reads it). Off saves most of a write's hashing CPU."};
+
 namespace {
 Status NonNegativeHours(const double& v) { return HoursToMs("the value", v).status(); }
 }  // namespace
@@ -58,7 +63,7 @@ const std::vector<const ConfigOptionBase*>& All() {
       &kMaxFileSizeBytes,    &kSmallFileLimitBytes,      &kParquetRowGroupRows,
       &kParquetCompression,  &kRecordSizeEstimateBytes,  &kHeartbeatIntervalMs,
       &kHeartbeatTolerableMisses, &kLockLeaseMs,         &kLockWaitTimeoutMs,
-      &kIndexType,           &kVacuumRetainHours};
+      &kIndexType,           &kVacuumRetainHours,        &kParquetBloomFilterEnabled};
   return all;
 }
 

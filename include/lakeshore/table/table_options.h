@@ -34,6 +34,9 @@ extern const ConfigOption<std::string> kIndexType;
 /// delta.deletedFileRetentionDuration).
 extern const ConfigOption<double> kVacuumRetainHours;
 
+/// Hudi's hoodie.parquet.bloom.filter.enabled: the record-key bloom filter in base file footers.
+extern const ConfigOption<bool> kParquetBloomFilterEnabled;
+
 /// Every table option, for validation and docs.
 const std::vector<const ConfigOptionBase*>& All();
 

@@ -87,14 +87,29 @@ def open_input(paths: Sequence[str], fmt: str | None, schema: pa.Schema | None) 
             missing = [n for n in schema.names if n not in present]
             if missing:
                 raise ValueError(f"input file {p!r} lacks the column(s) {missing} of the table")
-    return ds.dataset(list(paths), format=fmt, schema=schema)
+    return ds.dataset(list(paths), format=fmt, schema=_parse_schema(schema, fmt))
+
+
+def _parse_schema(schema: pa.Schema | None, fmt: str) -> pa.Schema | None:
+    """The schema text inputs are parsed with: a table timestamp (a UTC instant, as Hudi stores
+    it) is read from text without a zone offset, as a time in UTC."""
+    if schema is None or fmt not in ("csv", "json"):
+        return schema
+    fields = [
+        f.with_type(pa.timestamp(f.type.unit)) if pa.types.is_timestamp(f.type) and f.type.tz is not None else f
+        for f in schema
+    ]
+    return pa.schema(fields, metadata=schema.metadata)
 
 
 def read_input(paths: Sequence[str], fmt: str | None, schema: pa.Schema | None) -> pa.RecordBatchReader:
     """A streaming reader over the input files (see :func:`open_input`); nothing is loaded whole."""
     dataset = open_input(paths, fmt, schema)
     columns = schema.names if schema is not None else None
-    return dataset.scanner(columns=columns).to_reader()
+    reader = dataset.scanner(columns=columns).to_reader()
+    if schema is None or reader.schema.equals(schema):
+        return reader
+    return pa.RecordBatchReader.from_batches(schema, (batch.cast(schema) for batch in reader))
 
 
 def schema_from_sample(path: str, fmt: str | None) -> pa.Schema:

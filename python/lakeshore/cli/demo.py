@@ -56,7 +56,7 @@ def demo_schema() -> pa.Schema:
             pa.field("id", pa.int64(), nullable=False),
             pa.field("name", pa.string()),
             pa.field("city", pa.string()),
-            pa.field("updated_at", pa.timestamp("ms")),
+            pa.field("updated_at", pa.timestamp("ms", tz="UTC")),
             pa.field("photo", blob_type()),
         ]
     )
@@ -64,7 +64,7 @@ def demo_schema() -> pa.Schema:
 
 CITIES = ("lisbon", "oslo", "quito")
 NAMES = ("Ana", "Bo", "Chen", "Dara", "Eli", "Femi", "Gus", "Hana", "Ivo", "Jun", "Kai", "Lea")
-T0 = dt.datetime(2026, 1, 1, 8, 0, 0)
+T0 = dt.datetime(2026, 1, 1, 8, 0, 0, tzinfo=dt.timezone.utc)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

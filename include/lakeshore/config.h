@@ -10,7 +10,7 @@
 
 namespace lakeshore {
 
-/// Properties as stored (table.json "properties", Python kwargs): key → string value.
+/// Properties as stored (hoodie.properties keys, Python kwargs): key → string value.
 using Properties = std::map<std::string, std::string>;
 
 /// The untyped face of a config option, for listing, docs and validation of raw properties.

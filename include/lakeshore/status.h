@@ -16,7 +16,7 @@ using arrow::Status;
 /// arrow::Status (IOError, Invalid, ...).
 enum class ErrorKind {
   kCommitConflict,      ///< another writer committed to the same file groups first
-  kCorruptMetadata,     ///< a metadata file (table.json, instant, Delta log) cannot be parsed
+  kCorruptMetadata,     ///< a metadata file (hoodie.properties, instant, log block, Delta log) cannot be parsed
   kRetentionViolation,  ///< a retention shorter than the table allows was asked for
   kUnsupportedFeature,  ///< a protocol version or feature this build does not understand
   kPathOutsideTable,    ///< a path escapes the table root

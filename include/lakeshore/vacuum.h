@@ -1,5 +1,5 @@
 // VACUUM: delete the files of a table that no version within the retention needs — for Delta
-// Lake tables and (later) Lakeshore tables — with a lite mode that works from the log alone
+// Lake tables and Hudi tables — with a lite mode that works from the log alone
 // and an optimistic mode that returns at once when nothing can have become deletable.
 // See docs/vacuum.md for the safety argument.
 #pragma once
@@ -19,7 +19,7 @@
 
 namespace lakeshore {
 
-/// Which table format to vacuum. kAuto detects `_delta_log/` (Delta) or `.lakeshore/`.
+/// Which table format to vacuum. kAuto detects `_delta_log/` (Delta) or `.hoodie/hoodie.properties` (Hudi).
 enum class TableFormat { kAuto, kDelta, kHudi };
 
 /// kFull lists the table (or reads an inventory) and deletes every untracked file older than

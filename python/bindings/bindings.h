@@ -25,7 +25,7 @@ void BindErrors(nb::module_& m);
 void BindArrowStream(nb::module_& m);
 /// runtime.cc: Arrow compute initialization and the S3 finalizer run at interpreter exit.
 void BindRuntime(nb::module_& m);
-/// vacuum.cc: the vacuum function (Delta tables; Lakeshore tables later).
+/// vacuum.cc: the vacuum function (Delta and Hudi tables).
 void BindVacuum(nb::module_& m);
 /// blob.cc: the RFC-100 blob column type.
 void BindBlob(nb::module_& m);

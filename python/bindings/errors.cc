@@ -32,7 +32,7 @@ constexpr KindClass kKindClasses[] = {
      "Another writer committed to the same file groups first; nothing of this write is visible. "
      "Retry the write."},
     {ErrorKind::kCorruptMetadata, "CorruptMetadataError",
-     "A metadata file (table.json, an instant, a Delta log entry) cannot be parsed. Nothing was "
+     "A metadata file (hoodie.properties, an instant, a log block, a Delta log entry) cannot be parsed. Nothing was "
      "changed or deleted."},
     {ErrorKind::kRetentionViolation, "RetentionViolationError",
      "A retention shorter than the table allows was asked for."},

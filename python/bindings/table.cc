@@ -201,7 +201,7 @@ void BindTable(nb::module_& m) {
                   "Creates a table at `uri` (schema: an `arrow_schema` capsule); refused if one "
                   "is already there.")
       .def_static("open", &OpenTable, nb::arg("uri"), nb::arg("storage_options"),
-                  "Opens the table at `uri`; CorruptMetadataError if its table.json is bad.")
+                  "Opens the Hudi table at `uri`; CorruptMetadataError if its hoodie.properties is bad.")
       .def_prop_ro("uri", &Table::uri, "The table root as a URI.")
       .def("config", [](const Table& t) { return ConfigDict(t.config()); },
            "The table's config as a dict (name, record_key, partition_by, ordering_field, "

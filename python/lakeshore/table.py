@@ -1,4 +1,4 @@
-"""lakeshore.Table: create, write and read a Lakeshore table from Python.
+"""lakeshore.Table: create, write and read Apache Hudi tables from Python.
 
 Data goes in as a pyarrow Table, RecordBatch, RecordBatchReader or anything with
 ``__arrow_c_stream__`` (polars, DuckDB results, ...) and comes out as a pyarrow Table; both
@@ -107,7 +107,7 @@ def _predicates(filter: Filter, schema: pa.Schema) -> list[tuple[str, str, Any]]
 
 
 class Table:
-    """A Lakeshore table: records keyed by a record key, in hive-style partitions, with a
+    """An Apache Hudi table: records keyed by a record key, in hive-style partitions, with a
     timeline of instants. Get one from :meth:`create` or :meth:`open`.
 
     Paths may be a plain folder, ``file:///abs/path``,
@@ -166,7 +166,7 @@ class Table:
     @classmethod
     def open(cls, path: str, *, storage_options: Mapping[str, str] | None = None) -> Table:
         """Opens the table at ``path``. Raises CorruptMetadataError naming the file if its
-        table.json is damaged, StorageError if nothing is there."""
+        hoodie.properties is damaged, StorageError if nothing is there."""
         return cls(_core.Table.open(path, dict(storage_options or {})))
 
     # ---- what the table is ----------------------------------------------------------------

@@ -3,17 +3,14 @@
 #include <algorithm>
 #include <cctype>
 
-#include <nlohmann/json.hpp>
-
 #include "common/utf8.h"
 #include "lakeshore/table/blob.h"
 #include "lakeshore/table/table_options.h"
 #include "table/meta_columns.h"
-#include "table/schema_json.h"
+#include "format/avro_schema.h"
 
 namespace lakeshore {
 namespace {
-using nlohmann::json;
 
 bool IsKeyableType(const arrow::DataType& type) {
   switch (type.id()) {
@@ -85,8 +82,8 @@ Status TableConfig::Validate() const {
     if (!IsValidUtf8(f->name())) return Status::Invalid("a column name is not valid UTF-8");
     for (const auto& child : f->type()->fields()) fields.push_back(child);
   }
-  // Every column type must be describable in table.json (a map column is not yet).
-  ARROW_RETURN_NOT_OK(SchemaToJson(*schema).status());
+  // Every column type must have an Avro form: Hudi keeps the schema as Avro.
+  ARROW_RETURN_NOT_OK(format::ArrowSchemaToAvro(*format::NormalizeForHudi(*schema), "check_record", "check").status());
   for (const auto& f : schema->fields()) {
     if (meta_columns::IsReserved(f->name())) {
       return Status::Invalid("column '", f->name(), "' uses the reserved prefix _hoodie_ (Hudi's meta columns)");
@@ -102,58 +99,6 @@ Status TableConfig::Validate() const {
     ARROW_RETURN_NOT_OK(CheckField(*schema, ordering_field, "ordering", IsOrderableType));
   }
   return ValidateProperties(properties, table_options::All());
-}
-
-std::string TableConfig::ToJson() const {
-  json j;
-  j["name"] = name;
-  j["format_version"] = format_version;
-  j["table_type"] = TableTypeName(table_type);
-  auto schema_json = SchemaToJson(*schema);
-  // Validate() refuses a schema SchemaToJson cannot describe; never reached after it.
-  j["schema"] = schema_json.ok() ? *std::move(schema_json) : json();
-  j["record_key_fields"] = record_key_fields;
-  j["partition_fields"] = partition_fields;
-  j["ordering_field"] = ordering_field;
-  j["blob_columns"] = BlobColumns();
-  j["properties"] = properties;
-  return j.dump(2);
-}
-
-Result<TableConfig> TableConfig::FromJson(const std::string& text, const std::string& source) {
-  auto corrupt = [&](const std::string& why) {
-    return CorruptMetadata("table config '" + source + "' is invalid: " + why);
-  };
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    return corrupt(std::string("not valid JSON (") + e.what() + ")");
-  }
-  TableConfig config;
-  try {
-    if (!j.is_object()) return corrupt("not a JSON object");
-    config.name = j.at("name").get<std::string>();
-    config.format_version = j.at("format_version").get<int>();
-    auto type = ParseTableType(j.at("table_type").get<std::string>());
-    if (!type.ok()) return corrupt(type.status().message());
-    config.table_type = *type;
-    auto schema = SchemaFromJson(j.at("schema"));
-    if (!schema.ok()) return corrupt(schema.status().message());
-    config.schema = *schema;
-    config.record_key_fields = j.at("record_key_fields").get<std::vector<std::string>>();
-    config.partition_fields = j.at("partition_fields").get<std::vector<std::string>>();
-    config.ordering_field = j.value("ordering_field", std::string());
-    config.properties = j.value("properties", Properties());
-  } catch (const json::exception& e) {
-    return corrupt(e.what());
-  }
-  Status st = config.Validate();
-  if (!st.ok()) {
-    if (IsError(st, ErrorKind::kUnsupportedFeature)) return st;
-    return corrupt(st.message());
-  }
-  return config;
 }
 
 }  // namespace lakeshore

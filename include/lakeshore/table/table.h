@@ -1,4 +1,4 @@
-// The Table: the public entry point for creating, writing and reading a Lakeshore table.
+// The Table: the public entry point for creating, writing and reading an Apache Hudi table.
 #pragma once
 
 #include <functional>
@@ -110,7 +110,7 @@ struct InstantView {
   std::string completion_time;  ///< empty unless completed
 };
 
-/// A Lakeshore table. Thread-safe for concurrent reads; writes from one Table object are
+/// An Apache Hudi table. Thread-safe for concurrent reads; writes from one Table object are
 /// serialized; writes from different processes coordinate through the table lock.
 class Table {
  public:

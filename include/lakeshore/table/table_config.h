@@ -1,4 +1,4 @@
-// The table's identity and layout, persisted as .lakeshore/table.json.
+// What a table is created with; stored as Hudi's hoodie.properties (see table/hoodie_table_config.h).
 #pragma once
 
 #include <map>
@@ -43,15 +43,12 @@ struct TableConfig {
   /// The names of the blob columns (top-level fields of BlobType()).
   std::vector<std::string> BlobColumns() const;
 
-  /// Checks the config: a schema, key fields present and of a primitive type, partition fields
-  /// present and primitive, ordering field present and orderable, no field named like a meta
-  /// column, known properties with valid values. Errors name the field and the problem.
+  /// Checks the config: a schema whose types Hudi's Avro can hold, key fields present and of a
+  /// primitive type, partition fields present and primitive, ordering field present and
+  /// orderable, no field named like a meta column, known properties with valid values. Errors
+  /// name the field and the problem.
   Status Validate() const;
 
-  /// The JSON document of table.json.
-  std::string ToJson() const;
-  /// Parses table.json; kCorruptMetadata naming `source` on any problem, then Validate().
-  static Result<TableConfig> FromJson(const std::string& json, const std::string& source);
 };
 
 }  // namespace lakeshore

@@ -1,4 +1,4 @@
-// The typed settings of a table (table.json "properties").
+// The typed settings of a table (kept in hoodie.properties beside Hudi's keys).
 #pragma once
 
 #include <vector>

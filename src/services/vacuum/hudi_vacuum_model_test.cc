@@ -1,4 +1,4 @@
-// Model-based test of VACUUM on Lakeshore tables: random histories of writes, deletes, crashed
+// Model-based test of VACUUM on Hudi tables Lakeshore writes: random histories of writes, deletes, crashed
 // writes, stray files, clock jumps and vacuums (every mode) against a ground-truth oracle.
 // Nothing a completed instant or a pending write needs may ever be missing; every untracked
 // file is gone once it is past retention and a full vacuum ran.

@@ -4,6 +4,7 @@ a batch that does not match the schema, a missing record key."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pytest
@@ -252,3 +253,76 @@ def test_names_and_keys_that_are_not_utf8_are_errors_not_crashes(tmp_path: Path)
         t.insert(bad)
     assert t.to_arrow().num_rows == 0
     assert not any(p.suffix == ".parquet" for p in (tmp_path / "t").rglob("*"))
+
+
+def test_a_partition_value_too_long_for_a_folder_name_is_refused_up_front(tmp_path: Path) -> None:
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string())])
+    t = lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id", partition_by="p")
+    before = all_files(tmp_path / "t")
+    with pytest.raises(lakeshore.SchemaMismatchError, match="'p'.*bytes long"):
+        t.insert(pa.table({"id": [1], "p": ["x" * 300]}, schema=schema))
+    assert all_files(tmp_path / "t").keys() <= before.keys() | {
+        k for k in all_files(tmp_path / "t") if k.startswith(".hoodie/.aux/lakeshore/lock")
+    }
+    # The table stays writable: the next write needs no rollback of a half-made folder.
+    t.insert(pa.table({"id": [2], "p": ["ok"]}, schema=schema))
+    assert t.to_arrow(columns=["id"]).column("id").to_pylist() == [2]
+
+
+@pytest.mark.parametrize(
+    ("blob", "why"),
+    [
+        ({"type": "OUT_OF_LINE", "data": None, "reference": None}, "without a reference"),
+        ({"type": "INLINE", "data": None, "reference": None}, "INLINE blob without data"),
+        ({"type": "SIDEWAYS", "data": b"x", "reference": None}, "neither INLINE nor OUT_OF_LINE"),
+        (
+            {
+                "type": "OUT_OF_LINE",
+                "data": None,
+                "reference": {"external_path": "/a", "offset": -1, "length": 1, "managed": True},
+            },
+            "negative offset",
+        ),
+        (
+            {
+                "type": "OUT_OF_LINE",
+                "data": None,
+                "reference": {"external_path": "/a", "offset": 0, "length": -5, "managed": False},
+            },
+            "negative length",
+        ),
+        (
+            {
+                "type": "OUT_OF_LINE",
+                "data": None,
+                "reference": {"external_path": "", "offset": 0, "length": 1, "managed": False},
+            },
+            "without a reference",
+        ),
+    ],
+)
+def test_malformed_blob_values_are_refused_on_write(tmp_path: Path, blob: dict[str, Any], why: str) -> None:
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("photo", lakeshore.blob_type())])
+    t = lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id")
+    with pytest.raises(lakeshore.SchemaMismatchError, match=why):
+        t.insert(pa.Table.from_pylist([{"id": 1, "photo": blob}], schema=schema))
+    assert t.to_arrow().num_rows == 0
+    t.insert(
+        pa.Table.from_pylist(
+            [{"id": 1, "photo": None}, {"id": 2, "photo": lakeshore.inline_blob(b"ok")}], schema=schema
+        )
+    )
+    assert t.to_arrow().num_rows == 2
+
+
+def test_delete_and_upsert_act_on_every_copy_of_a_key_an_insert_stored_twice(tmp_path: Path) -> None:
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    t = lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id")
+    # insert neither looks keys up nor de-duplicates its batch: each key is stored twice.
+    t.insert(pa.table({"id": [1, 2, 1, 2], "v": ["a", "b", "a2", "b2"]}, schema=schema))
+    assert t.to_arrow().num_rows == 4
+    t.upsert(pa.table({"id": [1], "v": ["one"]}, schema=schema))
+    assert sorted(r["v"] for r in t.to_arrow(columns=["id", "v"]).to_pylist() if r["id"] == 1) == ["one"]
+    result = t.delete([2])
+    assert result["records_deleted"] == 2
+    assert sorted(t.to_arrow(columns=["id", "v"]).to_pylist(), key=lambda r: r["id"]) == [{"id": 1, "v": "one"}]

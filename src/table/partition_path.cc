@@ -105,7 +105,18 @@ Result<EncodedColumn> EncodeColumn(const arrow::Table& table, const std::string&
   const auto& dict = static_cast<const arrow::DictionaryArray&>(*encoded_array);
   auto dictionary = std::make_shared<arrow::ChunkedArray>(dict.dictionary());
   ARROW_ASSIGN_OR_RAISE(auto values, ValuesAsStrings(dictionary));
-  for (const auto& v : values) out.segments.push_back(field + "=" + (v ? EscapePartitionValue(*v) : kNullPartitionValue));
+  // File systems refuse names over 255 bytes: such a folder could be neither written whole nor
+  // removed by an abort, so a value that would make one is refused before anything is written.
+  constexpr size_t kMaxNameBytes = 255;
+  for (const auto& v : values) {
+    std::string segment = field + "=" + (v ? EscapePartitionValue(*v) : kNullPartitionValue);
+    if (segment.size() > kMaxNameBytes) {
+      return SchemaMismatch("partition field '" + field + "' has a value whose folder name '" + segment.substr(0, 40) +
+                            "...' is " + std::to_string(segment.size()) + " bytes long; file systems allow " +
+                            std::to_string(kMaxNameBytes));
+    }
+    out.segments.push_back(std::move(segment));
+  }
   out.segments.push_back(field + "=" + kNullPartitionValue);
   int32_t null_code = static_cast<int32_t>(out.segments.size() - 1);
   for (int64_t i = 0; i < dict.length(); ++i) {

@@ -44,12 +44,26 @@ Result<int64_t> ParseInstantTime(const std::string& time) {
   return day_ms + num(8, 2) * 3600000LL + num(10, 2) * 60000LL + num(12, 2) * 1000LL + num(14, 3);
 }
 
-std::string NextInstantTime(int64_t now_ms, const std::string& after) {
+Result<std::string> NextInstantTime(int64_t now_ms, const std::string& after) {
+  // A year of clock skew between writers is not skew: an instant that far ahead is damage (a
+  // file named by hand, a clock gone wrong), and following it would run past the format.
+  constexpr int64_t kMaxAheadMs = 366LL * 24 * 3600 * 1000;
   if (!after.empty()) {
     auto prev = ParseInstantTime(after);
-    if (prev.ok() && *prev >= now_ms) now_ms = *prev + 1;
+    if (prev.ok() && *prev >= now_ms) {
+      if (*prev - now_ms > kMaxAheadMs) {
+        return CorruptMetadata("the timeline holds instant time " + after + ", more than a year after the clock (" +
+                               FormatInstantTime(now_ms) + "); instant times must keep increasing within " +
+                               "yyyyMMddHHmmssSSS, so nothing more is written until that instant is removed");
+      }
+      now_ms = *prev + 1;
+    }
   }
-  return FormatInstantTime(now_ms);
+  std::string next = FormatInstantTime(now_ms);
+  if (next.size() != kInstantTimeLength) {
+    return CorruptMetadata("the next instant time " + next + " is past year 9999");
+  }
+  return next;
 }
 
 bool IsInstantTimeToken(std::string_view s) {

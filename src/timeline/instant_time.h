@@ -25,7 +25,9 @@ bool IsInstantTimeToken(std::string_view s);
 bool LooksLikeInstantTime(const std::string& s);
 
 /// The smallest instant time that is >= now and > `after` (empty `after`: just now). Keeps
-/// instant times strictly increasing even when clocks stall or step back.
-std::string NextInstantTime(int64_t now_ms, const std::string& after);
+/// instant times strictly increasing even when clocks stall or step back. kCorruptMetadata,
+/// naming it, when `after` is more than a year ahead of `now_ms` (a far-future instant on the
+/// timeline) or the result would leave the 17-digit format.
+Result<std::string> NextInstantTime(int64_t now_ms, const std::string& after);
 
 }  // namespace lakeshore

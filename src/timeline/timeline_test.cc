@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "lakeshore/table/table.h"
 #include "table/layout.h"
 #include "testing/table_test_util.h"
@@ -18,7 +20,11 @@ TEST(InstantTime, FormatsParsesAndIncreases) {
   EXPECT_FALSE(ParseInstantTime("2026010203040567").ok());
   EXPECT_FALSE(ParseInstantTime("20261302030405678").ok());
   // A stalled or stepped-back clock still yields a strictly larger time.
-  EXPECT_EQ(NextInstantTime(*ms - 5000, "20260102030405678"), "20260102030405679");
+  EXPECT_EQ(*NextInstantTime(*ms - 5000, "20260102030405678"), "20260102030405679");
+  // A far-future instant on the timeline is a clear error, never an 18-digit instant.
+  auto far = NextInstantTime(*ms, "99991231235959999");
+  EXPECT_TRUE(IsError(far.status(), ErrorKind::kCorruptMetadata)) << far.status();
+  EXPECT_NE(far.status().message().find("99991231235959999"), std::string::npos);
 }
 
 TEST(Instant, ParsesFileNames) {
@@ -74,6 +80,29 @@ TEST(Timeline, TruncatedInstantIsAClearErrorAndLosesNothing) {
   EXPECT_TRUE(read.ok() || IsError(read.status(), ErrorKind::kCorruptMetadata)) << read.status();
   // Nothing was deleted by the failed calls.
   for (const auto& e : files_before) EXPECT_TRUE(*storage->Exists(e.path) || e.is_dir) << e.path;
+}
+
+TEST(Timeline, AFarFuturePendingInstantIsAClearErrorAndNothingIsWritten) {
+  testing::TempDir dir("timeline_far_future");
+  auto table = *Table::Create(dir.path(), testing::PeopleConfig());
+  ASSERT_TRUE(table->Write(WriteOperation::kUpsert, testing::PeopleReader({{1, "a", 1, "x"}})).ok());
+  auto storage = *Storage::Open(dir.path());
+  const std::string far = testing::TableTimeline().PathOf(Instant{"99991231235959999", "commit", InstantState::kRequested});
+  ASSERT_TRUE(storage->WriteString(far, "").ok());
+  auto before = *storage->List("", true);
+  auto write = table->Write(WriteOperation::kUpsert, testing::PeopleReader({{2, "b", 1, "x"}}));
+  ASSERT_FALSE(write.ok());
+  EXPECT_TRUE(IsError(write.status(), ErrorKind::kCorruptMetadata)) << write.status();
+  EXPECT_NE(write.status().message().find("99991231235959999"), std::string::npos) << write.status();
+  auto after = *storage->List("", true);
+  std::set<std::string> old_paths;
+  for (const auto& e : before) old_paths.insert(e.path);
+  for (const auto& e : after) {
+    // Only the table lock's own lease objects may have come and gone.
+    if (e.path.rfind(".hoodie/.aux/lakeshore/lock", 0) == 0) continue;
+    EXPECT_TRUE(old_paths.count(e.path)) << "written by a failed write: " << e.path;
+  }
+  EXPECT_EQ(testing::ReadPeople(*table).size(), 1u);
 }
 
 }  // namespace

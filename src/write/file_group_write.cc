@@ -94,13 +94,15 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
   stat.prev_base_instant = plan.prev_base_instant;
 
   std::shared_ptr<arrow::Table> old;
-  std::unordered_map<std::string_view, int64_t> old_index;
+  // Every row of each key: an insert may have stored a key twice, and an update or a delete
+  // then acts on every copy.
+  std::unordered_map<std::string_view, std::vector<int64_t>> old_index;
   if (plan.old_base) {
     ARROW_ASSIGN_OR_RAISE(old, ReadOld(storage, ctx, *plan.old_base));
     ARROW_ASSIGN_OR_RAISE(old, old->CombineChunks());
     const auto& keys = static_cast<const arrow::StringArray&>(*old->GetColumnByName(meta_columns::kRecordKey)->chunk(0));
     old_index.reserve(static_cast<size_t>(keys.length()));
-    for (int64_t i = 0; i < keys.length(); ++i) old_index.emplace(keys.GetView(i), i);
+    for (int64_t i = 0; i < keys.length(); ++i) old_index[keys.GetView(i)].push_back(i);
   }
   int64_t old_rows = old ? old->num_rows() : 0;
   std::vector<char> dropped(static_cast<size_t>(old_rows), 0);
@@ -111,7 +113,8 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
     if (it == old_index.end()) {
       inserts.push_back(r);
     } else {
-      update_old.push_back(it->second);
+      // The ordering rule compares with the newest stored copy (the last one written).
+      update_old.push_back(it->second.back());
       update_new.push_back(r);
     }
   }
@@ -119,14 +122,16 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
   std::vector<int64_t> new_rows = inserts;
   for (size_t i = 0; i < wins.size(); ++i) {
     if (!wins[i]) continue;
-    dropped[update_old[i]] = 1;
+    for (int64_t copy : old_index[ctx.input->record_keys[update_new[i]]]) dropped[copy] = 1;
     new_rows.push_back(update_new[i]);
     ++stat.num_updates;
   }
   for (int64_t r : plan.deletes) {
     auto it = old_index.find(ctx.input->record_keys[r]);
-    if (it != old_index.end() && !dropped[it->second]) {
-      dropped[it->second] = 1;
+    if (it == old_index.end()) continue;
+    for (int64_t copy : it->second) {
+      if (dropped[copy]) continue;
+      dropped[copy] = 1;
       ++stat.num_deletes;
     }
   }

@@ -92,7 +92,7 @@ Status ExecuteRollback(TableContext& ctx, const Timeline& timeline, const Instan
     done.extra["files_deleted"] = std::to_string(outcome.deleted);
     done.extra["files_already_gone"] = std::to_string(outcome.already_gone);
   }
-  std::string completion = NextInstantTime(ctx.clock->NowMs(), last_time);
+  ARROW_ASSIGN_OR_RAISE(std::string completion, NextInstantTime(ctx.clock->NowMs(), last_time));
   ARROW_ASSIGN_OR_RAISE(auto bytes, ctx.EncodeInstant(rollback, InstantState::kCompleted, done));
   return timeline_ops::Complete(*ctx.storage, ctx.timeline_location, rollback, completion, bytes).status();
 }
@@ -125,7 +125,8 @@ Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const T
   std::string last_time = timeline.LastTime();
   for (auto& [pending, plan] : pending_rollbacks) {
     ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, timeline, pending, plan, last_time, guard));
-    last_time = std::max(last_time, NextInstantTime(ctx.clock->NowMs(), last_time));
+    ARROW_ASSIGN_OR_RAISE(std::string next, NextInstantTime(ctx.clock->NowMs(), last_time));
+    last_time = std::max(last_time, next);
     already_rolled_back.insert(plan.extra[kRolledBackInstant]);
     rolled_back.push_back(plan.extra[kRolledBackInstant]);
   }
@@ -143,13 +144,14 @@ Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const T
     ARROW_ASSIGN_OR_RAISE(plan.planned_files, PlannedFiles(ctx, pending));
     plan.extra[kRolledBackInstant] = pending.time;
     plan.extra[kRolledBackAction] = pending.action;
-    Instant rollback{NextInstantTime(ctx.clock->NowMs(), last_time), actions::kRollback};
+    ARROW_ASSIGN_OR_RAISE(std::string rollback_time, NextInstantTime(ctx.clock->NowMs(), last_time));
+    Instant rollback{rollback_time, actions::kRollback};
     last_time = rollback.time;
     ARROW_RETURN_NOT_OK(guard.CheckHeld());
     ARROW_ASSIGN_OR_RAISE(auto requested, ctx.EncodeInstant(rollback, InstantState::kRequested, plan));
     ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*ctx.storage, ctx.timeline_location, rollback, requested));
     ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, timeline, rollback, plan, last_time, guard));
-    last_time = NextInstantTime(ctx.clock->NowMs(), last_time);
+    ARROW_ASSIGN_OR_RAISE(last_time, NextInstantTime(ctx.clock->NowMs(), last_time));
     rolled_back.push_back(pending.time);
   }
   return rolled_back;

@@ -54,7 +54,8 @@ Status Begin(TableContext& ctx, WriteOperation op, WriteState& state) {
   if (!state.rolled_back.empty()) {
     ARROW_ASSIGN_OR_RAISE(timeline, ctx.LoadTimeline());
   }
-  state.instant = Instant{NextInstantTime(ctx.clock->NowMs(), timeline.LastTime()), actions::kCommit};
+  ARROW_ASSIGN_OR_RAISE(std::string time, NextInstantTime(ctx.clock->NowMs(), timeline.LastTime()));
+  state.instant = Instant{time, actions::kCommit};
   ARROW_ASSIGN_OR_RAISE(state.heartbeat, Heartbeat::Start(ctx.storage, ctx.clock, state.instant.time, ctx.heartbeat));
   CommitMetadata requested;
   requested.operation = WriteOperationName(op);
@@ -98,7 +99,7 @@ Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metada
   }
   ARROW_RETURN_NOT_OK(CheckConflicts(commits, state, touched));
   ARROW_RETURN_NOT_OK(guard->CheckHeld());
-  std::string completion = NextInstantTime(ctx.clock->NowMs(), timeline.LastTime());
+  ARROW_ASSIGN_OR_RAISE(std::string completion, NextInstantTime(ctx.clock->NowMs(), timeline.LastTime()));
   ARROW_ASSIGN_OR_RAISE(auto bytes, ctx.EncodeInstant(state.instant, InstantState::kCompleted, metadata));
   state.commit_attempted = true;
   ARROW_RETURN_NOT_OK(

@@ -7,6 +7,7 @@
 #include <arrow/util/byte_size.h>
 
 #include "table/partition_path.h"
+#include "lakeshore/table/blob.h"
 #include "table/hoodie_table_config.h"
 #include "table/record_key.h"
 
@@ -108,6 +109,43 @@ Status CheckKeyColumnsAreUtf8(const arrow::Table& table, const TableConfig& conf
   for (const auto& f : config.partition_fields) ARROW_RETURN_NOT_OK(check(f, "partition"));
   return Status::OK();
 }
+/// Blob values must be one of RFC-100's two shapes: INLINE with data, OUT_OF_LINE with a
+/// reference to a non-empty path, offsets and lengths not negative. A null blob is allowed.
+Status CheckBlobValues(const arrow::Table& table) {
+  for (int c = 0; c < table.num_columns(); ++c) {
+    const auto& field = table.schema()->field(c);
+    if (!IsBlobType(*field->type())) continue;
+    int64_t row = 0;
+    for (const auto& chunk : table.column(c)->chunks()) {
+      const auto& blob = static_cast<const arrow::StructArray&>(*chunk);
+      const auto& type = static_cast<const arrow::StringArray&>(*blob.field(0));
+      const auto& data = *blob.field(1);
+      const auto& reference = static_cast<const arrow::StructArray&>(*blob.field(2));
+      const auto& path = static_cast<const arrow::StringArray&>(*reference.field(0));
+      const auto& offset = static_cast<const arrow::Int64Array&>(*reference.field(1));
+      const auto& length = static_cast<const arrow::Int64Array&>(*reference.field(2));
+      for (int64_t i = 0; i < blob.length(); ++i, ++row) {
+        if (blob.IsNull(i)) continue;
+        auto bad = [&](const std::string& what) {
+          return SchemaMismatch("blob column '" + field->name() + "', row " + std::to_string(row) + ": " + what);
+        };
+        const std::string_view kind = type.IsNull(i) ? std::string_view() : type.GetView(i);
+        if (kind == "INLINE") {
+          if (data.IsNull(i)) return bad("an INLINE blob without data");
+        } else if (kind == "OUT_OF_LINE") {
+          if (reference.IsNull(i) || path.IsNull(i) || path.GetView(i).empty()) {
+            return bad("an OUT_OF_LINE blob without a reference to a file");
+          }
+          if (offset.IsValid(i) && offset.Value(i) < 0) return bad("a negative offset");
+          if (length.IsValid(i) && length.Value(i) < 0) return bad("a negative length");
+        } else {
+          return bad("type '" + std::string(kind) + "' is neither INLINE nor OUT_OF_LINE");
+        }
+      }
+    }
+  }
+  return Status::OK();
+}
 }  // namespace
 
 Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation op,
@@ -118,6 +156,7 @@ Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation o
   auto target = op == WriteOperation::kDelete ? DeleteSchema(config) : config.schema;
   ARROW_ASSIGN_OR_RAISE(in.table, Conform(*raw, *target));
   ARROW_RETURN_NOT_OK(CheckKeyColumnsAreUtf8(*in.table, config));
+  ARROW_RETURN_NOT_OK(CheckBlobValues(*in.table));
   ARROW_ASSIGN_OR_RAISE(in.key_column, ComputeRecordKeys(*in.table, config.record_key_fields,
                                                             UsesComplexKeyEncoding(config.record_key_fields.size(),
                                                                                    config.partition_fields.size())));

@@ -328,8 +328,9 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
     ARROW_ASSIGN_OR_RAISE(auto guard, lock.Acquire("vacuum"));
     ARROW_ASSIGN_OR_RAISE(auto latest, Timeline::Load(*table, data_timeline));
     ARROW_ASSIGN_OR_RAISE(auto latest_vacuums, Timeline::Load(*table, kVacuumTimeline));
-    instant = Instant{NextInstantTime(options.clock->NowMs(), std::max(latest.LastTime(), latest_vacuums.LastTime())),
-                      actions::kVacuum};
+    ARROW_ASSIGN_OR_RAISE(std::string time, NextInstantTime(options.clock->NowMs(),
+                                                             std::max(latest.LastTime(), latest_vacuums.LastTime())));
+    instant = Instant{time, actions::kVacuum};
     ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*table, kVacuumTimeline, instant, plan.ToJson()));
     ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(*table, kVacuumTimeline, instant, plan.ToJson()));
     ARROW_RETURN_NOT_OK(guard->Release());
@@ -364,8 +365,8 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
   ARROW_ASSIGN_OR_RAISE(auto guard, lock.Acquire("vacuum"));
   ARROW_ASSIGN_OR_RAISE(auto after_delete, Timeline::Load(*table, data_timeline));
   ARROW_ASSIGN_OR_RAISE(auto vacuums_after, Timeline::Load(*table, kVacuumTimeline));
-  std::string completion =
-      NextInstantTime(options.clock->NowMs(), std::max(after_delete.LastTime(), vacuums_after.LastTime()));
+  ARROW_ASSIGN_OR_RAISE(std::string completion, NextInstantTime(options.clock->NowMs(),
+                                                                 std::max(after_delete.LastTime(), vacuums_after.LastTime())));
   ARROW_RETURN_NOT_OK(timeline_ops::Complete(*table, kVacuumTimeline, instant, completion, done.ToJson()).status());
   ARROW_RETURN_NOT_OK(guard->Release());
   return report;

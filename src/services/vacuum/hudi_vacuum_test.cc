@@ -9,6 +9,7 @@
 #include "table/layout.h"
 #include "testing/table_test_util.h"
 #include "timeline/instant_codec.h"
+#include "timeline/instant_time.h"
 #include "timeline/markers.h"
 #include "timeline/timeline.h"
 
@@ -117,13 +118,16 @@ TEST(HudiVacuum, YoungFilesAndPendingWritersAreSafe) {
   // An in-flight writer's planned file is live however old it is.
   HudiScenario p("ls_vacuum_pending");
   p.Upsert({{1, "a", 1, "x"}});
-  const std::string planned = "part=x/f1-0_0-1-1_29990101000000000.parquet";
-  WritePending(*p.storage, "29990101000000000", {planned});
+  // Two in-flight writers that started a day ago (their heartbeats are the writers' business).
+  const std::string t1 = FormatInstantTime(p.clock->NowMs() - kDayMs);
+  const std::string t2 = FormatInstantTime(p.clock->NowMs() - kDayMs + 1);
+  const std::string planned = "part=x/f1-0_0-1-1_" + t1 + ".parquet";
+  WritePending(*p.storage, t1, {planned});
   ASSERT_TRUE(p.storage->WriteString(planned, "in progress").ok());
   // Known only by its marker (a Hudi writer's inflight file names no paths).
-  const std::string marked = "part=x/f2-0_0-1-1_29990101000000001.parquet";
-  ASSERT_TRUE(WriteMarkers(*p.storage, "29990101000000001", {{marked, MarkerType::kCreate}}).ok());
-  ASSERT_TRUE(p.storage->WriteString(p.Timeline().PathOf(Instant{"29990101000000001", "commit", InstantState::kRequested}), "").ok());
+  const std::string marked = "part=x/f2-0_0-1-1_" + t2 + ".parquet";
+  ASSERT_TRUE(WriteMarkers(*p.storage, t2, {{marked, MarkerType::kCreate}}).ok());
+  ASSERT_TRUE(p.storage->WriteString(p.Timeline().PathOf(Instant{t2, "commit", InstantState::kRequested}), "").ok());
   ASSERT_TRUE(p.storage->WriteString(marked, "in progress").ok());
   auto r2 = p.Vacuum();
   ASSERT_TRUE(r2.ok()) << r2.status();

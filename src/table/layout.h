@@ -18,6 +18,8 @@ inline constexpr const char* kAuxDir = ".hoodie/.aux";
 inline constexpr const char* kLakeshoreDir = ".hoodie/.aux/lakeshore";
 /// The table lock's lease objects (see write/table_lock.h for why not Hudi's lock file).
 inline constexpr const char* kLockDir = ".hoodie/.aux/lakeshore/lock";
+/// Commit-or-rollback decisions of pending writes, one object per instant (write/commit_decision.h).
+inline constexpr const char* kDecisionDir = ".hoodie/.aux/lakeshore/decisions";
 /// Vacuum's own timeline (its watermarks): Hudi's timeline has no vacuum action.
 inline constexpr const char* kVacuumTimelineDir = ".hoodie/.aux/lakeshore/vacuum";
 inline constexpr const char* kMetadataDir = ".hoodie/metadata";

@@ -5,7 +5,9 @@
 #include "table/file_naming.h"
 #include "timeline/instant_codec.h"
 #include "timeline/instant_time.h"
+#include "table/layout.h"
 #include "timeline/markers.h"
+#include "write/commit_decision.h"
 
 namespace lakeshore {
 namespace {
@@ -96,7 +98,32 @@ Status ExecuteRollback(TableContext& ctx, const Timeline& timeline, const Instan
   ARROW_ASSIGN_OR_RAISE(auto bytes, ctx.EncodeInstant(rollback, InstantState::kCompleted, done));
   return timeline_ops::Complete(*ctx.storage, ctx.timeline_location, rollback, completion, bytes).status();
 }
+/// Completes `pending` from the "commit" decision its writer made at its commit point (a roll
+/// forward): the writer got that far, so its instant is committed, whatever happened to it after.
+Status RollForward(TableContext& ctx, const Instant& pending, const CommitDecision& decision) {
+  auto done = timeline_ops::Complete(*ctx.storage, ctx.timeline_location, pending, decision.completion_time,
+                                     decision.completed_bytes);
+  if (!done.ok() && !IsError(done.status(), ErrorKind::kCommitConflict)) return done.status();
+  ARROW_RETURN_NOT_OK(DeleteMarkers(*ctx.storage, pending.time));
+  ARROW_RETURN_NOT_OK(ctx.storage->DeleteFiles({HeartbeatPath(pending.time)}).status());
+  return ForgetDecision(*ctx.storage, pending.time);
+}
 }  // namespace
+
+Result<std::vector<std::string>> RollForwardDecidedWrites(TableContext& ctx, const Timeline& timeline) {
+  std::vector<std::string> out;
+  ARROW_ASSIGN_OR_RAISE(auto decisions, ctx.storage->List(layout::kDecisionDir, /*recursive=*/false));
+  std::set<std::string> decided;
+  for (const auto& e : decisions) decided.insert(std::string(BaseName(e.path)));
+  for (const Instant& pending : timeline.Pending()) {
+    if (!actions::WritesData(pending.action) || !decided.count(pending.time)) continue;
+    ARROW_ASSIGN_OR_RAISE(auto decision, Decide(*ctx.storage, pending.time, CommitDecision{}));
+    if (decision.kind != CommitDecision::Kind::kCommit) continue;  // a rollback in progress
+    ARROW_RETURN_NOT_OK(RollForward(ctx, pending, decision));
+    out.push_back(pending.time);
+  }
+  return out;
+}
 
 Result<bool> IsNamedByRollback(TableContext& ctx, const Timeline& timeline,
                                const std::vector<CompletedCommit>& commits, const std::string& instant_time) {
@@ -110,8 +137,16 @@ Result<bool> IsNamedByRollback(TableContext& ctx, const Timeline& timeline,
   return false;
 }
 
-Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const Timeline& timeline,
+Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const Timeline& listed,
                                                       const LockGuard& guard) {
+  // Nothing is written on a timeline whose times cannot go on (a far-future instant).
+  ARROW_RETURN_NOT_OK(NextInstantTime(ctx.clock->NowMs(), listed.LastTime()).status());
+  ARROW_ASSIGN_OR_RAISE(auto rolled_forward, RollForwardDecidedWrites(ctx, listed));
+  Timeline reloaded;
+  if (!rolled_forward.empty()) {
+    ARROW_ASSIGN_OR_RAISE(reloaded, ctx.LoadTimeline());
+  }
+  const Timeline& timeline = rolled_forward.empty() ? listed : reloaded;
   std::vector<std::string> rolled_back;
   std::set<std::string> already_rolled_back;
   ARROW_ASSIGN_OR_RAISE(auto completed, ctx.LoadCommits(timeline));
@@ -139,6 +174,14 @@ Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const T
     }
     ARROW_ASSIGN_OR_RAISE(bool expired, IsHeartbeatExpired(*ctx.storage, *ctx.clock, pending.time, ctx.heartbeat));
     if (!expired) continue;  // a slow writer is alive: never roll it back under its feet
+    // The fence: decide "rollback" before deleting anything. A writer that decided "commit"
+    // first is completed instead (write/commit_decision.h).
+    ARROW_RETURN_NOT_OK(guard.CheckHeld());
+    ARROW_ASSIGN_OR_RAISE(auto decision, Decide(*ctx.storage, pending.time, CommitDecision{}));
+    if (decision.kind == CommitDecision::Kind::kCommit) {
+      ARROW_RETURN_NOT_OK(RollForward(ctx, pending, decision));
+      continue;
+    }
     CommitMetadata plan;
     plan.operation = "rollback";
     ARROW_ASSIGN_OR_RAISE(plan.planned_files, PlannedFiles(ctx, pending));
@@ -151,6 +194,8 @@ Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const T
     ARROW_ASSIGN_OR_RAISE(auto requested, ctx.EncodeInstant(rollback, InstantState::kRequested, plan));
     ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*ctx.storage, ctx.timeline_location, rollback, requested));
     ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, timeline, rollback, plan, last_time, guard));
+    // Its pending files are gone: a writer that wakes now finds them gone and fails.
+    ARROW_RETURN_NOT_OK(ForgetDecision(*ctx.storage, pending.time));
     ARROW_ASSIGN_OR_RAISE(last_time, NextInstantTime(ctx.clock->NowMs(), last_time));
     rolled_back.push_back(pending.time);
   }

@@ -16,9 +16,16 @@ namespace lakeshore {
 /// either a pending rollback (re-executed next time) or a completed one naming the instant
 /// (the leftovers are then just removed). The failed instant's pending files are removed
 /// before its data files, so it can never commit afterwards; `guard`'s lease is checked before
-/// every destructive step. Returns the instant times rolled back.
+/// every destructive step. Each rollback first decides "rollback" for the instant
+/// (write/commit_decision.h); an instant whose writer decided "commit" first is completed
+/// instead. Returns the instant times rolled back.
 Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const Timeline& timeline,
                                                       const LockGuard& guard);
+
+/// Completes every pending write whose writer decided "commit" at its commit point and did not
+/// finish (write/commit_decision.h): a roll forward, whatever its heartbeat says. Called first
+/// by RollbackFailedWrites, under the table lock. Returns the instants completed.
+Result<std::vector<std::string>> RollForwardDecidedWrites(TableContext& ctx, const Timeline& timeline);
 
 /// True when a rollback instant, completed or pending, names `instant_time`: that write must
 /// never commit. Call under the table lock.

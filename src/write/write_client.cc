@@ -9,6 +9,7 @@
 #include "timeline/instant_time.h"
 #include "timeline/markers.h"
 #include "write/file_group_write.h"
+#include "write/commit_decision.h"
 #include "write/rollback.h"
 #include "write/write_input.h"
 #include "write/write_planner.h"
@@ -101,11 +102,35 @@ Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metada
   ARROW_RETURN_NOT_OK(guard->CheckHeld());
   ARROW_ASSIGN_OR_RAISE(std::string completion, NextInstantTime(ctx.clock->NowMs(), timeline.LastTime()));
   ARROW_ASSIGN_OR_RAISE(auto bytes, ctx.EncodeInstant(state.instant, InstantState::kCompleted, metadata));
+  // The fence (write/commit_decision.h): decide "commit" with everything needed to complete, so
+  // a rollback that comes now completes this instant instead of deleting it.
   state.commit_attempted = true;
-  ARROW_RETURN_NOT_OK(
-      timeline_ops::Complete(*ctx.storage, ctx.timeline_location, state.instant, completion, bytes).status());
+  ARROW_ASSIGN_OR_RAISE(auto decision, Decide(*ctx.storage, state.instant.time,
+                                              CommitDecision{CommitDecision::Kind::kCommit, completion, bytes}));
+  if (decision.kind == CommitDecision::Kind::kRollback) {
+    return CommitConflict("write " + state.instant.time +
+                          " was rolled back by another writer (its heartbeat had expired); nothing of it is visible");
+  }
+  Instant inflight = state.instant;
+  inflight.state = InstantState::kInflight;
+  ARROW_ASSIGN_OR_RAISE(bool pending, ctx.storage->Exists(ctx.timeline_location.PathOf(inflight)));
+  Instant done = state.instant;
+  done.state = InstantState::kCompleted;
+  done.completion_time = decision.completion_time;
+  ARROW_ASSIGN_OR_RAISE(bool completed, ctx.storage->Exists(ctx.timeline_location.PathOf(done)));
+  if (!pending && !completed) {
+    (void)ForgetDecision(*ctx.storage, state.instant.time);
+    return CommitConflict("write " + state.instant.time + " was rolled back by another writer before it could commit");
+  }
+  if (!completed) {
+    auto st = timeline_ops::Complete(*ctx.storage, ctx.timeline_location, state.instant, decision.completion_time,
+                                     decision.completed_bytes);
+    // Completed meanwhile by a rollback that found this decision (a roll forward): committed.
+    if (!st.ok() && !IsError(st.status(), ErrorKind::kCommitConflict)) return st.status();
+  }
   // Committed. A failed release only delays the next writer until the lease runs out; the
   // markers are only needed while the instant is pending (Hudi deletes them the same way).
+  (void)ForgetDecision(*ctx.storage, state.instant.time);
   (void)guard->Release();
   (void)DeleteMarkers(*ctx.storage, state.instant.time);
   return Status::OK();

@@ -10,6 +10,7 @@
 #include "lakeshore/storage/fault_injection_storage.h"
 #include "lakeshore/table/table.h"
 #include "table/hoodie_table_config.h"
+#include "table/layout.h"
 #include "testing/table_test_util.h"
 #include "timeline/instant_codec.h"
 #include "timeline/markers.h"
@@ -108,11 +109,18 @@ void RunCrashAt(int64_t k, FaultMode mode) {
   EXPECT_TRUE(committed || seen == baseline);
   if (result.ok()) EXPECT_TRUE(committed) << "a write that returned OK must be visible";
 
-  // Later, the next writer rolls back what failed and commits.
+  // A crash after the writer decided "commit" (its commit point, write/commit_decision.h) leaves
+  // a committed write that the next writer completes (rolls forward); any other crash leaves a
+  // failed write that the next writer rolls back.
+  bool decided = false;
+  for (const auto& e : *f.inner->List(layout::kDecisionDir, false)) {
+    decided = decided || (*f.inner->ReadString(e.path)).rfind("commit ", 0) == 0;
+  }
+  // Later, the next writer recovers what failed and commits.
   f.clock->Advance(kLongAfterMs);
   auto next = reader->Write(WriteOperation::kUpsert, PeopleReader({{6, "f", 1, "y"}}));
   ASSERT_TRUE(next.ok()) << next.status();
-  Snapshot expected = committed ? after : baseline;
+  Snapshot expected = committed || decided ? after : baseline;
   expected[{"y", 6}] = {6, "f", 1, "y"};
   EXPECT_EQ(ReadPeople(*reader), expected);
   ExpectNoOrphanDataFiles(*f.inner);
@@ -223,6 +231,109 @@ TEST(WriteRecovery, PendingRollbackNamingAWriteBlocksItsCommit) {
   Snapshot expected = baseline;
   expected[{"w", 8}] = {8, "h", 1, "w"};
   EXPECT_EQ(ReadPeople(*writer), expected);
+  ExpectNoOrphanDataFiles(*f.inner);
+}
+
+}  // namespace
+}  // namespace lakeshore
+
+namespace lakeshore {
+namespace {
+
+/// Storage that runs `hook` once, just before the first put-if-absent whose path `when`
+/// accepts: a writer "pausing" at exactly that point while others act.
+class PauseAtPut : public Storage {
+ public:
+  PauseAtPut(std::shared_ptr<Storage> inner, std::function<bool(const std::string&)> when, std::function<void()> hook)
+      : inner_(std::move(inner)), when_(std::move(when)), hook_(std::move(hook)) {}
+  std::string root_uri() const override { return inner_->root_uri(); }
+  std::string ExternalPath(std::string_view p) const override { return inner_->ExternalPath(p); }
+  Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view p) override { return inner_->ReadFile(p); }
+  Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputFile(std::string_view p,
+                                                                     std::optional<int64_t> size) override {
+    return inner_->OpenInputFile(p, size);
+  }
+  Status WriteFile(std::string_view p, std::shared_ptr<arrow::Buffer> d) override { return inner_->WriteFile(p, d); }
+  Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutputStream(std::string_view p) override {
+    return inner_->OpenOutputStream(p);
+  }
+  Result<bool> PutIfAbsent(std::string_view p, std::shared_ptr<arrow::Buffer> d) override {
+    if (!fired_ && when_(std::string(p))) {
+      fired_ = true;
+      hook_();
+    }
+    return inner_->PutIfAbsent(p, d);
+  }
+  Result<std::optional<FileEntry>> GetFileInfo(std::string_view p) override { return inner_->GetFileInfo(p); }
+  Result<std::vector<FileEntry>> List(std::string_view p, bool r) override { return inner_->List(p, r); }
+  Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& p) override { return inner_->DeleteFiles(p); }
+  Result<bool> DeleteDirIfEmpty(std::string_view p) override { return inner_->DeleteDirIfEmpty(p); }
+
+ private:
+  std::shared_ptr<Storage> inner_;
+  std::function<bool(const std::string&)> when_;
+  std::function<void()> hook_;
+  bool fired_ = false;
+};
+
+// The acknowledged write that was lost: a writer pauses at its commit point (after its checks
+// and its "commit" decision, before its completed instant file) longer than its lease and
+// heartbeat; another writer recovers the table meanwhile. The paused write must end committed
+// and readable (rolled forward), never rolled back under a success report.
+TEST(WriteRecovery, AWriterPausedAtItsCommitPointIsRolledForwardNotLost) {
+  Snapshot baseline;
+  Fixture f = MakeBaseline(&baseline);
+  auto other = *Table::Open(f.uri, f.Options(f.inner));
+  std::vector<std::string> rolled_back;
+  auto completed_file = [](const std::string& p) {
+    return p.rfind(".hoodie/timeline/", 0) == 0 && p.find('_') != std::string::npos &&
+           p.size() > 7 && p.compare(p.size() - 7, 7, ".commit") == 0;
+  };
+  auto paused_storage = std::make_shared<PauseAtPut>(f.inner, completed_file, [&] {
+    // The completed instant file (`<t>_<completion>.commit`) is next: the writer has made its
+    // checks and its decision.
+    f.clock->Advance(kLongAfterMs);
+    auto r = other->Write(WriteOperation::kUpsert, PeopleReader({{7, "g", 1, "w"}}));
+    ASSERT_TRUE(r.ok()) << r.status();
+    rolled_back = r->rolled_back_instants;
+  });
+  auto paused = *Table::Open(f.uri, f.Options(paused_storage));
+  auto r = paused->Write(WriteOperation::kUpsert, SecondWrite());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(rolled_back.empty());
+  Snapshot expected = baseline;
+  expected[{"x", 1}] = {1, "a2", 2, "x"};
+  expected[{"x", 4}] = {4, "d", 1, "x"};
+  expected[{"z", 5}] = {5, "e", 1, "z"};
+  expected[{"w", 7}] = {7, "g", 1, "w"};
+  EXPECT_EQ(ReadPeople(*other), expected);
+  ReadOptions as_of;
+  as_of.as_of = r->instant_time;
+  EXPECT_TRUE(other->Read(as_of).ok());
+  ExpectNoOrphanDataFiles(*f.inner);
+}
+
+// The other order: the rollback decides first (the writer paused just before its decision);
+// the writer then reports the conflict, and nothing of it is visible.
+TEST(WriteRecovery, AWriterRolledBackBeforeItsDecisionReportsFailure) {
+  Snapshot baseline;
+  Fixture f = MakeBaseline(&baseline);
+  auto other = *Table::Open(f.uri, f.Options(f.inner));
+  std::vector<std::string> rolled_back;
+  auto decision_file = [](const std::string& p) { return p.rfind(layout::kDecisionDir, 0) == 0; };
+  auto paused_storage = std::make_shared<PauseAtPut>(f.inner, decision_file, [&] {
+    f.clock->Advance(kLongAfterMs);
+    auto r = other->Write(WriteOperation::kUpsert, PeopleReader({{7, "g", 1, "w"}}));
+    ASSERT_TRUE(r.ok()) << r.status();
+    rolled_back = r->rolled_back_instants;
+  });
+  auto paused = *Table::Open(f.uri, f.Options(paused_storage));
+  auto r = paused->Write(WriteOperation::kUpsert, SecondWrite());
+  EXPECT_TRUE(IsError(r.status(), ErrorKind::kCommitConflict)) << r.status();
+  EXPECT_EQ(rolled_back.size(), 1u);
+  Snapshot expected = baseline;
+  expected[{"w", 7}] = {7, "g", 1, "w"};
+  EXPECT_EQ(ReadPeople(*other), expected);
   ExpectNoOrphanDataFiles(*f.inner);
 }
 

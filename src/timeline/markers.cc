@@ -69,7 +69,14 @@ Result<std::vector<Marker>> ReadMarkers(Storage& storage, const std::string& ins
     for (const auto& e : entries) {
       const std::string_view name = BaseName(e.path);
       if (e.is_dir || name.rfind("MARKERS", 0) != 0 || name == kTypeFile) continue;
-      ARROW_ASSIGN_OR_RAISE(std::string text, storage.ReadString(e.path));
+      auto read = storage.ReadString(e.path);
+      if (!read.ok()) {
+        // Deleted since the listing (the instant was committed or rolled back): no markers.
+        ARROW_ASSIGN_OR_RAISE(bool exists, storage.Exists(e.path));
+        if (exists) return read.status();
+        continue;
+      }
+      const std::string& text = *read;
       const std::string source = storage.root_uri() + "/" + e.path;
       size_t start = 0;
       while (start < text.size()) {

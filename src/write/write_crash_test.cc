@@ -337,5 +337,41 @@ TEST(WriteRecovery, AWriterRolledBackBeforeItsDecisionReportsFailure) {
   ExpectNoOrphanDataFiles(*f.inner);
 }
 
+/// Storage on which a pending instant's inflight file vanishes right when it is read, as when its
+/// writer aborts (a commit conflict) between another writer's listing and its read.
+class VanishOnRead : public PauseAtPut {
+ public:
+  explicit VanishOnRead(std::shared_ptr<Storage> inner)
+      : PauseAtPut(inner, [](const std::string&) { return false; }, [] {}), inner_(std::move(inner)) {}
+  Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view p) override {
+    const std::string path(p);
+    if (path.rfind(".hoodie/timeline/", 0) == 0 && path.size() > 9 &&
+        path.compare(path.size() - 9, 9, ".inflight") == 0) {
+      ARROW_RETURN_NOT_OK(inner_->DeleteFiles({path}).status());
+    }
+    return inner_->ReadFile(p);
+  }
+
+ private:
+  std::shared_ptr<Storage> inner_;
+};
+
+TEST(WriteRecovery, APendingInstantThatVanishesWhileBeingReadIsNotAnError) {
+  Snapshot baseline;
+  Fixture f = MakeBaseline(&baseline);
+  // A writer that dies after its inflight file and markers (10 mutating calls in).
+  auto crashing = *FaultInjectionStorage::Make(f.inner, 10, FaultMode::kCrash);
+  auto dead = *Table::Open(f.uri, f.Options(crashing));
+  EXPECT_FALSE(dead->Write(WriteOperation::kUpsert, SecondWrite()).ok());
+  f.clock->Advance(kLongAfterMs);
+  auto next = *Table::Open(f.uri, f.Options(std::make_shared<VanishOnRead>(f.inner)));
+  auto r = next->Write(WriteOperation::kUpsert, PeopleReader({{7, "g", 1, "w"}}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  Snapshot expected = baseline;
+  expected[{"w", 7}] = {7, "g", 1, "w"};
+  EXPECT_EQ(ReadPeople(*next), expected);
+  ExpectNoOrphanDataFiles(*f.inner);
+}
+
 }  // namespace
 }  // namespace lakeshore

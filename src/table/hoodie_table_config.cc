@@ -2,6 +2,7 @@
 
 #include "common/parse_number.h"
 #include "format/table_checksum.h"
+#include "lakeshore/table/table_options.h"
 
 namespace lakeshore {
 namespace {
@@ -223,6 +224,14 @@ Result<HoodieTableConfig> HoodieTableConfig::Parse(std::string_view text, const 
   c.metadata_partitions = SplitList(p.Get("hoodie.table.metadata.partitions").value_or(""));
   c.metadata_partitions_inflight = SplitList(p.Get("hoodie.table.metadata.partitions.inflight").value_or(""));
   return c;
+}
+
+Properties HoodieTableConfig::TableOptions() const {
+  Properties out;
+  for (const ConfigOptionBase* option : table_options::All()) {
+    if (auto value = properties.Get(option->key())) out[std::string(option->key())] = *value;
+  }
+  return out;
 }
 
 Result<bool> HoodieTableConfig::Exists(Storage& storage) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "format/java_properties.h"
+#include "lakeshore/config.h"
 #include "lakeshore/status.h"
 #include "lakeshore/storage/storage.h"
 
@@ -87,6 +88,8 @@ struct HoodieTableConfig {
   static Result<bool> Exists(Storage& storage);
 
   bool is_merge_on_read() const { return table_type == HoodieTableType::kMergeOnRead; }
+  /// Lakeshore's typed table options (table_options.h) set in the file, beside Hudi's keys.
+  Properties TableOptions() const;
   bool is_partitioned() const { return !partition_fields.empty(); }
 };
 

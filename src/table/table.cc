@@ -221,9 +221,7 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOpti
   ctx.config.ordering_field = hoodie.ordering_fields.empty() ? "" : hoodie.ordering_fields[0];
   ctx.config.table_type = hoodie.is_merge_on_read() ? TableType::kMergeOnRead : TableType::kCopyOnWrite;
   // Lakeshore's typed options live in hoodie.properties beside Hudi's keys.
-  for (const ConfigOptionBase* option : table_options::All()) {
-    if (auto value = hoodie.properties.Get(option->key())) ctx.config.properties[std::string(option->key())] = *value;
-  }
+  ctx.config.properties = hoodie.TableOptions();
   ctx.read_only_reason = WhyNotWritable(hoodie);
   ctx.hoodie = std::move(hoodie);
   ARROW_ASSIGN_OR_RAISE(ctx.full_schema, ResolveHoodieSchema(ctx));

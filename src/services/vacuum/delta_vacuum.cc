@@ -10,6 +10,7 @@
 #include "services/vacuum/file_deleter.h"
 #include "services/vacuum/optimistic_check.h"
 #include "services/vacuum/retention.h"
+#include "services/vacuum/vacuum_report.h"
 #include "services/vacuum/table_listing.h"
 #include "services/vacuum/vacuum_watermark.h"
 
@@ -19,9 +20,6 @@ namespace {
 using delta::DeltaLog;
 using delta::DeltaSnapshot;
 
-int64_t ElapsedMs(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - since).count();
-}
 
 /// Adds `path` (a decoded log path) to `out` if it lies inside the table; an error if that
 /// cannot be told with certainty.
@@ -233,10 +231,7 @@ Result<std::unordered_set<std::string>> DeltaLiveSet(const DeltaSnapshot& snapsh
 Result<VacuumReport> VacuumDeltaTable(std::shared_ptr<Storage> table, const VacuumOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   const int64_t now_ms = options.clock->NowMs();
-  VacuumReport report;
-  report.format = "delta";
-  report.mode = VacuumModeName(options.mode);
-  report.dry_run = options.dry_run;
+  VacuumReport report = StartReport("delta", options);
 
   // 1. Understand the whole log before anything else; any doubt stops here.
   ARROW_ASSIGN_OR_RAISE(auto log, DeltaLog::Open(table, options.engine));

@@ -12,6 +12,7 @@
 #include "lakeshore/table/table_options.h"
 #include "services/vacuum/file_deleter.h"
 #include "services/vacuum/retention.h"
+#include "services/vacuum/vacuum_report.h"
 #include "services/vacuum/table_listing.h"
 #include "table/file_system_view.h"
 #include "table/layout.h"
@@ -39,9 +40,6 @@ constexpr const char* kLiteThrough = "vacuum.lite_through";
 /// the next run. (Vacuum's own timeline is separate and its clock may differ from writers'.)
 constexpr const char* kDataThrough = "vacuum.data_through";
 
-int64_t ElapsedMs(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - since).count();
-}
 
 std::optional<int64_t> ExtraInt(const CommitMetadata& m, const char* key) {
   auto it = m.extra.find(key);
@@ -246,16 +244,10 @@ Result<std::vector<VacuumCandidate>> StagedWritesInMetadata(Storage& table, cons
 Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const VacuumOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   const int64_t now_ms = options.clock->NowMs();
-  VacuumReport report;
-  report.format = "hudi";
-  report.mode = VacuumModeName(options.mode);
-  report.dry_run = options.dry_run;
+  VacuumReport report = StartReport("hudi", options);
 
   ARROW_ASSIGN_OR_RAISE(auto hoodie, HoodieTableConfig::Load(*table));
-  Properties properties;
-  for (const ConfigOptionBase* option : table_options::All()) {
-    if (auto value = hoodie.properties.Get(option->key())) properties[std::string(option->key())] = *value;
-  }
+  const Properties properties = hoodie.TableOptions();
   // The table's `vacuum.retain_hours` (default 168) is the default and the enforced minimum.
   ARROW_ASSIGN_OR_RAISE(double table_hours, table_options::kVacuumRetainHours.Get(properties));
   ARROW_ASSIGN_OR_RAISE(const int64_t table_retention_ms, HoursToMs("vacuum.retain_hours", table_hours));

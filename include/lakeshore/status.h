@@ -12,17 +12,34 @@ namespace lakeshore {
 using arrow::Result;
 using arrow::Status;
 
+/// The one list of Lakeshore's error kinds: X(enumerator, stable name, constructor, Arrow status
+/// code, Python class, doc). The enum, ErrorKindName, the constructors below, MakeError's codes
+/// and the Python exception classes (python/bindings/errors.cc) are all generated from it.
+#define LAKESHORE_ERROR_KINDS(X)                                                                              \
+  X(kCommitConflict, "commit_conflict", CommitConflict, IOError, "CommitConflictError",                       \
+    "Another writer committed to the same file groups first; nothing of this write is visible. Retry the write.") \
+  X(kCorruptMetadata, "corrupt_metadata", CorruptMetadata, Invalid, "CorruptMetadataError",                   \
+    "A metadata file (hoodie.properties, an instant, a log block, a Delta log entry) cannot be parsed. Nothing "  \
+    "was changed or deleted.")                                                                                 \
+  X(kRetentionViolation, "retention_violation", RetentionViolation, Invalid, "RetentionViolationError",       \
+    "A retention shorter than the table allows was asked for.")                                               \
+  X(kUnsupportedFeature, "unsupported_feature", UnsupportedFeature, NotImplemented, "UnsupportedFeatureError", \
+    "A protocol version or feature this build of Lakeshore does not understand.")                             \
+  X(kPathOutsideTable, "path_outside_table", PathOutsideTable, Invalid, "PathOutsideTableError",              \
+    "A path escapes the table root.")                                                                          \
+  X(kSchemaMismatch, "schema_mismatch", SchemaMismatch, Invalid, "SchemaMismatchError",                       \
+    "A batch does not match the table schema (or lacks the record key fields).")                              \
+  X(kLockTimeout, "lock_timeout", LockTimeout, IOError, "LockTimeoutError",                                   \
+    "The table lock could not be taken in time.")                                                             \
+  X(kCrashInjected, "crash_injected", CrashInjected, IOError, "CrashInjectedError",                          \
+    "The fault-injection storage refused the call (tests only).")
+
 /// The domain error kinds a caller may want to branch on. Every other failure is a plain
 /// arrow::Status (IOError, Invalid, ...).
 enum class ErrorKind {
-  kCommitConflict,      ///< another writer committed to the same file groups first
-  kCorruptMetadata,     ///< a metadata file (hoodie.properties, instant, log block, Delta log) cannot be parsed
-  kRetentionViolation,  ///< a retention shorter than the table allows was asked for
-  kUnsupportedFeature,  ///< a protocol version or feature this build does not understand
-  kPathOutsideTable,    ///< a path escapes the table root
-  kSchemaMismatch,      ///< a batch does not match the table schema
-  kLockTimeout,         ///< the table lock could not be taken in time
-  kCrashInjected,       ///< the fault-injection storage refused the call (tests only)
+#define LAKESHORE_ERROR_ENUMERATOR(kind, name, ctor, code, py, doc) kind,
+  LAKESHORE_ERROR_KINDS(LAKESHORE_ERROR_ENUMERATOR)
+#undef LAKESHORE_ERROR_ENUMERATOR
 };
 
 /// Returns the stable lower-case name of `kind` ("commit_conflict", ...).
@@ -47,12 +64,10 @@ Status MakeError(ErrorKind kind, std::string msg);
 /// True when `st` carries a LakeshoreErrorDetail of `kind`.
 bool IsError(const Status& st, ErrorKind kind);
 
-/// Convenience constructors, one per kind.
-inline Status CommitConflict(std::string msg) { return MakeError(ErrorKind::kCommitConflict, std::move(msg)); }
-inline Status CorruptMetadata(std::string msg) { return MakeError(ErrorKind::kCorruptMetadata, std::move(msg)); }
-inline Status RetentionViolation(std::string msg) { return MakeError(ErrorKind::kRetentionViolation, std::move(msg)); }
-inline Status UnsupportedFeature(std::string msg) { return MakeError(ErrorKind::kUnsupportedFeature, std::move(msg)); }
-inline Status PathOutsideTable(std::string msg) { return MakeError(ErrorKind::kPathOutsideTable, std::move(msg)); }
-inline Status SchemaMismatch(std::string msg) { return MakeError(ErrorKind::kSchemaMismatch, std::move(msg)); }
+/// Constructors, one per kind: CommitConflict(msg), CorruptMetadata(msg), ...
+#define LAKESHORE_ERROR_CONSTRUCTOR(kind, name, ctor, code, py, doc) \
+  inline Status ctor(std::string msg) { return MakeError(ErrorKind::kind, std::move(msg)); }
+LAKESHORE_ERROR_KINDS(LAKESHORE_ERROR_CONSTRUCTOR)
+#undef LAKESHORE_ERROR_CONSTRUCTOR
 
 }  // namespace lakeshore

@@ -20,7 +20,7 @@
 namespace lakeshore::python {
 namespace {
 
-/// One exception class per ErrorKind. Keep in step with include/lakeshore/status.h.
+/// One exception class per ErrorKind, from the list in include/lakeshore/status.h.
 struct KindClass {
   ErrorKind kind;
   const char* name;
@@ -28,22 +28,9 @@ struct KindClass {
 };
 
 constexpr KindClass kKindClasses[] = {
-    {ErrorKind::kCommitConflict, "CommitConflictError",
-     "Another writer committed to the same file groups first; nothing of this write is visible. "
-     "Retry the write."},
-    {ErrorKind::kCorruptMetadata, "CorruptMetadataError",
-     "A metadata file (hoodie.properties, an instant, a log block, a Delta log entry) cannot be parsed. Nothing was "
-     "changed or deleted."},
-    {ErrorKind::kRetentionViolation, "RetentionViolationError",
-     "A retention shorter than the table allows was asked for."},
-    {ErrorKind::kUnsupportedFeature, "UnsupportedFeatureError",
-     "A protocol version or feature this build of Lakeshore does not understand."},
-    {ErrorKind::kPathOutsideTable, "PathOutsideTableError", "A path escapes the table root."},
-    {ErrorKind::kSchemaMismatch, "SchemaMismatchError",
-     "A batch does not match the table schema (or lacks the record key fields)."},
-    {ErrorKind::kLockTimeout, "LockTimeoutError", "The table lock could not be taken in time."},
-    {ErrorKind::kCrashInjected, "CrashInjectedError",
-     "The fault-injection storage refused the call (tests only)."},
+#define LAKESHORE_ERROR_CLASS(k, name, ctor, code, py, doc) {ErrorKind::k, py, doc},
+    LAKESHORE_ERROR_KINDS(LAKESHORE_ERROR_CLASS)
+#undef LAKESHORE_ERROR_CLASS
 };
 constexpr size_t kNumKinds = sizeof(kKindClasses) / sizeof(kKindClasses[0]);
 

@@ -4,14 +4,11 @@ namespace lakeshore {
 
 const char* ErrorKindName(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kCommitConflict: return "commit_conflict";
-    case ErrorKind::kCorruptMetadata: return "corrupt_metadata";
-    case ErrorKind::kRetentionViolation: return "retention_violation";
-    case ErrorKind::kUnsupportedFeature: return "unsupported_feature";
-    case ErrorKind::kPathOutsideTable: return "path_outside_table";
-    case ErrorKind::kSchemaMismatch: return "schema_mismatch";
-    case ErrorKind::kLockTimeout: return "lock_timeout";
-    case ErrorKind::kCrashInjected: return "crash_injected";
+#define LAKESHORE_ERROR_NAME(k, name, ctor, code, py, doc) \
+  case ErrorKind::k:                                      \
+    return name;
+    LAKESHORE_ERROR_KINDS(LAKESHORE_ERROR_NAME)
+#undef LAKESHORE_ERROR_NAME
   }
   return "unknown";
 }
@@ -23,16 +20,12 @@ std::string LakeshoreErrorDetail::ToString() const { return ErrorKindName(kind_)
 Status MakeError(ErrorKind kind, std::string msg) {
   arrow::StatusCode code = arrow::StatusCode::Invalid;
   switch (kind) {
-    case ErrorKind::kCommitConflict:
-    case ErrorKind::kLockTimeout:
-    case ErrorKind::kCrashInjected:
-      code = arrow::StatusCode::IOError;
-      break;
-    case ErrorKind::kUnsupportedFeature:
-      code = arrow::StatusCode::NotImplemented;
-      break;
-    default:
-      break;
+#define LAKESHORE_ERROR_CODE(k, name, ctor, status_code, py, doc) \
+  case ErrorKind::k:                                             \
+    code = arrow::StatusCode::status_code;                       \
+    break;
+    LAKESHORE_ERROR_KINDS(LAKESHORE_ERROR_CODE)
+#undef LAKESHORE_ERROR_CODE
   }
   return Status(code, std::move(msg), std::make_shared<LakeshoreErrorDetail>(kind));
 }

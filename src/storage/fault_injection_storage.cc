@@ -4,7 +4,7 @@ namespace lakeshore {
 namespace {
 
 Status CrashError(std::string_view what, std::string_view path, int64_t k) {
-  return MakeError(ErrorKind::kCrashInjected, "injected crash (at mutating call " + std::to_string(k) +
+  return CrashInjected("injected crash (at mutating call " + std::to_string(k) +
                                                   "): " + std::string(what) + " '" + std::string(path) +
                                                   "' refused");
 }

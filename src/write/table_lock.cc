@@ -107,7 +107,7 @@ Status LockGuard::Release() {
 Status LockGuard::CheckHeld(int64_t margin_ms) const {
   if (released_) return Status::Invalid("table lock ", path_, " was already released");
   if (clock_->NowMs() + margin_ms > acquired_ms_ + lease_ms_) {
-    return MakeError(ErrorKind::kLockTimeout,
+    return LockTimeout(
                      "the lease of table lock '" + path_ + "' ran out before the commit point; "
                      "nothing was committed");
   }
@@ -118,7 +118,7 @@ Status LockGuard::CheckHeld(int64_t margin_ms) const {
     return Status::Invalid("table lock object '", path_, "' has no sequence number");
   }
   if (state.max_seq != mine) {
-    return MakeError(ErrorKind::kLockTimeout,
+    return LockTimeout(
                      "table lock '" + path_ + "' was taken over by lock object " + SeqName(state.max_seq) +
                          " (this holder's lease was judged expired); nothing was committed");
   }
@@ -159,7 +159,7 @@ Result<std::unique_ptr<LockGuard>> TableLock::Acquire(const std::string& purpose
       continue;
     }
     if (std::chrono::steady_clock::now() >= deadline) {
-      return MakeError(ErrorKind::kLockTimeout,
+      return LockTimeout(
                        "could not take the table lock within " + std::to_string(settings_.wait_timeout_ms) +
                            " ms (held by lock object " + SeqName(state.max_seq) + ")");
     }

@@ -24,7 +24,7 @@ hudi = pytest.importorskip("hudi")
 # ../shared/hudi-tables beside the checkout, or LAKESHORE_HUDI_TABLES.
 SHARED = Path(os.environ.get("LAKESHORE_HUDI_TABLES", Path(__file__).resolve().parents[2] / "shared" / "hudi-tables"))
 if not SHARED.is_dir():
-    pytest.skip(f"the Spark-written Hudi tables are not at {SHARED} (set LAKESHORE_HUDI_TABLES)", allow_module_level=True)
+    pytest.skip(f"no Spark-written Hudi tables at {SHARED} (set LAKESHORE_HUDI_TABLES)", allow_module_level=True)
 ZIPS = sorted(SHARED.glob("sample_table/**/*.zip")) + sorted(SHARED.glob("quickstart_trips_table/**/*.zip"))
 
 

@@ -9,7 +9,7 @@
 #include <arrow/table.h>
 
 #include "lakeshore/table/table.h"
-#include "table/table_context.h"
+#include "actions/table_context.h"
 
 namespace lakeshore {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "table/table_context.h"
+#include "actions/table_context.h"
 
 namespace lakeshore {
 

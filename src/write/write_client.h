@@ -6,7 +6,7 @@
 #include <arrow/record_batch.h>
 
 #include "lakeshore/table/table.h"
-#include "table/table_context.h"
+#include "actions/table_context.h"
 
 namespace lakeshore {
 

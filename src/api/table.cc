@@ -8,7 +8,7 @@
 #include "read/snapshot_reader.h"
 #include "table/layout.h"
 #include "table/meta_columns.h"
-#include "table/table_context.h"
+#include "actions/table_context.h"
 #include "write/rollback.h"
 #include "write/write_client.h"
 

@@ -1,4 +1,4 @@
-#include "table/table_context.h"
+#include "actions/table_context.h"
 
 #include "lakeshore/table/table_options.h"
 

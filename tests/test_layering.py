@@ -12,7 +12,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Lowest first. A file belongs to the first layer whose prefix its path starts with.
 LAYERS: list[tuple[str, list[str]]] = [
-    ("common", ["src/common/", "include/lakeshore/status.h", "include/lakeshore/clock.h", "include/lakeshore/config.h"]),
+    (
+        "common",
+        ["src/common/", "include/lakeshore/status.h", "include/lakeshore/clock.h", "include/lakeshore/config.h"],
+    ),
     ("storage", ["src/storage/", "include/lakeshore/storage/"]),
     ("engine", ["src/engine/", "include/lakeshore/engine/"]),
     ("format", ["src/format/"]),

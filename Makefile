@@ -15,7 +15,7 @@ BUILD_DIR = build/$(shell $(PY) -c 'import sys; print(sys.implementation.cache_t
 DEMO_ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: demo test install system-packages ctest pytest bench lint clean
+.PHONY: demo test install system-packages ctest pytest bench lint stubs clean
 
 demo: install
 	$(VENV)/bin/lakeshore demo $(DEMO_ARGS)
@@ -48,6 +48,10 @@ pytest: install
 bench: install
 	$(PY) bench/write_read.py
 	$(PY) bench/vacuum.py
+
+# The typed face of the native module, from the built module (tests/test_core_stub.py checks it).
+stubs: install
+	$(PY) scripts/gen_core_stub.py
 
 lint: $(VENV)/.requirements-dev.stamp
 	$(VENV)/bin/ruff check python tests bench

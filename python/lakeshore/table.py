@@ -246,15 +246,11 @@ class Table:
         :meth:`write` for the result and errors.
 
         On a partitioned table the core deletes by (partition, key). When ``keys`` lacks the
-        partition field(s), they are looked up first by reading the key and partition columns
-        of the latest snapshot (a key that is not stored is skipped); pass them along to spare
-        that read.
+        partition field(s), the core looks them up first by reading the key and partition
+        columns of the latest snapshot (a key that is not stored is skipped); pass them along to
+        spare that read.
         """
-        data = self._keys_to_arrow(keys)
-        partition_by = self.partition_by
-        if partition_by and not _has_columns(data, partition_by):
-            data = self._locate_partitions(pa.table(data))
-        return self.write(data, "delete", progress=progress)
+        return self.write(self._keys_to_arrow(keys), "delete", progress=progress)
 
     def _keys_to_arrow(self, keys: Any) -> Any:
         if (
@@ -282,19 +278,6 @@ class Table:
                 for f, v in zip(fields, values, strict=False):
                     columns[f].append(v)
         return pa.table({f: pa.array(columns[f], type=schema.field(f).type) for f in fields})
-
-    def _locate_partitions(self, keys: pa.Table) -> pa.Table:
-        """Adds the partition fields of the stored records to ``keys`` (inner join on the record
-        key against the latest snapshot's key and partition columns)."""
-        key_fields = self.record_key
-        missing = [f for f in key_fields if f not in keys.column_names]
-        if missing:
-            # Let the core name the problem the way it names every schema mismatch.
-            return keys
-        schema = self.schema
-        keys = keys.select(key_fields).cast(pa.schema([schema.field(f) for f in key_fields]))
-        stored = self.to_arrow(columns=key_fields + [f for f in self.partition_by if f not in key_fields])
-        return keys.join(stored, keys=key_fields, join_type="inner")
 
     # ---- reads ----------------------------------------------------------------------------
 
@@ -355,17 +338,6 @@ class Table:
         """Rolls back every failed write (pending, with an expired heartbeat) and returns their
         instant times. Writers do this on their own before they write."""
         return list(self._native.rollback_failed_writes())
-
-
-def _has_columns(data: Any, names: Sequence[str]) -> bool:
-    """True when Arrow ``data`` has every column in ``names`` (by its schema, without reading)."""
-    if isinstance(data, (pa.Table, pa.RecordBatch, pa.RecordBatchReader)):
-        present = set(data.schema.names)
-    elif hasattr(data, "__arrow_c_schema__"):
-        present = set(pa.schema(data).names)
-    else:
-        return False
-    return all(n in present for n in names)
 
 
 def _default_name(path: str) -> str:

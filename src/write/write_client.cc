@@ -4,7 +4,13 @@
 #include <chrono>
 #include <set>
 
+#include <arrow/array/concatenate.h>
+#include <arrow/compute/api.h>
+
 #include "index/index.h"
+#include "io/base_file.h"
+#include "read/snapshot_reader.h"
+#include "table/record_key.h"
 #include "format/java_properties.h"
 #include "timeline/instant_time.h"
 #include "timeline/markers.h"
@@ -221,6 +227,40 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
 }
 }  // namespace
 
+/// Deletes name keys; on a partitioned table a key lives in a partition. When `keys` lacks the
+/// partition fields, the stored records of those keys give them (one delete per partition the
+/// key is stored in; a key stored nowhere is dropped): the key and partition columns of the
+/// latest snapshot are read, nothing else.
+Result<std::shared_ptr<arrow::RecordBatchReader>> LocateKeysToDelete(TableContext& ctx,
+                                                                     const std::shared_ptr<arrow::RecordBatchReader>& keys) {
+  const auto& config = ctx.config;
+  bool has_partitions = true;
+  for (const auto& p : config.partition_fields) has_partitions = has_partitions && keys->schema()->GetFieldIndex(p) >= 0;
+  if (config.partition_fields.empty() || has_partitions) return keys;
+  for (const auto& k : config.record_key_fields) {
+    if (keys->schema()->GetFieldIndex(k) < 0) return keys;  // PrepareWriteInput names what is missing
+  }
+  ARROW_ASSIGN_OR_RAISE(auto wanted, keys->ToTable());
+  std::vector<std::string> columns = config.record_key_fields;
+  for (const auto& p : config.partition_fields) {
+    if (std::find(columns.begin(), columns.end(), p) == columns.end()) columns.push_back(p);
+  }
+  ReadOptions read;
+  read.columns = columns;
+  ARROW_ASSIGN_OR_RAISE(auto stored, ReadSnapshot(ctx, read));
+  const bool complex = UsesComplexKeyEncoding(config.record_key_fields.size(), config.partition_fields.size());
+  std::vector<std::shared_ptr<arrow::Field>> key_fields;
+  for (const auto& k : config.record_key_fields) key_fields.push_back(config.schema->GetFieldByName(k));
+  ARROW_ASSIGN_OR_RAISE(auto wanted_keys_table, ConformToSchema(wanted, arrow::schema(key_fields), "the keys to delete"));
+  ARROW_ASSIGN_OR_RAISE(auto wanted_keys, ComputeRecordKeys(*wanted_keys_table, config.record_key_fields, complex));
+  ARROW_ASSIGN_OR_RAISE(auto stored_keys, ComputeRecordKeys(*stored, config.record_key_fields, complex));
+  ARROW_ASSIGN_OR_RAISE(auto value_set, arrow::Concatenate(wanted_keys->chunks()));
+  ARROW_ASSIGN_OR_RAISE(auto mask, arrow::compute::IsIn(stored_keys, arrow::compute::SetLookupOptions(value_set)));
+  ARROW_ASSIGN_OR_RAISE(auto located, arrow::compute::Filter(stored, mask));
+  auto table = located.table();
+  return std::make_shared<arrow::TableBatchReader>(table);
+}
+
 Result<WriteResult> ExecuteWrite(TableContext& ctx, WriteOperation op,
                                  const std::shared_ptr<arrow::RecordBatchReader>& data,
                                  const WriteOptions& options) {
@@ -228,7 +268,11 @@ Result<WriteResult> ExecuteWrite(TableContext& ctx, WriteOperation op,
   std::lock_guard<std::mutex> serial(ctx.write_mu);
   auto start = std::chrono::steady_clock::now();
   ProgressReporter progress(options.progress, ctx.progress_caller);
-  ARROW_ASSIGN_OR_RAISE(WriteInput input, PrepareWriteInput(ctx.config, op, data));
+  std::shared_ptr<arrow::RecordBatchReader> rows = data;
+  if (op == WriteOperation::kDelete) {
+    ARROW_ASSIGN_OR_RAISE(rows, LocateKeysToDelete(ctx, data));
+  }
+  ARROW_ASSIGN_OR_RAISE(WriteInput input, PrepareWriteInput(ctx.config, op, rows));
   WriteState state;
   Status st = Begin(ctx, op, state);
   Result<WriteResult> result = st.ok() ? Run(ctx, op, input, state, progress) : Result<WriteResult>(st);

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -178,3 +179,41 @@ def test_tables_this_build_cannot_write_say_why(unzipped: dict[str, Path]) -> No
         t = lakeshore.Table.open(str(unzipped[label]))
         with pytest.raises(lakeshore.UnsupportedFeatureError, match=why):
             t.upsert(t.to_arrow().select([f for f in t.schema.names]).slice(0, 1))
+
+
+@pytest.mark.parametrize("label", [_label(z) for z in ZIPS])
+def test_vacuum_deletes_nothing_spark_or_hudi_rs_still_needs(
+    unzipped: dict[str, Path], tmp_path: Path, label: str
+) -> None:
+    root = tmp_path / "copy"
+    shutil.copytree(unzipped[label], root)
+    t = lakeshore.Table.open(str(root))
+    times = _completed_times(t)
+    before = {
+        "snapshot": _rows(_hudi_read(root)),
+        "read_optimized": _rows(_hudi_read(root, read_optimized="true")),
+        **{f"as_of {w}": _rows(_hudi_read(root, as_of=w)) for w in times},
+    }
+    meta_before = _files_under(root / ".hoodie")
+    stray = root / "stray-by-a-crashed-tool.parquet"
+    stray.write_bytes(b"junk")
+    an_hour_ago = time.time() - 3600
+    os.utime(stray, (an_hour_ago, an_hour_ago))
+    report = lakeshore.vacuum(str(root), retain_hours=0, enforce_retention=False)
+    assert report["format"] == "hudi"
+    assert report["files_deleted"] == 1, report["candidates"]  # the stray, and nothing else
+    assert not stray.exists()
+    after = {
+        "snapshot": _rows(_hudi_read(root)),
+        "read_optimized": _rows(_hudi_read(root, read_optimized="true")),
+        **{f"as_of {w}": _rows(_hudi_read(root, as_of=w)) for w in times},
+    }
+    assert after == before
+    # No file under .hoodie/ (timeline, metadata table, everything) is deleted or changed; the
+    # only new ones are Lakeshore's own vacuum watermark.
+    meta_after = _files_under(root / ".hoodie")
+    assert {k: v for k, v in meta_after.items() if "lakeshore" not in Path(k).parts} == meta_before
+
+
+def _files_under(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}

@@ -20,6 +20,7 @@ EXPECTED = {
     "schema_mismatch": ("SchemaMismatchError", ValueError),
     "lock_timeout": ("LockTimeoutError", TimeoutError),
     "crash_injected": ("CrashInjectedError", OSError),
+    "transient_storage": ("TransientStorageError", OSError),
 }
 
 

@@ -32,7 +32,10 @@ using arrow::Status;
   X(kLockTimeout, "lock_timeout", LockTimeout, IOError, "LockTimeoutError",                                   \
     "The table lock could not be taken in time.")                                                             \
   X(kCrashInjected, "crash_injected", CrashInjected, IOError, "CrashInjectedError",                          \
-    "The fault-injection storage refused the call (tests only).")
+    "The fault-injection storage refused the call (tests only).")                                             \
+  X(kTransientStorage, "transient_storage", TransientStorage, IOError, "TransientStorageError",              \
+    "A storage request failed in a way a later retry can fix (throttling, a server error, a dropped "         \
+    "connection), after the storage's own retries.")
 
 /// The domain error kinds a caller may want to branch on. Every other failure is a plain
 /// arrow::Status (IOError, Invalid, ...).

@@ -68,6 +68,7 @@ PyObject* ParentOfKind(ErrorKind kind, std::vector<PyObject*>* extra_bases) {
     case ErrorKind::kRetentionViolation:
       return g_classes.invalid;
     case ErrorKind::kCrashInjected:
+    case ErrorKind::kTransientStorage:
       return g_classes.storage;
     case ErrorKind::kLockTimeout:
       extra_bases->push_back(PyExc_TimeoutError);

@@ -25,6 +25,7 @@ from lakeshore.errors import (
     RetentionViolationError,
     SchemaMismatchError,
     StorageError,
+    TransientStorageError,
     UnsupportedFeatureError,
 )
 from lakeshore.table import Table
@@ -40,6 +41,7 @@ __all__ = [
     "CommitConflictError",
     "CorruptMetadataError",
     "CrashInjectedError",
+    "TransientStorageError",
     "InvalidArgumentError",
     "LakeshoreError",
     "LockTimeoutError",

@@ -27,6 +27,7 @@ from lakeshore._core import (
     RetentionViolationError,
     SchemaMismatchError,
     StorageError,
+    TransientStorageError,
     UnsupportedFeatureError,
 )
 from lakeshore._core import error_kinds as _error_kinds
@@ -36,6 +37,7 @@ __all__ = [
     "CommitConflictError",
     "CorruptMetadataError",
     "CrashInjectedError",
+    "TransientStorageError",
     "InvalidArgumentError",
     "LakeshoreError",
     "LockTimeoutError",

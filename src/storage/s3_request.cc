@@ -76,7 +76,8 @@ Result<HttpResponse> S3RequestClient::Send(const std::string& method, const std:
   }
   CURLcode rc = curl->easy_perform(h);
   if (rc != CURLE_OK) {
-    return Status::IOError("S3 request ", method, " ", url, " failed: ", curl->easy_strerror(rc));
+    // A transport failure (refused, reset, timed out): a later retry can help.
+    return TransientStorage("S3 request " + std::string(method) + " " + url + " failed: " + curl->easy_strerror(rc));
   }
   curl->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
   return response;

@@ -33,6 +33,15 @@ void Backoff(int attempt) {
   std::this_thread::sleep_for(std::chrono::milliseconds(base_ms + rng() % base_ms));
 }
 
+std::string DescribeS3Error(const HttpResponse& r);
+
+/// The error of a failed S3 response: throttling and server errors (which the storage already
+/// retried) are kTransientStorage, so callers know a later retry can help; the rest IOError.
+Status S3ResponseError(const std::string& what, const HttpResponse& r) {
+  if (r.status == 429 || r.status >= 500) return TransientStorage(what + DescribeS3Error(r));
+  return Status::IOError(what, DescribeS3Error(r));
+}
+
 std::string DescribeS3Error(const HttpResponse& r) {
   std::string code = XmlElement(r.body, "Code");
   std::string message = XmlElement(r.body, "Message");
@@ -151,7 +160,7 @@ Result<std::shared_ptr<arrow::Buffer>> S3Storage::ReadFile(std::string_view path
   ARROW_ASSIGN_OR_RAISE(auto response, SendWithRetries("GET", Key(rel), "", {}, "", 0, nullptr));
   if (response.status == 200) return arrow::Buffer::FromString(std::move(response.body));
   if (response.status == 404) return Status::IOError("cannot read '", rel, "' in ", root_uri_, ": no such file");
-  return Status::IOError("cannot read '", rel, "' in ", root_uri_, ": ", DescribeS3Error(response));
+  return S3ResponseError("cannot read '" + rel + "' in " + root_uri_ + ": ", response);
 }
 
 Result<std::shared_ptr<arrow::io::RandomAccessFile>> S3Storage::OpenInputFile(
@@ -180,7 +189,7 @@ Status S3Storage::WriteFile(std::string_view path, std::shared_ptr<arrow::Buffer
     auto response = SendWithRetries("PUT", Key(rel), "", {}, body, 0, nullptr);
     if (!response.ok()) return Status::IOError("cannot write '", rel, "' in ", root_uri_, ": ", response.status().message());
     if (response->status != 200) {
-      return Status::IOError("cannot write '", rel, "' in ", root_uri_, ": ", DescribeS3Error(*response));
+      return S3ResponseError("cannot write '" + rel + "' in " + root_uri_ + ": ", *response);
     }
     return Status::OK();
   }
@@ -211,7 +220,7 @@ Result<bool> S3Storage::PutIfAbsent(std::string_view path, std::shared_ptr<arrow
     ARROW_ASSIGN_OR_RAISE(auto existing, ReadFile(rel));
     return existing->Equals(*data);
   }
-  return Status::IOError("conditional PUT of '", rel, "' in ", root_uri_, " failed: ", DescribeS3Error(*response));
+  return S3ResponseError("conditional PUT of '" + rel + "' in " + root_uri_ + " failed: ", *response);
 }
 
 Result<bool> S3Storage::ObjectExists(const std::string& rel) const {
@@ -274,7 +283,7 @@ Status S3Storage::DeleteBatch(const std::vector<std::string>& keys) {
     return Status::IOError("multi-object delete in ", root_uri_, " failed: ", response.status().message());
   }
   if (response->status != 200) {
-    return Status::IOError("multi-object delete in ", root_uri_, " failed: ", DescribeS3Error(*response));
+    return S3ResponseError("multi-object delete in " + root_uri_ + " failed: ", *response);
   }
   std::string error = XmlElement(response->body, "Error");
   if (error.empty()) return Status::OK();

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "lakeshore/storage/fault_injection_storage.h"
+#include "lakeshore/storage/sub_tree_storage.h"
 #include "lakeshore/storage/storage.h"
 #include "storage/memory_storage.h"
 #include "testing/moto_server.h"
@@ -20,7 +21,7 @@
 namespace lakeshore {
 namespace {
 
-enum class Backend { kLocal, kMemory, kS3, kFaultOverMemory };
+enum class Backend { kLocal, kMemory, kS3, kFaultOverMemory, kSubTreeOfLocal };
 
 std::string BackendName(const ::testing::TestParamInfo<Backend>& info) {
   switch (info.param) {
@@ -28,6 +29,7 @@ std::string BackendName(const ::testing::TestParamInfo<Backend>& info) {
     case Backend::kMemory: return "Memory";
     case Backend::kS3: return "S3";
     case Backend::kFaultOverMemory: return "FaultOverMemory";
+    case Backend::kSubTreeOfLocal: return "SubTreeOfLocal";
   }
   return "Unknown";
 }
@@ -65,10 +67,15 @@ class StorageConformance : public ::testing::TestWithParam<Backend> {
     static std::atomic<int> counter{0};
     std::string id = std::to_string(::getpid()) + "_" + std::to_string(counter++);
     switch (GetParam()) {
-      case Backend::kLocal: {
+      case Backend::kLocal:
+      case Backend::kSubTreeOfLocal: {
         local_dir_ = std::filesystem::temp_directory_path() / ("lakeshore_conformance_" + id);
         std::filesystem::remove_all(local_dir_);
         ASSERT_OK_AND_ASSIGN(storage_, Storage::Open(local_dir_.string()));
+        if (GetParam() == Backend::kSubTreeOfLocal) {
+          // A table inside a table, as Hudi's metadata table is: every test runs one level down.
+          ASSERT_OK_AND_ASSIGN(storage_, SubTreeStorage::Make(storage_, ".hoodie/metadata"));
+        }
         break;
       }
       case Backend::kMemory:
@@ -492,7 +499,7 @@ TEST_P(StorageConformance, ReopeningTheRootUriSeesTheSameFiles) {
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, StorageConformance,
                          ::testing::Values(Backend::kLocal, Backend::kMemory, Backend::kS3,
-                                           Backend::kFaultOverMemory),
+                                           Backend::kFaultOverMemory, Backend::kSubTreeOfLocal),
                          BackendName);
 
 }  // namespace

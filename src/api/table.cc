@@ -148,10 +148,6 @@ std::optional<std::string> WhyNotWritable(const HoodieTableConfig& hoodie) {
                        "leave it disagreeing with the data, and Hudi readers would miss the new files)");
   }
   if (!hoodie.populate_meta_fields) return std::string("a table without meta fields");
-  if (!hoodie.hive_style_partitioning && hoodie.is_partitioned()) {
-    return std::string("a table with non-hive-style partition paths");
-  }
-  if (hoodie.url_encode_partitions) return std::string("a table with url-encoded partition paths");
   if (hoodie.merge_mode == RecordMergeMode::kCustom) return std::string("a table with a CUSTOM record merge mode");
   const bool complex = UsesComplexKeyEncoding(hoodie.record_key_fields.size(), hoodie.partition_fields.size());
   switch (hoodie.key_generator) {
@@ -218,6 +214,8 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOpti
   ctx.config.name = hoodie.name;
   ctx.config.record_key_fields = hoodie.record_key_fields;
   ctx.config.partition_fields = hoodie.partition_fields;
+  ctx.config.hive_style_partitioning = hoodie.hive_style_partitioning;
+  ctx.config.url_encode_partitions = hoodie.url_encode_partitions;
   ctx.config.ordering_field = hoodie.ordering_fields.empty() ? "" : hoodie.ordering_fields[0];
   ctx.config.table_type = hoodie.is_merge_on_read() ? TableType::kMergeOnRead : TableType::kCopyOnWrite;
   // Lakeshore's typed options live in hoodie.properties beside Hudi's keys.

@@ -159,8 +159,10 @@ Result<PartitionPathFilter> MakePartitionFilter(const TableConfig& config,
     ARROW_ASSIGN_OR_RAISE(auto c, Compile(config, p));
     compiled.push_back(std::move(c));
   }
-  return PartitionPathFilter([compiled = std::move(compiled)](const std::string& path) {
-    auto parsed = ParsePartitionPath(path);
+  const PartitionStyle style{config.hive_style_partitioning, config.url_encode_partitions};
+  return PartitionPathFilter([compiled = std::move(compiled), fields = config.partition_fields,
+                              style](const std::string& path) {
+    auto parsed = ParsePartitionPath(path, fields, style);
     if (!parsed.ok()) return false;
     for (const auto& p : compiled) {
       std::optional<std::string> value;

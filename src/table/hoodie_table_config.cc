@@ -125,7 +125,9 @@ format::JavaProperties NewTableProperties(const NewHoodieTable& t) {
                                                                                                       : "SIMPLE";
   p.Set("hoodie.table.keygenerator.type", keygen);
   p.Set("hoodie.datasource.write.hive_style_partitioning", "true");
-  p.Set("hoodie.datasource.write.partitionpath.urlencode", "false");
+  // Lakeshore Hive-escapes partition values (a '/' or '=' in a value stays one folder name):
+  // Hudi's urlencode setting says exactly that.
+  p.Set("hoodie.datasource.write.partitionpath.urlencode", "true");
   p.Set("hoodie.datasource.write.drop.partition.columns", "false");
   p.Set("hoodie.populate.meta.fields", "true");
   p.Set("hoodie.record.merge.mode", t.ordering_field.empty() ? "COMMIT_TIME_ORDERING" : "EVENT_TIME_ORDERING");

@@ -44,7 +44,9 @@ Result<std::string> UnescapePartitionValue(const std::string& escaped) {
   return value;
 }
 
-Result<std::vector<std::pair<std::string, std::string>>> ParsePartitionPath(const std::string& path) {
+Result<std::vector<std::pair<std::string, std::string>>> ParsePartitionPath(const std::string& path,
+                                                                           const std::vector<std::string>& fields,
+                                                                           PartitionStyle style) {
   std::vector<std::pair<std::string, std::string>> out;
   if (path.empty()) return out;
   size_t start = 0;
@@ -52,12 +54,25 @@ Result<std::vector<std::pair<std::string, std::string>>> ParsePartitionPath(cons
     size_t end = path.find('/', start);
     if (end == std::string::npos) end = path.size();
     std::string seg = path.substr(start, end - start);
-    size_t eq = seg.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      return Status::Invalid("partition path '", path, "' has segment '", seg, "' not of the form field=value");
+    std::string field, raw;
+    if (style.hive_style) {
+      size_t eq = seg.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        return Status::Invalid("partition path '", path, "' has segment '", seg, "' not of the form field=value");
+      }
+      field = seg.substr(0, eq);
+      raw = seg.substr(eq + 1);
+    } else {
+      if (out.size() >= fields.size()) {
+        return Status::Invalid("partition path '", path, "' has more segments than the table has partition fields");
+      }
+      field = fields[out.size()];
+      raw = seg;
     }
-    ARROW_ASSIGN_OR_RAISE(auto value, UnescapePartitionValue(seg.substr(eq + 1)));
-    out.emplace_back(seg.substr(0, eq), std::move(value));
+    if (style.url_encode) {
+      ARROW_ASSIGN_OR_RAISE(raw, UnescapePartitionValue(raw));
+    }
+    out.emplace_back(std::move(field), std::move(raw));
     start = end + 1;
   }
   return out;
@@ -89,7 +104,7 @@ struct EncodedColumn {
   std::vector<std::string> segments;
 };
 
-Result<EncodedColumn> EncodeColumn(const arrow::Table& table, const std::string& field) {
+Result<EncodedColumn> EncodeColumn(const arrow::Table& table, const std::string& field, PartitionStyle style) {
   auto column = table.GetColumnByName(field);
   if (column == nullptr) return SchemaMismatch("the batch has no partition column '" + field + "'");
   EncodedColumn out;
@@ -108,8 +123,13 @@ Result<EncodedColumn> EncodeColumn(const arrow::Table& table, const std::string&
   // File systems refuse names over 255 bytes: such a folder could be neither written whole nor
   // removed by an abort, so a value that would make one is refused before anything is written.
   constexpr size_t kMaxNameBytes = 255;
+  const std::string name = style.hive_style ? field + "=" : std::string();
   for (const auto& v : values) {
-    std::string segment = field + "=" + (v ? EscapePartitionValue(*v) : kNullPartitionValue);
+    if (v && !style.url_encode && (v->find('/') != std::string::npos || *v == "." || *v == ".." || v->empty())) {
+      return SchemaMismatch("partition field '" + field + "' has the value '" + *v + "', which cannot be a folder name "
+                            "in a table that does not url-encode partition paths");
+    }
+    std::string segment = name + (v ? (style.url_encode ? EscapePartitionValue(*v) : *v) : kNullPartitionValue);
     if (segment.size() > kMaxNameBytes) {
       return SchemaMismatch("partition field '" + field + "' has a value whose folder name '" + segment.substr(0, 40) +
                             "...' is " + std::to_string(segment.size()) + " bytes long; file systems allow " +
@@ -117,7 +137,7 @@ Result<EncodedColumn> EncodeColumn(const arrow::Table& table, const std::string&
     }
     out.segments.push_back(std::move(segment));
   }
-  out.segments.push_back(field + "=" + kNullPartitionValue);
+  out.segments.push_back(name + kNullPartitionValue);
   int32_t null_code = static_cast<int32_t>(out.segments.size() - 1);
   for (int64_t i = 0; i < dict.length(); ++i) {
     out.codes.push_back(dict.IsNull(i) ? null_code : static_cast<int32_t>(dict.GetValueIndex(i)));
@@ -126,7 +146,8 @@ Result<EncodedColumn> EncodeColumn(const arrow::Table& table, const std::string&
 }
 }  // namespace
 
-Result<PartitionedRows> ComputePartitions(const arrow::Table& table, const std::vector<std::string>& fields) {
+Result<PartitionedRows> ComputePartitions(const arrow::Table& table, const std::vector<std::string>& fields,
+                                          PartitionStyle style) {
   PartitionedRows out;
   size_t n = static_cast<size_t>(table.num_rows());
   if (fields.empty()) {
@@ -136,7 +157,7 @@ Result<PartitionedRows> ComputePartitions(const arrow::Table& table, const std::
   }
   std::vector<EncodedColumn> columns;
   for (const auto& f : fields) {
-    ARROW_ASSIGN_OR_RAISE(auto c, EncodeColumn(table, f));
+    ARROW_ASSIGN_OR_RAISE(auto c, EncodeColumn(table, f, style));
     columns.push_back(std::move(c));
   }
   // Combine the per-column codes into one dense id per distinct tuple.

@@ -1,4 +1,5 @@
-// Hive-style partition paths: `field=value/field2=value2`, values escaped as Hive does.
+// Partition paths as Hudi writes them: hive-style `field=value/field2=value2` or plain
+// `value/value2`, values escaped as Hive does when the table url-encodes them.
 #pragma once
 
 #include <memory>
@@ -22,9 +23,19 @@ std::string EscapePartitionValue(const std::string& value);
 /// Reverses EscapePartitionValue; Invalid on a malformed escape.
 Result<std::string> UnescapePartitionValue(const std::string& escaped);
 
-/// Splits a partition path into (field, raw value) pairs, unescaping values; Invalid if a
-/// segment is not `field=value`.
-Result<std::vector<std::pair<std::string, std::string>>> ParsePartitionPath(const std::string& path);
+/// How a table names its partition folders (hoodie.datasource.write.hive_style_partitioning and
+/// .partitionpath.urlencode).
+struct PartitionStyle {
+  bool hive_style = true;  ///< `field=value` segments; else the value alone
+  bool url_encode = true;  ///< values Hive-escaped; else written as they are
+};
+
+/// Splits a partition path into (field, value) pairs: hive-style segments name their field;
+/// plain segments take `fields` in order. Values are unescaped when the style url-encodes them.
+/// Invalid for a segment that does not fit the style.
+Result<std::vector<std::pair<std::string, std::string>>> ParsePartitionPath(const std::string& path,
+                                                                           const std::vector<std::string>& fields,
+                                                                           PartitionStyle style);
 
 /// The partition of every row: the distinct partition paths and, per row, the index of its
 /// path ("" is the one path of an unpartitioned table).
@@ -35,9 +46,12 @@ struct PartitionedRows {
 };
 
 /// Assigns every row of `table` its partition path from the partition columns (values in
-/// their canonical string rendering, Hive-escaped; null as kNullPartitionValue). Vectorized:
-/// each column is dictionary-encoded once and only the distinct values are rendered.
-Result<PartitionedRows> ComputePartitions(const arrow::Table& table, const std::vector<std::string>& fields);
+/// their canonical string rendering, escaped when `style` url-encodes; null as
+/// kNullPartitionValue). A value that cannot be a folder name is refused (kSchemaMismatch): one
+/// over 255 bytes, or, unescaped, one holding '/' or being "." or "..". Vectorized: each column
+/// is dictionary-encoded once and only the distinct values are rendered.
+Result<PartitionedRows> ComputePartitions(const arrow::Table& table, const std::vector<std::string>& fields,
+                                          PartitionStyle style);
 
 /// The canonical string of every value of `column`, as used for keys and partition values
 /// (integers in decimal, strings as is, dates and timestamps in ISO form); nulls are nullopt.

@@ -14,10 +14,16 @@ TEST(PartitionPath, EscapesAndParsesLikeHive) {
   ASSERT_OK_AND_ASSIGN(auto back, UnescapePartitionValue("a%2Fb%3Dc%25d%3Ae"));
   EXPECT_EQ(back, "a/b=c%d:e");
   EXPECT_FALSE(UnescapePartitionValue("bad%2").ok());
-  ASSERT_OK_AND_ASSIGN(auto parsed, ParsePartitionPath("country=US/day=2026-01-01"));
+  const PartitionStyle hive{true, true};
+  ASSERT_OK_AND_ASSIGN(auto parsed, ParsePartitionPath("country=US/day=2026-01-01", {"country", "day"}, hive));
   ASSERT_EQ(parsed.size(), 2u);
   EXPECT_EQ(parsed[1].second, "2026-01-01");
-  EXPECT_FALSE(ParsePartitionPath("noequals").ok());
+  EXPECT_FALSE(ParsePartitionPath("noequals", {"a"}, hive).ok());
+  // Plain paths (Spark's non-hive-style tables) take the fields in order; raw values stay raw.
+  ASSERT_OK_AND_ASSIGN(auto plain, ParsePartitionPath("US/50%", {"country", "share"}, PartitionStyle{false, false}));
+  EXPECT_EQ(plain[0].first, "country");
+  EXPECT_EQ(plain[1].second, "50%");
+  EXPECT_FALSE(ParsePartitionPath("a/b/c", {"x", "y"}, PartitionStyle{false, false}).ok());
 }
 
 TEST(PartitionPath, AssignsDistinctTuplesAcrossChunksWithNulls) {
@@ -32,7 +38,7 @@ TEST(PartitionPath, AssignsDistinctTuplesAcrossChunksWithNulls) {
   auto t1 = arrow::Table::Make(schema, {*a1.Finish(), *b1.Finish()});
   auto t2 = arrow::Table::Make(schema, {*a2.Finish(), *b2.Finish()});
   ASSERT_OK_AND_ASSIGN(auto table, arrow::ConcatenateTables({t1, t2}));
-  ASSERT_OK_AND_ASSIGN(auto parts, ComputePartitions(*table, {"a", "b"}));
+  ASSERT_OK_AND_ASSIGN(auto parts, ComputePartitions(*table, {"a", "b"}, PartitionStyle{}));
   ASSERT_EQ(parts.id_of_row.size(), 4u);
   EXPECT_EQ(parts.PathOf(0), "a=x/b=1");
   EXPECT_EQ(parts.PathOf(1), "a=y%2Fz/b=2");
@@ -41,9 +47,14 @@ TEST(PartitionPath, AssignsDistinctTuplesAcrossChunksWithNulls) {
   EXPECT_EQ(parts.PathOf(3), std::string("a=") + kNullPartitionValue + "/b=2");
   EXPECT_EQ(parts.paths.size(), 3u);
 
-  ASSERT_OK_AND_ASSIGN(auto none, ComputePartitions(*table, {}));
+  ASSERT_OK_AND_ASSIGN(auto none, ComputePartitions(*table, {}, PartitionStyle{}));
   EXPECT_EQ(none.paths, std::vector<std::string>{""});
   EXPECT_EQ(none.PathOf(3), "");
+  // Plain, not url-encoded: values as they are, and a '/' (another folder level) refused.
+  ASSERT_OK_AND_ASSIGN(auto raw, ComputePartitions(*t2, {"a", "b"}, PartitionStyle{false, false}));
+  EXPECT_EQ(raw.PathOf(0), "x/1");
+  EXPECT_EQ(raw.PathOf(1), std::string(kNullPartitionValue) + "/2");
+  EXPECT_TRUE(IsError(ComputePartitions(*t1, {"a"}, PartitionStyle{false, false}).status(), ErrorKind::kSchemaMismatch));
 }
 
 }  // namespace

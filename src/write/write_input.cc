@@ -164,7 +164,9 @@ Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation o
   if (in.table->num_rows() > 0) {
     in.bytes_per_record = std::max<int64_t>(1, arrow::util::TotalBufferSize(*in.table) / in.table->num_rows());
   }
-  ARROW_ASSIGN_OR_RAISE(in.partitions, ComputePartitions(*in.table, config.partition_fields));
+  ARROW_ASSIGN_OR_RAISE(in.partitions, ComputePartitions(*in.table, config.partition_fields,
+                                                          PartitionStyle{config.hive_style_partitioning,
+                                                                         config.url_encode_partitions}));
   if (op == WriteOperation::kUpsert || op == WriteOperation::kDelete) {
     std::vector<int64_t> ranks;
     bool ordered = op == WriteOperation::kUpsert && !config.ordering_field.empty();

@@ -31,8 +31,14 @@ struct TableConfig {
   std::shared_ptr<arrow::Schema> schema;
   /// Record key fields; several make a composite key. Required, non-empty.
   std::vector<std::string> record_key_fields;
-  /// Hive-style partition fields, in path order; empty for an unpartitioned table.
+  /// Partition fields, in path order; empty for an unpartitioned table.
   std::vector<std::string> partition_fields;
+  /// Partition folders named `field=value` (hoodie.datasource.write.hive_style_partitioning);
+  /// else the value alone. Tables Lakeshore creates are hive-style.
+  bool hive_style_partitioning = true;
+  /// Partition values Hive-escaped in folder names (hoodie.datasource.write.partitionpath.urlencode).
+  /// Tables Lakeshore creates url-encode.
+  bool url_encode_partitions = true;
   /// The field whose larger value wins among records with the same key; empty means the
   /// latest write wins.
   std::string ordering_field;

@@ -43,7 +43,8 @@ What it does: writes a few photo files into <folder>/blobs, creates the table <f
 (riders keyed by id, partitioned by city, newest updated_at wins, a blob column referencing the
 photos), bulk-inserts riders, upserts (updates, a stale update that must lose, new riders),
 deletes two riders, then reads the table back (latest, as of each instant, incrementally) and
-checks every read against what it wrote. Last, it plants a stray file in a partition folder (as
+checks every read against what it wrote (and, when hudi-rs is installed, that the reference Hudi
+reader reads the same records: the table is an Apache Hudi table). Last, it plants a stray file in a partition folder (as
 a crashed tool would leave, dated 8 days back) and vacuums: a dry run names exactly that file, a
 real run deletes it and leaves the table as it was, and an optimistic rerun is skipped at once.
 """
@@ -156,6 +157,25 @@ class Demo:
         self.check(what, _canonical(got), _canonical(expected))
 
 
+def demo_hudi_rs(demo: Demo, latest: pa.Table) -> None:
+    """The table is an Apache Hudi table: hudi-rs, the reference Hudi reader, reads the same
+    records (meta columns included), when it is installed (`pip install hudi`)."""
+    try:
+        import hudi  # type: ignore[import-untyped, unused-ignore]
+    except ImportError:
+        return
+    theirs = pa.Table.from_batches(hudi.HudiTable(str(demo.table_path)).read())
+
+    def key(r: dict[str, Any]) -> str:
+        return str(r["_hoodie_record_key"])
+
+    demo.check(
+        "hudi-rs (the reference Hudi reader) reads the same records",
+        sorted(map(repr, sorted(theirs.to_pylist(), key=key))),
+        sorted(map(repr, sorted(latest.to_pylist(), key=key))),
+    )
+
+
 def demo_vacuum(demo: Demo) -> None:
     """Plants an old stray file and checks that vacuum finds, deletes and then skips exactly it."""
     table = demo.table
@@ -252,6 +272,7 @@ def run(args: argparse.Namespace) -> int:
         if r["photo"] and r["photo"]["type"] == "OUT_OF_LINE"
     ]
     demo.check("every referenced blob file exists", all(Path(p).is_file() for p in referenced), True)
+    demo_hudi_rs(demo, latest)
     demo_vacuum(demo)
 
     timeline = table.timeline()

@@ -222,3 +222,38 @@ def test_vacuum_deletes_nothing_spark_or_hudi_rs_still_needs(
 
 def _files_under(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "sample_table/cow/v9_txns_nonpart_nometa",
+        "sample_table/cow/v8_complexkeygen_hivestyle",
+        "sample_table/cow/v6_nonpartitioned",
+    ],
+)
+def test_a_table_with_archived_instants_reads_as_hudi_rs_reads_it(
+    unzipped: dict[str, Path], tmp_path: Path, label: str
+) -> None:
+    # Archive the oldest completed instant as Hudi's archiver would: its timeline files leave the
+    # active timeline, and the archived timeline holds something (neither reader parses it).
+    root = tmp_path / "copy"
+    shutil.copytree(unzipped[label], root)
+    layout_2 = (root / ".hoodie" / "timeline").is_dir()
+    timeline_dir = root / ".hoodie" / "timeline" if layout_2 else root / ".hoodie"
+    archive_dir = timeline_dir / "history" if layout_2 else root / ".hoodie" / "archived"
+    oldest = lakeshore.Table.open(str(root)).timeline()[0]["time"]
+    archive_dir.mkdir(parents=True, exist_ok=True)
+    for f in timeline_dir.iterdir():
+        if f.is_file() and f.name.startswith(oldest):
+            f.rename(archive_dir / f.name)
+    t = lakeshore.Table.open(str(root))
+    assert _rows(t.to_arrow()) == _rows(_hudi_read(root))
+    for when in _completed_times(t):
+        assert _rows(t.to_arrow(as_of=when)) == _rows(_hudi_read(root, as_of=when)), when
+    with pytest.raises(lakeshore.UnsupportedFeatureError, match="before the active timeline"):
+        t.to_arrow(as_of=oldest)
+    with pytest.raises(lakeshore.UnsupportedFeatureError, match="archived instants|table version 6"):
+        t.upsert(t.to_arrow().select(t.schema.names).slice(0, 1))
+    with pytest.raises(lakeshore.UnsupportedFeatureError, match="archived"):
+        lakeshore.vacuum(str(root), retain_hours=0, enforce_retention=False)

@@ -35,6 +35,9 @@ struct TableContext {
   std::string avro_schema;
   /// hoodie.properties, parsed.
   std::optional<HoodieTableConfig> hoodie;
+  /// The timeline has archived instants (layout 1 `archived/`, layout 2 `timeline/history/`):
+  /// their commits are not read, so views come from a listing (read/table_view.h).
+  bool has_archived_instants = false;
   /// Why this build does not write the table (unset when it does).
   std::optional<std::string> read_only_reason;
   /// Where the active timeline is and how its instants are encoded.

@@ -6,6 +6,7 @@
 #include "io/base_file.h"
 #include "lakeshore/table/table_options.h"
 #include "read/snapshot_reader.h"
+#include "read/table_view.h"
 #include "table/layout.h"
 #include "table/meta_columns.h"
 #include "actions/table_context.h"
@@ -62,17 +63,13 @@ Status CheckEmptyForCreate(Storage& storage, const std::string& uri) {
                          "); a table is created only in an empty or new folder, since vacuuming it "
                          "would delete files it does not track");
 }
-/// Refuses a Hudi table whose archived timeline holds instants: their write stats are not on
-/// the active timeline, so a view built from it would miss the files they wrote.
-Status CheckNoArchivedInstants(Storage& storage, const HoodieTableConfig& hoodie, const std::string& uri) {
+/// True when the table's archived timeline holds anything: the commits there are not read.
+Result<bool> HasArchivedInstants(Storage& storage, const HoodieTableConfig& hoodie) {
   ARROW_ASSIGN_OR_RAISE(auto archived, storage.List(hoodie.archive_folder, /*recursive=*/true));
   for (const auto& e : archived) {
-    if (e.is_dir) continue;
-    return UnsupportedFeature("Hudi table " + uri + " has archived instants (" + e.path +
-                              "); reading the archived timeline is not supported yet, so its "
-                              "file listing cannot be trusted");
+    if (!e.is_dir) return true;
   }
-  return Status::OK();
+  return false;
 }
 
 /// The full schema (meta columns first) of a Hudi table: the footer schema of a base file of
@@ -97,7 +94,7 @@ Result<std::shared_ptr<arrow::Schema>> ResolveHoodieSchema(TableContext& ctx) {
   ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
   std::string source;
   ctx.avro_schema = LatestAvroSchema(ctx, commits, &source);
-  FileSystemView view = FileSystemView::Build(commits, "", ctx.timeline_location.layout);
+  ARROW_ASSIGN_OR_RAISE(FileSystemView view, TableView(ctx, timeline, commits, ""));
   for (const FileGroup* g : view.LiveFileGroups()) {
     const FileSlice& slice = g->latest();
     if (slice.base_file) return ReadBaseFileSchema(*ctx.storage, slice.base_file->path, slice.base_file->size);
@@ -201,9 +198,9 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOpti
     return Status::IOError("no table at ", uri, " (", layout::kPropertiesFile, " is missing)");
   }
   ARROW_ASSIGN_OR_RAISE(auto hoodie, HoodieTableConfig::Load(*storage));
-  ARROW_RETURN_NOT_OK(CheckNoArchivedInstants(*storage, hoodie, uri));
   auto impl = std::make_unique<Impl>();
   TableContext& ctx = impl->ctx;
+  ARROW_ASSIGN_OR_RAISE(ctx.has_archived_instants, HasArchivedInstants(*storage, hoodie));
   ctx.uri = uri;
   ctx.storage = std::move(storage);
   ctx.clock = options.clock ? options.clock : Clock::System();
@@ -221,6 +218,10 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOpti
   // Lakeshore's typed options live in hoodie.properties beside Hudi's keys.
   ctx.config.properties = hoodie.TableOptions();
   ctx.read_only_reason = WhyNotWritable(hoodie);
+  if (!ctx.read_only_reason && ctx.has_archived_instants) {
+    ctx.read_only_reason = "a table with archived instants (" + hoodie.archive_folder +
+                           "), whose commits this build does not read yet";
+  }
   ctx.hoodie = std::move(hoodie);
   ARROW_ASSIGN_OR_RAISE(ctx.full_schema, ResolveHoodieSchema(ctx));
   std::vector<std::shared_ptr<arrow::Field>> user;

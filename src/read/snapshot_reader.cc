@@ -8,6 +8,7 @@
 #include "io/base_file.h"
 #include "read/file_slice_reader.h"
 #include "read/partition_filter.h"
+#include "read/table_view.h"
 #include "table/meta_columns.h"
 #include "table/partition_path.h"
 #include "timeline/instant_time.h"
@@ -126,6 +127,17 @@ Result<std::string> ResolveAsOf(const Timeline& timeline, const std::string& as_
 }
 
 namespace {
+/// A time before the active timeline needs the archived one, which is not read yet: clearly an
+/// error rather than a silently different answer.
+Status CheckWithinActiveTimeline(const TableContext& ctx, const Timeline& timeline, const std::string& time,
+                                 const char* what) {
+  if (!ctx.has_archived_instants || time.empty() || timeline.instants().empty()) return Status::OK();
+  const std::string& first = timeline.instants().front().time;
+  if (time >= first) return Status::OK();
+  return UnsupportedFeature(std::string(what) + " " + time + " is before the active timeline of " + ctx.uri +
+                            " (it starts at " + first + "); its archived instants are not read yet");
+}
+
 struct ViewAndBound {
   Timeline timeline;
   std::string bound;
@@ -137,9 +149,10 @@ Result<ViewAndBound> LoadViewAsOf(TableContext& ctx, const std::optional<std::st
   ARROW_ASSIGN_OR_RAISE(out.timeline, ctx.LoadTimeline());
   if (as_of && !as_of->empty()) {
     ARROW_ASSIGN_OR_RAISE(out.bound, ResolveAsOf(out.timeline, *as_of));
+    ARROW_RETURN_NOT_OK(CheckWithinActiveTimeline(ctx, out.timeline, out.bound, "as_of"));
   }
   ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(out.timeline));
-  out.view = FileSystemView::Build(commits, out.bound, ctx.timeline_location.layout);
+  ARROW_ASSIGN_OR_RAISE(out.view, TableView(ctx, out.timeline, commits, out.bound));
   return out;
 }
 }  // namespace
@@ -166,12 +179,13 @@ Result<std::shared_ptr<arrow::Table>> ReadIncremental(TableContext& ctx, const s
   std::string start, end;
   if (!start_exclusive.empty()) {
     ARROW_ASSIGN_OR_RAISE(start, ResolveAsOf(timeline, start_exclusive));
+    ARROW_RETURN_NOT_OK(CheckWithinActiveTimeline(ctx, timeline, start, "the incremental start"));
   }
   if (!end_inclusive.empty()) {
     ARROW_ASSIGN_OR_RAISE(end, ResolveAsOf(timeline, end_inclusive));
   }
   ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
-  FileSystemView view = FileSystemView::Build(commits, end, ctx.timeline_location.layout);
+  ARROW_ASSIGN_OR_RAISE(FileSystemView view, TableView(ctx, timeline, commits, end));
   // The instants in range and the file groups they wrote.
   std::set<std::string> times;
   std::set<std::pair<std::string, std::string>> groups;

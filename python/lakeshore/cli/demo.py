@@ -44,9 +44,10 @@ What it does: writes a few photo files into <folder>/blobs, creates the table <f
 photos), bulk-inserts riders, upserts (updates, a stale update that must lose, new riders),
 deletes two riders, then reads the table back (latest, as of each instant, incrementally) and
 checks every read against what it wrote (and, when hudi-rs is installed, that the reference Hudi
-reader reads the same records: the table is an Apache Hudi table). Last, it plants a stray file in a partition folder (as
-a crashed tool would leave, dated 8 days back) and vacuums: a dry run names exactly that file, a
-real run deletes it and leaves the table as it was, and an optimistic rerun is skipped at once.
+reader reads the same records: the table is an Apache Hudi table). Last, it plants a stray file
+in a partition folder (as a crashed tool would leave, dated 8 days back) and vacuums: a dry run
+names exactly that file, a real run deletes it and leaves the table as it was, and an optimistic
+rerun is skipped at once.
 """
 
 

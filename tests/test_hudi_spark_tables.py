@@ -73,6 +73,22 @@ def _hudi_read(root: Path, **options: str) -> pa.Table:
     return pa.Table.from_batches(batches, schema=batches[0].schema if batches else schema)
 
 
+def _copy(table: Path, tmp_path: Path) -> Path:
+    """A copy of a shared table to change (the unzipped originals are shared by the tests)."""
+    root = tmp_path / "copy"
+    shutil.copytree(table, root)
+    return root
+
+
+def _hudi_views(root: Path, times: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """What hudi-rs reads: the snapshot, the read-optimized view and every `as_of` in `times`."""
+    return {
+        "snapshot": _rows(_hudi_read(root)),
+        "read_optimized": _rows(_hudi_read(root, read_optimized="true")),
+        **{f"as_of {w}": _rows(_hudi_read(root, as_of=w)) for w in times},
+    }
+
+
 def _completed_times(t: lakeshore.Table) -> list[str]:
     """The bound each completed write is read at: its completion time (layout 2) or instant time."""
     return [
@@ -134,8 +150,7 @@ WRITABLE = [
 def test_upserts_and_deletes_into_a_spark_table_read_back_in_hudi_rs(
     unzipped: dict[str, Path], tmp_path: Path, label: str
 ) -> None:
-    root = tmp_path / "copy"
-    shutil.copytree(unzipped[label], root)
+    root = _copy(unzipped[label], tmp_path)
     t = lakeshore.Table.open(str(root))
     before = t.to_arrow()
     keys = t.record_key
@@ -190,15 +205,10 @@ def test_tables_this_build_cannot_write_say_why(unzipped: dict[str, Path]) -> No
 def test_vacuum_deletes_nothing_spark_or_hudi_rs_still_needs(
     unzipped: dict[str, Path], tmp_path: Path, label: str
 ) -> None:
-    root = tmp_path / "copy"
-    shutil.copytree(unzipped[label], root)
+    root = _copy(unzipped[label], tmp_path)
     t = lakeshore.Table.open(str(root))
     times = _completed_times(t)
-    before = {
-        "snapshot": _rows(_hudi_read(root)),
-        "read_optimized": _rows(_hudi_read(root, read_optimized="true")),
-        **{f"as_of {w}": _rows(_hudi_read(root, as_of=w)) for w in times},
-    }
+    before = _hudi_views(root, times)
     meta_before = _files_under(root / ".hoodie")
     stray = root / "stray-by-a-crashed-tool.parquet"
     stray.write_bytes(b"junk")
@@ -208,11 +218,7 @@ def test_vacuum_deletes_nothing_spark_or_hudi_rs_still_needs(
     assert report["format"] == "hudi"
     assert report["files_deleted"] == 1, report["candidates"]  # the stray, and nothing else
     assert not stray.exists()
-    after = {
-        "snapshot": _rows(_hudi_read(root)),
-        "read_optimized": _rows(_hudi_read(root, read_optimized="true")),
-        **{f"as_of {w}": _rows(_hudi_read(root, as_of=w)) for w in times},
-    }
+    after = _hudi_views(root, times)
     assert after == before
     # No file under .hoodie/ (timeline, metadata table, everything) is deleted or changed; the
     # only new ones are Lakeshore's own vacuum watermark.
@@ -237,8 +243,7 @@ def test_a_table_with_archived_instants_reads_as_hudi_rs_reads_it(
 ) -> None:
     # Archive the oldest completed instant as Hudi's archiver would: its timeline files leave the
     # active timeline, and the archived timeline holds something (neither reader parses it).
-    root = tmp_path / "copy"
-    shutil.copytree(unzipped[label], root)
+    root = _copy(unzipped[label], tmp_path)
     layout_2 = (root / ".hoodie" / "timeline").is_dir()
     timeline_dir = root / ".hoodie" / "timeline" if layout_2 else root / ".hoodie"
     archive_dir = timeline_dir / "history" if layout_2 else root / ".hoodie" / "archived"

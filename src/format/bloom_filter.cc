@@ -1,8 +1,11 @@
 #include "format/bloom_filter.h"
 
+#include "format/bloom_hash_kernel.h"
+
 #include <arrow/util/base64.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <thread>
 #include <cstring>
@@ -34,67 +37,14 @@ struct Reader {
   }
 };
 
-/// Hudi's MurmurHash, inlined into the hashing loops.
-inline __attribute__((always_inline)) int32_t Murmur(std::string_view data, int32_t seed) {
-  const uint32_t m = 0x5bd1e995;
-  const int r = 24;
-  const int32_t length = static_cast<int32_t>(data.size());
-  uint32_t h = static_cast<uint32_t>(seed ^ length);
-  const int32_t len4 = length >> 2;
-  auto byte = [&](int32_t i) { return static_cast<int32_t>(static_cast<int8_t>(data[static_cast<size_t>(i)])); };
-  for (int32_t i = 0; i < len4; ++i) {
-    const int32_t i4 = i << 2;
-    uint32_t k = static_cast<uint32_t>(byte(i4 + 3));
-    k = (k << 8) | (static_cast<uint32_t>(byte(i4 + 2)) & 0xff);
-    k = (k << 8) | (static_cast<uint32_t>(byte(i4 + 1)) & 0xff);
-    k = (k << 8) | (static_cast<uint32_t>(byte(i4)) & 0xff);
-    k *= m;
-    k ^= k >> r;
-    k *= m;
-    h *= m;
-    h ^= k;
-  }
-  const int32_t left = length - (len4 << 2);
-  if (left != 0) {
-    // Hudi's (Hadoop's) variant reads the tail from the end of the array.
-    if (left >= 3) h ^= static_cast<uint32_t>(byte(length - 3)) << 16;
-    if (left >= 2) h ^= static_cast<uint32_t>(byte(length - 2)) << 8;
-    if (left >= 1) h ^= static_cast<uint32_t>(byte(length - 1));
-    h *= m;
-  }
-  h ^= h >> 13;
-  h *= m;
-  h ^= h >> 15;
-  return static_cast<int32_t>(h);
-}
-
-/// `a mod d` for a fixed divisor without a division (Lemire's fastmod; exact for 32-bit a and d).
-struct FastMod {
-  explicit FastMod(uint32_t d) : d_(d), m_(UINT64_C(0xFFFFFFFFFFFFFFFF) / d + 1) {}
-  uint32_t operator()(uint32_t a) const {
-    const uint64_t low = m_ * a;
-    return static_cast<uint32_t>((static_cast<__uint128_t>(low) * d_) >> 64);
-  }
-  uint32_t d_;
-  uint64_t m_;
-};
-
-/// The hash positions of `key` (Hadoop's HashFunction.hash with Murmur): Java's
-/// Math.abs(initval % size), which is |initval| mod size.
-template <typename F>
-void ForEachPosition(std::string_view key, int32_t num_hashes, int32_t vector_size, F&& f) {
-  const FastMod mod(static_cast<uint32_t>(vector_size));
-  int32_t initval = 0;
-  for (int32_t i = 0; i < num_hashes; ++i) {
-    initval = Murmur(key, initval);
-    const uint32_t magnitude = initval < 0 ? 0u - static_cast<uint32_t>(initval) : static_cast<uint32_t>(initval);
-    f(static_cast<int32_t>(mod(magnitude)));
-  }
+/// The bit positions of one key, in hash order.
+std::vector<uint32_t> PositionsOf(std::string_view key, int32_t num_hashes, int32_t vector_size) {
+  std::vector<uint32_t> positions(static_cast<size_t>(num_hashes));
+  BloomBitPositions(&key, 1, num_hashes, static_cast<uint32_t>(vector_size), positions.data(), BloomHashKernel::kScalar);
+  return positions;
 }
 
 }  // namespace
-
-int32_t HudiMurmurHash(std::string_view data, int32_t seed) { return Murmur(data, seed); }
 
 Result<BloomFilter> BloomFilter::Make(BloomFilterType type, int32_t num_entries, double fpp, int32_t max_entries) {
   if (num_entries <= 0 || !(fpp > 0 && fpp < 1) || max_entries <= 0) {
@@ -132,12 +82,11 @@ BloomFilter::Row& BloomFilter::ActiveRow() {
 void BloomFilter::Add(std::string_view key) {
   if (key.empty()) return;
   Row& row = ActiveRow();
-  ForEachPosition(key, num_hashes_, vector_size_,
-                  [&](int32_t bit) { row.bits[static_cast<size_t>(bit >> 3)] |= static_cast<uint8_t>(1u << (bit & 7)); });
+  for (uint32_t bit : PositionsOf(key, num_hashes_, vector_size_)) row.bits[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
   ++current_rows_records_;
 }
 
-void BloomFilter::AddAll(const std::vector<std::string_view>& keys, int threads) {
+void BloomFilter::AddAll(const std::vector<std::string_view>& keys, int threads, BloomHashKernel kernel) {
   // Which row each key goes to: the same state machine as Add, without the hashing.
   std::vector<uint32_t> row_of(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
@@ -150,39 +99,25 @@ void BloomFilter::AddAll(const std::vector<std::string_view>& keys, int threads)
     ++current_rows_records_;
   }
   threads = std::max(1, std::min<int>(threads, static_cast<int>(keys.size() / 4096) + 1));
-  const FastMod mod(static_cast<uint32_t>(vector_size_));
-  auto set = [&](std::vector<Row>* rows, size_t i, int32_t hash) {
-    const uint32_t magnitude = hash < 0 ? 0u - static_cast<uint32_t>(hash) : static_cast<uint32_t>(hash);
-    const uint32_t bit = mod(magnitude);
-    (*rows)[row_of[i]].bits[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
-  };
   auto hash_range = [&](size_t begin, size_t end, std::vector<Row>* rows) {
-    // Four keys at a time, their hash chains in lockstep: each chain is serial (a hash seeds
-    // the next), so interleaving independent chains is what keeps the CPU busy.
-    size_t i = begin;
-    for (; i + 4 <= end; i += 4) {
-      if (row_of[i] == UINT32_MAX || row_of[i + 1] == UINT32_MAX || row_of[i + 2] == UINT32_MAX ||
-          row_of[i + 3] == UINT32_MAX) {
-        break;
+    // Chunks small enough that their positions stay in cache between hashing and setting.
+    constexpr size_t kChunk = 256;
+    std::vector<uint32_t> positions(kChunk * static_cast<size_t>(num_hashes_));
+    std::array<uint8_t*, kChunk> bits_of;
+    for (size_t chunk = begin; chunk < end; chunk += kChunk) {
+      const size_t n = std::min(kChunk, end - chunk);
+      BloomBitPositions(keys.data() + chunk, n, num_hashes_, static_cast<uint32_t>(vector_size_), positions.data(), kernel);
+      for (size_t i = 0; i < n; ++i) {
+        const uint32_t row = row_of[chunk + i];
+        bits_of[i] = row == UINT32_MAX ? nullptr : (*rows)[row].bits.data();
       }
-      int32_t h0 = 0, h1 = 0, h2 = 0, h3 = 0;
-      for (int32_t k = 0; k < num_hashes_; ++k) {
-        h0 = Murmur(keys[i], h0);
-        h1 = Murmur(keys[i + 1], h1);
-        h2 = Murmur(keys[i + 2], h2);
-        h3 = Murmur(keys[i + 3], h3);
-        set(rows, i, h0);
-        set(rows, i + 1, h1);
-        set(rows, i + 2, h2);
-        set(rows, i + 3, h3);
-      }
-    }
-    for (; i < end; ++i) {
-      if (row_of[i] == UINT32_MAX) continue;
-      int32_t h = 0;
-      for (int32_t k = 0; k < num_hashes_; ++k) {
-        h = Murmur(keys[i], h);
-        set(rows, i, h);
+      // Hash by hash, so the positions are read in the order the kernel wrote them.
+      for (size_t k = 0; k < static_cast<size_t>(num_hashes_); ++k) {
+        const uint32_t* at = positions.data() + k * n;
+        for (size_t i = 0; i < n; ++i) {
+          if (bits_of[i] == nullptr) continue;
+          bits_of[i][at[i] >> 3] |= static_cast<uint8_t>(1u << (at[i] & 7));
+        }
       }
     }
   };
@@ -211,12 +146,12 @@ void BloomFilter::AddAll(const std::vector<std::string_view>& keys, int threads)
 
 bool BloomFilter::MightContain(std::string_view key) const {
   if (key.empty()) return true;
+  const std::vector<uint32_t> positions = PositionsOf(key, num_hashes_, vector_size_);
   for (const Row& row : rows_) {
-    bool all = true;
-    ForEachPosition(key, num_hashes_, vector_size_, [&](int32_t bit) {
-      all = all && (row.bits[static_cast<size_t>(bit >> 3)] & (1u << (bit & 7))) != 0;
-    });
-    if (all) return true;
+    if (std::all_of(positions.begin(), positions.end(),
+                    [&](uint32_t bit) { return (row.bits[bit >> 3] & (1u << (bit & 7))) != 0; })) {
+      return true;
+    }
   }
   return false;
 }

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "format/bloom_hash_kernel.h"
 #include "lakeshore/status.h"
 
 namespace lakeshore::format {
@@ -41,7 +42,8 @@ class BloomFilter {
   void Add(std::string_view key);
   /// Adds `keys` in order, as many Add calls would, hashing on up to `threads` threads (each
   /// key's row is decided first, in order; the bits are then set in parallel and OR-ed).
-  void AddAll(const std::vector<std::string_view>& keys, int threads);
+  /// `kernel` chooses the hashing code (tests compare them; every kernel gives the same bits).
+  void AddAll(const std::vector<std::string_view>& keys, int threads, BloomHashKernel kernel = BloomHashKernel::kBest);
   /// False when `key` was certainly never added.
   bool MightContain(std::string_view key) const;
   /// Hudi's serialized form, Base64 (standard alphabet, padded).
@@ -71,8 +73,5 @@ class BloomFilter {
   int64_t round_robin_ = 0;
   std::vector<Row> rows_;
 };
-
-/// Hudi's MurmurHash (Hadoop's MurmurHash2 variant) of `data` with `seed`. Exposed for tests.
-int32_t HudiMurmurHash(std::string_view data, int32_t seed);
 
 }  // namespace lakeshore::format

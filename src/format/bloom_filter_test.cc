@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "common/digest.h"
 
 namespace lakeshore::format {
@@ -63,6 +65,43 @@ TEST(BloomFilter, ParallelAddAllEqualsSequentialAdds) {
   for (const auto& k : keys) one->Add(k);
   many->AddAll(views, 3);
   EXPECT_EQ(one->Serialize(), many->Serialize());
+  auto scalar = BloomFilter::Make(BloomFilterType::kDynamicV0);
+  ASSERT_TRUE(scalar.ok());
+  scalar->AddAll(views, 2, BloomHashKernel::kScalar);
+  EXPECT_EQ(one->Serialize(), scalar->Serialize());
+}
+
+TEST(BloomFilter, HashKernelsAgreeWithTheReferenceHash) {
+  // Keys of every length from 0 to 300 bytes (past the kernels' prepared-block bound), bytes
+  // with the high bit set (Java's signed bytes), mixed in groups so vector lanes disagree on
+  // length, and counts that leave partial groups; filter sizes near the modulo's edges.
+  std::mt19937 random(7);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 2000; ++i) {
+    const size_t length = i < 301 ? static_cast<size_t>(i) : random() % (i % 50 == 0 ? 300 : 40);
+    std::string key(length, '\0');
+    for (char& c : key) c = static_cast<char>(random());
+    keys.push_back(key);
+  }
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  for (uint32_t size : {1u, 7u, 2587032u, (1u << 30) - 1, 1u << 30}) {
+    for (size_t count : {views.size(), size_t{13}, size_t{1}}) {
+      const int32_t hashes = 30;
+      std::vector<uint32_t> scalar(count * hashes), vector(count * hashes, 1u << 31);
+      BloomBitPositions(views.data(), count, hashes, size, scalar.data(), BloomHashKernel::kScalar);
+      BloomBitPositions(views.data(), count, hashes, size, vector.data(), BloomHashKernel::kAvx2);
+      for (size_t i = 0; i < count; ++i) {
+        int32_t seed = 0;
+        for (int32_t k = 0; k < hashes; ++k) {
+          seed = HudiMurmurHash(views[i], seed);
+          const uint64_t magnitude = seed < 0 ? -static_cast<int64_t>(seed) : seed;
+          const uint32_t expected = static_cast<uint32_t>(magnitude % size);
+          ASSERT_EQ(scalar[static_cast<size_t>(k) * count + i], expected) << "size " << size << " key " << i;
+          ASSERT_EQ(vector[static_cast<size_t>(k) * count + i], expected) << "size " << size << " key " << i;
+        }
+      }
+    }
+  }
 }
 
 TEST(BloomFilter, MalformedFiltersAreCleanErrors) {

@@ -33,25 +33,6 @@ Result<arrow::Compression::type> Codec(const std::string& name) {
   return Status::Invalid("unknown compression '", name, "'");
 }
 
-// The record-key range from the file's own column statistics (the writer computed them
-// anyway); nullopt when a row group has none (e.g. a key longer than the statistics limit).
-std::optional<std::pair<std::string, std::string>> KeyRangeFromStatistics(const parquet::FileMetaData& meta,
-                                                                         int key_leaf) {
-  std::optional<std::pair<std::string, std::string>> range;
-  for (int rg = 0; rg < meta.num_row_groups(); ++rg) {
-    auto stats = meta.RowGroup(rg)->ColumnChunk(key_leaf)->statistics();
-    if (stats == nullptr || !stats->HasMinMax()) return std::nullopt;
-    std::string lo = stats->EncodeMin(), hi = stats->EncodeMax();
-    if (!range) {
-      range.emplace(lo, hi);
-    } else {
-      range->first = std::min(range->first, lo);
-      range->second = std::max(range->second, hi);
-    }
-  }
-  return range;
-}
-
 bool DictionaryCandidate(const arrow::DataType& type) {
   return arrow::is_primitive(type.id()) || arrow::is_base_binary_like(type.id()) ||
          arrow::is_decimal(type.id());
@@ -79,45 +60,48 @@ Result<std::vector<std::string>> MostlyDistinctColumns(const arrow::Table& rows)
   return out;
 }
 
-Result<std::pair<std::string, std::string>> KeyRange(const arrow::Table& rows) {
-  auto keys = rows.GetColumnByName(meta_columns::kRecordKey);
-  if (keys == nullptr || rows.num_rows() == 0) return std::make_pair(std::string(), std::string());
-  ARROW_ASSIGN_OR_RAISE(auto datum, arrow::compute::MinMax(keys));
-  const auto& st = datum.scalar_as<arrow::StructScalar>();
-  auto text = [](const std::shared_ptr<arrow::Scalar>& s) {
-    return s->is_valid ? static_cast<const arrow::StringScalar&>(*s).ToString() : std::string();
-  };
-  return std::make_pair(text(st.value[0]), text(st.value[1]));
-}
-/// The key/value metadata Hudi's writer puts in a base file's footer.
-Result<std::shared_ptr<const arrow::KeyValueMetadata>> HudiFooter(const arrow::Table& rows,
-                                                                  const ParquetWriteSettings& settings) {
+/// What Hudi's writer puts in a base file's footer, and the key range it states.
+struct HudiFooterContent {
+  std::shared_ptr<const arrow::KeyValueMetadata> metadata;
+  std::pair<std::string, std::string> key_range;  ///< empty when the file has no keys
+};
+
+/// Hudi's footer: the Avro schema, the min and max record key and the bloom filter of the keys,
+/// from one pass over the key column.
+Result<HudiFooterContent> HudiFooter(const arrow::Table& rows, const ParquetWriteSettings& settings) {
   auto kv = std::make_shared<arrow::KeyValueMetadata>();
+  HudiFooterContent out;
+  out.metadata = kv;
   if (!settings.avro_schema.empty()) kv->Append("parquet.avro.schema", settings.avro_schema);
   auto keys = rows.GetColumnByName(meta_columns::kRecordKey);
-  if (keys == nullptr || rows.num_rows() == 0) return kv;
-  ARROW_ASSIGN_OR_RAISE(auto range, KeyRange(rows));
-  kv->Append("hoodie_min_record_key", range.first);
-  kv->Append("hoodie_max_record_key", range.second);
+  if (keys == nullptr || rows.num_rows() == 0) return out;
+  std::vector<std::shared_ptr<arrow::Array>> texts;
+  std::vector<std::string_view> views;
+  views.reserve(static_cast<size_t>(keys->length()));
+  std::optional<std::string_view> min, max;
+  for (const auto& chunk : keys->chunks()) {
+    ARROW_ASSIGN_OR_RAISE(auto text, arrow::compute::Cast(*chunk, arrow::utf8()));
+    const auto& strings = static_cast<const arrow::StringArray&>(*text);
+    for (int64_t i = 0; i < strings.length(); ++i) {
+      if (!strings.IsValid(i)) continue;
+      const std::string_view key = strings.GetView(i);
+      if (!min || key < *min) min = key;
+      if (!max || key > *max) max = key;
+      views.push_back(key);
+    }
+    texts.push_back(std::move(text));
+  }
+  out.key_range = {std::string(min.value_or("")), std::string(max.value_or(""))};
+  kv->Append("hoodie_min_record_key", out.key_range.first);
+  kv->Append("hoodie_max_record_key", out.key_range.second);
   if (settings.bloom_filter) {
     ARROW_ASSIGN_OR_RAISE(auto filter, format::BloomFilter::Make(format::BloomFilterType::kDynamicV0));
-    std::vector<std::shared_ptr<arrow::Array>> texts;
-    std::vector<std::string_view> views;
-    views.reserve(static_cast<size_t>(keys->length()));
-    for (const auto& chunk : keys->chunks()) {
-      ARROW_ASSIGN_OR_RAISE(auto text, arrow::compute::Cast(*chunk, arrow::utf8()));
-      const auto& strings = static_cast<const arrow::StringArray&>(*text);
-      for (int64_t i = 0; i < strings.length(); ++i) {
-        if (strings.IsValid(i)) views.push_back(strings.GetView(i));
-      }
-      texts.push_back(std::move(text));
-    }
-    // Hudi's 30 chained hashes per key are most of a base file write's CPU: spread them.
+    // Hudi's 30 chained hashes per key are the largest part of a base file write's CPU: spread them.
     filter.AddAll(views, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     kv->Append("org.apache.hudi.bloomfilter", filter.Serialize());
     kv->Append("hoodie_bloom_filter_type_code", filter.type_code());
   }
-  return kv;
+  return out;
 }
 }  // namespace
 
@@ -179,22 +163,13 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
     ARROW_RETURN_NOT_OK(writer->WriteRecordBatch(*batch));
   }
   ARROW_ASSIGN_OR_RAISE(auto footer, footer_future.get());
-  ARROW_RETURN_NOT_OK(writer->AddKeyValueMetadata(footer));
+  ARROW_RETURN_NOT_OK(writer->AddKeyValueMetadata(footer.metadata));
   ARROW_RETURN_NOT_OK(writer->Close());
   BaseFileWriteResult result;
   ARROW_ASSIGN_OR_RAISE(result.size, sink->Tell());
   ARROW_RETURN_NOT_OK(sink->Close());  // the file appears whole, now
   result.num_records = rows.num_rows();
-  // The leaf index of the key column in the Parquet schema (not the Arrow field index).
-  const parquet::FileMetaData& written = *writer->metadata();
-  int key_leaf = written.schema()->ColumnIndex(meta_columns::kRecordKey);
-  auto from_stats = rows.num_rows() > 0 && key_leaf >= 0 ? KeyRangeFromStatistics(written, key_leaf) : std::nullopt;
-  std::pair<std::string, std::string> range;
-  if (from_stats) {
-    range = std::move(*from_stats);
-  } else {
-    ARROW_ASSIGN_OR_RAISE(range, KeyRange(rows));
-  }
+  auto range = std::move(footer.key_range);
   result.min_record_key = std::move(range.first);
   result.max_record_key = std::move(range.second);
   return result;

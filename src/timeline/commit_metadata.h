@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,16 @@ struct WriteStat {
   bool retired = false;    ///< every record was deleted: the file group ends here
 };
 
+/// What a rollback instant rolls back and what it did: Hudi's HoodieRollbackPlan
+/// (instantToRollback, filesToBeDeleted → CommitMetadata::planned_files) and
+/// HoodieRollbackMetadata (instantsRollback, totalFilesDeleted).
+struct RollbackRecord {
+  Instant target;                  ///< time and action of the instant rolled back
+  int64_t files_deleted = 0;       ///< completed: files removed by this rollback
+  int64_t files_already_gone = 0;  ///< completed: named files that were not there (not recorded by Hudi)
+  bool target_had_completed = false;  ///< completed: nothing was deleted (not recorded by Hudi)
+};
+
 /// The content of a completed commit (and, with an empty stat list, of its inflight plan).
 struct CommitMetadata {
   std::string operation;               ///< insert, upsert, delete, bulk_insert, rollback, ...
@@ -35,6 +46,8 @@ struct CommitMetadata {
   std::map<std::string, std::string> extra;
   /// A replacecommit's file groups that it replaced: partition → file ids.
   std::map<std::string, std::vector<std::string>> replaced_file_ids;
+  /// Set for rollback instants (plans and metadata).
+  std::optional<RollbackRecord> rollback;
 
   std::string ToJson() const;
   /// Parses Hudi's HoodieCommitMetadata or HoodieReplaceCommitMetadata: Jackson JSON in

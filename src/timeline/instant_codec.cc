@@ -106,11 +106,9 @@ Result<std::string> Relative(const std::string& root, const std::string& path, c
 }
 
 Result<std::string> EncodeRollback(const Instant& instant, const CommitMetadata& m, const std::string& root) {
-  auto extra = [&](const char* key) {
-    auto it = m.extra.find(key);
-    return it == m.extra.end() ? std::string() : it->second;
-  };
-  json target = {{"commitTime", extra(kRolledBackInstant)}, {"action", extra(kRolledBackAction)}};
+  if (!m.rollback) return Status::Invalid("rollback instant ", instant.time, " has no target instant");
+  const RollbackRecord& rollback = *m.rollback;
+  json target = {{"commitTime", rollback.target.time}, {"action", rollback.target.action}};
   std::map<std::string, json> by_partition;
   for (const auto& path : m.planned_files) by_partition[std::string(ParentPath(path))].push_back(Absolute(root, path));
   if (instant.state == InstantState::kRequested) {
@@ -131,12 +129,11 @@ Result<std::string> EncodeRollback(const Instant& instant, const CommitMetadata&
     partitions[partition] = {{"partitionPath", partition}, {"successDeleteFiles", files},
                              {"failedDeleteFiles", json::array()}};
   }
-  const std::optional<int64_t> deleted = ParseInt64(extra("files_deleted"));
   return EncodeRecord("HoodieRollbackMetadata",
                       {{"startRollbackTime", instant.time},
                        {"timeTakenInMillis", 0},
-                       {"totalFilesDeleted", static_cast<int32_t>(deleted.value_or(0))},
-                       {"commitsRollback", json::array({extra(kRolledBackInstant)})},
+                       {"totalFilesDeleted", static_cast<int32_t>(rollback.files_deleted)},
+                       {"commitsRollback", json::array({rollback.target.time})},
                        {"partitionMetadata", partitions},
                        {"version", 1},
                        {"instantsRollback", json::array({target})}});
@@ -165,8 +162,7 @@ Result<CommitMetadata> DecodeRollback(const Instant& instant, std::string_view c
   if (instant.state == InstantState::kRequested) {
     auto target = record.find("instantToRollback");
     if (target == record.end() || !target->is_object()) return CorruptMetadata("rollback plan '" + source + "' names no instant");
-    m.extra[kRolledBackInstant] = StringAt(*target, "commitTime");
-    m.extra[kRolledBackAction] = StringAt(*target, "action");
+    m.rollback = RollbackRecord{Instant{StringAt(*target, "commitTime"), StringAt(*target, "action"), InstantState::kCompleted, ""}};
     auto requests = record.find("RollbackRequests");
     if (requests != record.end() && requests->is_array()) {
       for (const auto& r : *requests) {
@@ -181,14 +177,18 @@ Result<CommitMetadata> DecodeRollback(const Instant& instant, std::string_view c
     }
     return m;
   }
+  RollbackRecord rollback;
   auto commits = record.find("commitsRollback");
   if (commits != record.end() && commits->is_array() && !commits->empty() && (*commits)[0].is_string()) {
-    m.extra[kRolledBackInstant] = (*commits)[0].get<std::string>();
+    rollback.target.time = (*commits)[0].get<std::string>();
   }
   auto instants = record.find("instantsRollback");
   if (instants != record.end() && instants->is_array() && !instants->empty()) {
-    m.extra[kRolledBackAction] = StringAt((*instants)[0], "action");
+    rollback.target.action = StringAt((*instants)[0], "action");
   }
+  auto deleted = record.find("totalFilesDeleted");
+  if (deleted != record.end() && deleted->is_number_integer()) rollback.files_deleted = deleted->get<int64_t>();
+  m.rollback = std::move(rollback);
   auto partitions = record.find("partitionMetadata");
   if (partitions != record.end() && partitions->is_object()) {
     for (const auto& [partition, meta] : partitions->items()) {

@@ -27,14 +27,10 @@ struct InstantCodec {
   Result<std::string> Encode(const Instant& instant, const CommitMetadata& metadata) const;
 
   /// Parses `instant`'s file `content`. Write actions → write stats (CommitMetadata::FromHoodie);
-  /// a rollback plan or its metadata → `extra` rolled_back_instant / rolled_back_action and
+  /// a rollback plan or its metadata → `rollback` (the target instant) and
   /// `planned_files` (relative; a path outside the table → kPathOutsideTable); other actions
   /// (clean, savepoint, indexing, ...) → empty metadata. `source` names the file in errors.
   Result<CommitMetadata> Decode(const Instant& instant, std::string_view content, const std::string& source) const;
 };
-
-/// The `extra` keys of a rollback's CommitMetadata.
-inline constexpr const char* kRolledBackInstant = "rolled_back_instant";
-inline constexpr const char* kRolledBackAction = "rolled_back_action";
 
 }  // namespace lakeshore

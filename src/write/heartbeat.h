@@ -20,7 +20,7 @@ struct HeartbeatSettings {
 /// The path of an instant's heartbeat file.
 std::string HeartbeatPath(const std::string& instant_time);
 
-/// A running heartbeat: the file `.lakeshore/aux/heartbeats/<instant>` holds the time of the
+/// A running heartbeat: the file `.hoodie/.heartbeat/<instant>` (Hudi's place) holds the time of the
 /// last beat (by the table clock), rewritten every interval by a background thread.
 class Heartbeat {
  public:

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "actions/instant_lifecycle.h"
 #include "table/file_naming.h"
 #include "timeline/instant_codec.h"
 #include "timeline/instant_time.h"
@@ -44,17 +45,17 @@ Result<std::vector<std::string>> PlannedFiles(TableContext& ctx, const Instant& 
 }
 
 Status RemoveLeftovers(TableContext& ctx, const Instant& failed) {
-  ARROW_RETURN_NOT_OK(timeline_ops::DeletePendingFiles(*ctx.storage, ctx.timeline_location, failed));
+  ARROW_RETURN_NOT_OK(InstantLifecycle::Resume(ctx.storage, ctx.timeline_location, failed).Abandon());
   ARROW_RETURN_NOT_OK(DeleteMarkers(*ctx.storage, failed.time));
   return ctx.storage->DeleteFiles({HeartbeatPath(failed.time)}).status();
 }
 
-// The instant a rollback plan names.
+// The instant a rollback plan names (none: an empty time).
 Instant RollbackTarget(const CommitMetadata& plan) {
-  auto time = plan.extra.find(kRolledBackInstant);
-  auto action = plan.extra.find(kRolledBackAction);
-  return Instant{time != plan.extra.end() ? time->second : "",
-                 action != plan.extra.end() ? action->second : actions::kCommit};
+  if (!plan.rollback) return Instant{"", actions::kCommit, InstantState::kCompleted, ""};
+  Instant target = plan.rollback->target;
+  if (target.action.empty()) target.action = actions::kCommit;
+  return target;
 }
 
 // The rollback instants not yet completed, with their plans.
@@ -82,35 +83,35 @@ Result<std::vector<std::pair<Instant, CommitMetadata>>> PendingRollbacks(TableCo
 // first, so from then on the target can never commit (its commit finds its instant gone);
 // only then are its data files deleted. If the target completed after all (a rollback
 // interrupted before this order was kept), nothing is deleted.
-Status ExecuteRollback(TableContext& ctx, const Timeline& timeline, const Instant& rollback,
-                       const CommitMetadata& plan, const std::string& last_time, const LockGuard& guard) {
+Status ExecuteRollback(TableContext& ctx, const Timeline& timeline, InstantLifecycle& rollback,
+                       const CommitMetadata& plan, const LockGuard& guard) {
   ARROW_RETURN_NOT_OK(guard.CheckHeld());
-  if (rollback.state == InstantState::kRequested) {
-    ARROW_ASSIGN_OR_RAISE(auto inflight, ctx.EncodeInstant(rollback, InstantState::kInflight, plan));
-    ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(*ctx.storage, ctx.timeline_location, rollback, inflight));
-  }
+  ARROW_ASSIGN_OR_RAISE(auto inflight, ctx.EncodeInstant(rollback.instant(), InstantState::kInflight, plan));
+  ARROW_RETURN_NOT_OK(rollback.StartInflight(inflight));
   Instant failed = RollbackTarget(plan);
   auto target = timeline.Find(failed.time);
   CommitMetadata done = plan;
+  RollbackRecord& record = done.rollback.emplace(RollbackRecord{failed});
   if (target && target->is_completed()) {
-    done.extra["skipped"] = "instant " + failed.time + " completed; nothing was deleted";
+    record.target_had_completed = true;
   } else {
     if (!failed.time.empty()) ARROW_RETURN_NOT_OK(RemoveLeftovers(ctx, failed));
     ARROW_RETURN_NOT_OK(guard.CheckHeld());
     ARROW_ASSIGN_OR_RAISE(auto outcome, ctx.storage->DeleteFiles(plan.planned_files));
-    done.extra["files_deleted"] = std::to_string(outcome.deleted);
-    done.extra["files_already_gone"] = std::to_string(outcome.already_gone);
+    record.files_deleted = outcome.deleted;
+    record.files_already_gone = outcome.already_gone;
   }
-  ARROW_ASSIGN_OR_RAISE(std::string completion, NextInstantTime(ctx.clock->NowMs(), last_time));
-  ARROW_ASSIGN_OR_RAISE(auto bytes, ctx.EncodeInstant(rollback, InstantState::kCompleted, done));
-  return timeline_ops::Complete(*ctx.storage, ctx.timeline_location, rollback, completion, bytes).status();
+  ARROW_ASSIGN_OR_RAISE(auto bytes, ctx.EncodeInstant(rollback.instant(), InstantState::kCompleted, done));
+  ARROW_ASSIGN_OR_RAISE(auto latest, ctx.LoadTimeline());
+  return rollback.Complete(LatestTime({&latest}), bytes, *ctx.clock, guard).status();
 }
+
 /// Completes `pending` from the "commit" decision its writer made at its commit point (a roll
 /// forward): the writer got that far, so its instant is committed, whatever happened to it after.
 Status RollForward(TableContext& ctx, const Instant& pending, const CommitDecision& decision) {
-  auto done = timeline_ops::Complete(*ctx.storage, ctx.timeline_location, pending, decision.completion_time,
-                                     decision.completed_bytes);
-  if (!done.ok() && !IsError(done.status(), ErrorKind::kCommitConflict)) return done.status();
+  auto done = InstantLifecycle::Resume(ctx.storage, ctx.timeline_location, pending)
+                  .CompleteAt(decision.completion_time, decision.completed_bytes);
+  if (!done.ok() && !IsError(done, ErrorKind::kCommitConflict)) return done;
   ARROW_RETURN_NOT_OK(DeleteMarkers(*ctx.storage, pending.time));
   ARROW_RETURN_NOT_OK(ctx.storage->DeleteFiles({HeartbeatPath(pending.time)}).status());
   return ForgetDecision(*ctx.storage, pending.time);
@@ -158,19 +159,19 @@ Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const T
   std::set<std::string> already_rolled_back;
   ARROW_ASSIGN_OR_RAISE(auto completed, ctx.LoadCommits(timeline));
   for (const auto& c : completed) {
-    if (c.instant.action != actions::kRollback) continue;
-    auto it = c.metadata.extra.find(kRolledBackInstant);
-    if (it != c.metadata.extra.end()) already_rolled_back.insert(it->second);
+    if (c.instant.action == actions::kRollback && c.metadata.rollback) {
+      already_rolled_back.insert(c.metadata.rollback->target.time);
+    }
   }
-  // Interrupted rollbacks are finished first; their targets need no new rollback.
+  // Interrupted rollbacks are finished first (recovery: the same steps, from where they stopped);
+  // their targets need no new rollback.
   ARROW_ASSIGN_OR_RAISE(auto pending_rollbacks, PendingRollbacks(ctx, timeline));
-  std::string last_time = timeline.LastTime();
   for (auto& [pending, plan] : pending_rollbacks) {
-    ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, timeline, pending, plan, last_time, guard));
-    ARROW_ASSIGN_OR_RAISE(std::string next, NextInstantTime(ctx.clock->NowMs(), last_time));
-    last_time = std::max(last_time, next);
-    already_rolled_back.insert(plan.extra[kRolledBackInstant]);
-    rolled_back.push_back(plan.extra[kRolledBackInstant]);
+    auto rollback = InstantLifecycle::Resume(ctx.storage, ctx.timeline_location, pending);
+    ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, timeline, rollback, plan, guard));
+    const std::string target = RollbackTarget(plan).time;
+    already_rolled_back.insert(target);
+    rolled_back.push_back(target);
   }
   for (const Instant& pending : timeline.Pending()) {
     if (pending.action == actions::kRollback) continue;  // finished above
@@ -192,27 +193,26 @@ Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const T
     CommitMetadata plan;
     plan.operation = "rollback";
     ARROW_ASSIGN_OR_RAISE(plan.planned_files, PlannedFiles(ctx, pending));
-    plan.extra[kRolledBackInstant] = pending.time;
-    plan.extra[kRolledBackAction] = pending.action;
-    ARROW_ASSIGN_OR_RAISE(std::string rollback_time, NextInstantTime(ctx.clock->NowMs(), last_time));
-    Instant rollback{rollback_time, actions::kRollback};
-    last_time = rollback.time;
-    ARROW_RETURN_NOT_OK(guard.CheckHeld());
-    ARROW_ASSIGN_OR_RAISE(auto requested, ctx.EncodeInstant(rollback, InstantState::kRequested, plan));
-    ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*ctx.storage, ctx.timeline_location, rollback, requested));
-    ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, timeline, rollback, plan, last_time, guard));
+    plan.rollback = RollbackRecord{Instant{pending.time, pending.action, pending.state, ""}};
+    ARROW_ASSIGN_OR_RAISE(auto latest, ctx.LoadTimeline());
+    ARROW_ASSIGN_OR_RAISE(
+        auto rollback,
+        InstantLifecycle::Plan(
+            ctx.storage, ctx.timeline_location, actions::kRollback, LatestTime({&latest}),
+            [&](const Instant& instant) { return ctx.EncodeInstant(instant, InstantState::kRequested, plan); },
+            *ctx.clock, guard));
+    ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, timeline, rollback, plan, guard));
     // Its pending files are gone: a writer that wakes now finds them gone and fails.
     ARROW_RETURN_NOT_OK(ForgetDecision(*ctx.storage, pending.time));
-    ARROW_ASSIGN_OR_RAISE(last_time, NextInstantTime(ctx.clock->NowMs(), last_time));
     rolled_back.push_back(pending.time);
   }
   return rolled_back;
 }
 
-Status AbortWrite(TableContext& ctx, const Instant& instant, const std::vector<std::string>& planned_files) {
+Status AbortWrite(TableContext& ctx, InstantLifecycle& write, const std::vector<std::string>& planned_files) {
   ARROW_RETURN_NOT_OK(ctx.storage->DeleteFiles(planned_files).status());
-  ARROW_RETURN_NOT_OK(timeline_ops::DeletePendingFiles(*ctx.storage, ctx.timeline_location, instant));
-  return DeleteMarkers(*ctx.storage, instant.time);
+  ARROW_RETURN_NOT_OK(write.Abandon());
+  return DeleteMarkers(*ctx.storage, write.instant().time);
 }
 
 }  // namespace lakeshore

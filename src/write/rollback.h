@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "actions/instant_lifecycle.h"
 #include "actions/table_context.h"
 
 namespace lakeshore {
@@ -35,6 +36,6 @@ Result<bool> IsNamedByRollback(TableContext& ctx, const Timeline& timeline,
 /// Deletes an aborted write of this process at once (its files, its pending instant files);
 /// used when a write fails before its commit point, e.g. on a commit conflict. Errors are
 /// returned, and the instant is then left for RollbackFailedWrites.
-Status AbortWrite(TableContext& ctx, const Instant& instant, const std::vector<std::string>& planned_files);
+Status AbortWrite(TableContext& ctx, InstantLifecycle& write, const std::vector<std::string>& planned_files);
 
 }  // namespace lakeshore

@@ -41,7 +41,7 @@ class LockGuard {
   bool released_ = false;
 };
 
-/// The lock protocol. Lock objects are `.lakeshore/aux/lock/<seq>` (20-digit sequence) holding
+/// The lock protocol. Lock objects are `.hoodie/.aux/lakeshore/lock/<seq>` (20-digit sequence) holding
 /// the owner and lease; `<seq>.released` marks a release. To acquire: find the highest seq n;
 /// if n is released or its lease has expired (or there is none), create n+1 with put-if-absent
 /// — exactly one contender wins. Nothing is ever overwritten or deleted to take the lock, so

@@ -14,6 +14,7 @@
 #include "format/java_properties.h"
 #include "timeline/instant_time.h"
 #include "timeline/markers.h"
+#include "actions/instant_lifecycle.h"
 #include "write/file_group_write.h"
 #include "write/commit_decision.h"
 #include "write/rollback.h"
@@ -44,13 +45,13 @@ class ProgressReporter {
 
 // State of one write between its begin and its commit.
 struct WriteState {
+  std::optional<InstantLifecycle> lifecycle;  ///< set once the requested instant exists
   Instant instant;
   std::unique_ptr<Heartbeat> heartbeat;
   std::string base_completion;  // the newest completion this write's view includes
   std::vector<CompletedCommit> commits;
   std::vector<std::string> rolled_back;
   std::vector<std::string> planned_files;
-  bool requested_created = false;  // only then are the pending instant files ours to delete
   bool commit_attempted = false;
 };
 
@@ -61,14 +62,18 @@ Status Begin(TableContext& ctx, WriteOperation op, WriteState& state) {
   if (!state.rolled_back.empty()) {
     ARROW_ASSIGN_OR_RAISE(timeline, ctx.LoadTimeline());
   }
-  ARROW_ASSIGN_OR_RAISE(std::string time, NextInstantTime(ctx.clock->NowMs(), timeline.LastTime()));
-  state.instant = Instant{time, actions::kCommit};
-  ARROW_ASSIGN_OR_RAISE(state.heartbeat, Heartbeat::Start(ctx.storage, ctx.clock, state.instant.time, ctx.heartbeat));
   CommitMetadata requested;
   requested.operation = WriteOperationName(op);
-  ARROW_ASSIGN_OR_RAISE(auto requested_bytes, ctx.EncodeInstant(state.instant, InstantState::kRequested, requested));
-  ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*ctx.storage, ctx.timeline_location, state.instant, requested_bytes));
-  state.requested_created = true;
+  ARROW_ASSIGN_OR_RAISE(
+      auto lifecycle,
+      InstantLifecycle::Plan(
+          ctx.storage, ctx.timeline_location, actions::kCommit, LatestTime({&timeline}),
+          [&](const Instant& instant) { return ctx.EncodeInstant(instant, InstantState::kRequested, requested); },
+          *ctx.clock, *guard));
+  state.instant = Instant{lifecycle.instant().time, actions::kCommit, InstantState::kRequested, ""};
+  state.lifecycle.emplace(std::move(lifecycle));
+  // The heartbeat starts under the lock, before anyone can judge the new instant by it.
+  ARROW_ASSIGN_OR_RAISE(state.heartbeat, Heartbeat::Start(ctx.storage, ctx.clock, state.instant.time, ctx.heartbeat));
   ARROW_RETURN_NOT_OK(guard->Release());
   state.base_completion = timeline.LastCompletionTime();
   ARROW_ASSIGN_OR_RAISE(state.commits, ctx.LoadCommits(timeline));
@@ -106,7 +111,7 @@ Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metada
   }
   ARROW_RETURN_NOT_OK(CheckConflicts(commits, state, touched));
   ARROW_RETURN_NOT_OK(guard->CheckHeld());
-  ARROW_ASSIGN_OR_RAISE(std::string completion, NextInstantTime(ctx.clock->NowMs(), timeline.LastTime()));
+  ARROW_ASSIGN_OR_RAISE(std::string completion, NextInstantTime(ctx.clock->NowMs(), LatestTime({&timeline})));
   ARROW_ASSIGN_OR_RAISE(auto bytes, ctx.EncodeInstant(state.instant, InstantState::kCompleted, metadata));
   // The fence (write/commit_decision.h): decide "commit" with everything needed to complete, so
   // a rollback that comes now completes this instant instead of deleting it.
@@ -129,10 +134,10 @@ Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metada
     return CommitConflict("write " + state.instant.time + " was rolled back by another writer before it could commit");
   }
   if (!completed) {
-    auto st = timeline_ops::Complete(*ctx.storage, ctx.timeline_location, state.instant, decision.completion_time,
-                                     decision.completed_bytes);
+    // The complete step, at the decided time (a roll forward would use the same).
+    auto st = state.lifecycle->CompleteAt(decision.completion_time, decision.completed_bytes);
     // Completed meanwhile by a rollback that found this decision (a roll forward): committed.
-    if (!st.ok() && !IsError(st.status(), ErrorKind::kCommitConflict)) return st.status();
+    if (!st.ok() && !IsError(st, ErrorKind::kCommitConflict)) return st;
   }
   // Committed. A failed release only delays the next writer until the lease runs out; the
   // markers are only needed while the instant is pending (Hudi deletes them the same way).
@@ -193,7 +198,7 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
   ARROW_RETURN_NOT_OK(WriteMarkers(*ctx.storage, state.instant.time, markers));
   ARROW_RETURN_NOT_OK(WritePartitionMetadata(ctx, plan, state.instant.time));
   ARROW_ASSIGN_OR_RAISE(auto inflight_bytes, ctx.EncodeInstant(state.instant, InstantState::kInflight, metadata));
-  ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(*ctx.storage, ctx.timeline_location, state.instant, inflight_bytes));
+  ARROW_RETURN_NOT_OK(state.lifecycle->StartInflight(inflight_bytes));
 
   FileGroupWriteContext wctx{&ctx.config, ctx.full_schema, &input, state.instant.time, ctx.parquet};
   std::atomic<int64_t> done{0};
@@ -276,9 +281,9 @@ Result<WriteResult> ExecuteWrite(TableContext& ctx, WriteOperation op,
   WriteState state;
   Status st = Begin(ctx, op, state);
   Result<WriteResult> result = st.ok() ? Run(ctx, op, input, state, progress) : Result<WriteResult>(st);
-  if (!result.ok() && state.requested_created && !state.commit_attempted) {
+  if (!result.ok() && state.lifecycle && !state.commit_attempted) {
     // Nothing of this write is visible; remove its files now rather than waiting for a rollback.
-    (void)AbortWrite(ctx, state.instant, state.planned_files);
+    (void)AbortWrite(ctx, *state.lifecycle, state.planned_files);
   }
   // A heartbeat file left behind by a failed Stop is harmless: the instant is completed, or
   // pending and then judged by its (aging) heartbeat.

@@ -215,8 +215,7 @@ TEST(WriteRecovery, PendingRollbackNamingAWriteBlocksItsCommit) {
       auto markers = ReadMarkers(*f.inner, self.time);
       ASSERT_TRUE(markers.ok());
       for (const auto& m : *markers) plan.planned_files.push_back(m.path);
-      plan.extra[kRolledBackInstant] = self.time;
-      plan.extra[kRolledBackAction] = self.action;
+      plan.rollback = RollbackRecord{Instant{self.time, self.action, InstantState::kRequested, ""}};
       Instant rollback{FormatInstantTime(f.clock->NowMs() + 5), actions::kRollback};
       auto bytes = InstantCodec{TimelineLayout::kV2, f.inner->ExternalPath("")}.Encode(rollback, plan);
       ASSERT_TRUE(bytes.ok()) << bytes.status();

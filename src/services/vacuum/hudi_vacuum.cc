@@ -6,11 +6,13 @@
 #include <set>
 #include <unordered_set>
 
+#include "actions/instant_lifecycle.h"
 #include "common/duration.h"
 #include "common/parse_number.h"
 #include "lakeshore/table/table_config.h"
 #include "lakeshore/table/table_options.h"
 #include "services/vacuum/file_deleter.h"
+#include "services/vacuum/hudi_vacuum_record.h"
 #include "services/vacuum/retention.h"
 #include "services/vacuum/vacuum_report.h"
 #include "services/vacuum/table_listing.h"
@@ -27,33 +29,14 @@
 namespace lakeshore::vacuum {
 namespace {
 
-// Keys of the completed vacuum instant's `extra`: the watermark of the next run.
-constexpr const char* kCutoffMs = "vacuum.cutoff_ms";
-constexpr const char* kLastFullMs = "vacuum.last_full_ms";
-constexpr const char* kFilesDeleted = "vacuum.files_deleted";
-constexpr const char* kBytesDeleted = "vacuum.bytes_deleted";
-constexpr const char* kDirsDeleted = "vacuum.dirs_deleted";
-constexpr const char* kMode = "vacuum.mode";
-/// The newest completion time lite mode has covered (instants older than the cutoff).
-constexpr const char* kLiteThrough = "vacuum.lite_through";
-/// The data timeline's last time when the vacuum read it: instants completing later are new to
-/// the next run. (Vacuum's own timeline is separate and its clock may differ from writers'.)
-constexpr const char* kDataThrough = "vacuum.data_through";
-
-
-std::optional<int64_t> ExtraInt(const CommitMetadata& m, const char* key) {
-  auto it = m.extra.find(key);
-  if (it == m.extra.end()) return std::nullopt;
-  return ParseInt64(it->second);
-}
-
 /// Everything the timeline says a table needs.
 struct TimelineState {
   Timeline timeline;
   std::vector<CompletedCommit> commits;
   std::unordered_set<std::string> live;
-  /// The last completed vacuum, if any.
-  const CompletedCommit* last_vacuum = nullptr;
+  /// The last completed vacuum, if any, and its record (the watermark).
+  std::optional<Instant> last_vacuum;
+  HudiVacuumRecord last_record;
 };
 
 /// Vacuum's own timeline: its watermarks, as JSON instants in a folder Hudi never reads (Hudi's
@@ -73,20 +56,25 @@ Result<Timeline> LoadActiveTimeline(Storage& table, const HoodieTableConfig& con
                                                 /*hoodie_contents=*/true});
 }
 
-/// The completed vacuum instants, with their watermarks, in completion order.
-Result<std::vector<CompletedCommit>> LoadVacuums(Storage& table, Engine& engine) {
+/// The last completed vacuum instant and its record, from vacuum's own timeline (one listing
+/// of that small folder and one read).
+Status LoadLastVacuum(Storage& table, TimelineState* s) {
   ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(table, kVacuumTimeline));
-  CommitMetadataCache cache;
-  return cache.LoadCompleted(table, engine, timeline);
+  std::vector<Instant> vacuums = timeline.CompletedByCompletionTime();
+  if (vacuums.empty()) return Status::OK();
+  const Instant& last = vacuums.back();
+  ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(table, kVacuumTimeline, last));
+  ARROW_ASSIGN_OR_RAISE(s->last_record, HudiVacuumRecord::FromJson(text, kVacuumTimeline.PathOf(last)));
+  s->last_vacuum = last;
+  return Status::OK();
 }
 
-/// `a` and `b` merged in completion order.
-std::vector<CompletedCommit> Merged(std::vector<CompletedCommit> a, std::vector<CompletedCommit> b) {
-  for (auto& c : b) a.push_back(std::move(c));
-  std::stable_sort(a.begin(), a.end(), [](const CompletedCommit& x, const CompletedCommit& y) {
+/// `commits` in completion order.
+std::vector<CompletedCommit> InCompletionOrder(std::vector<CompletedCommit> commits) {
+  std::stable_sort(commits.begin(), commits.end(), [](const CompletedCommit& x, const CompletedCommit& y) {
     return x.instant.completion_time < y.instant.completion_time;
   });
-  return a;
+  return commits;
 }
 
 /// Everything the timeline says the table needs (reads every completed instant's metadata).
@@ -94,9 +82,8 @@ Result<TimelineState> LoadTimelineState(Storage& table, Engine& engine, Timeline
   TimelineState s;
   s.timeline = std::move(timeline);
   CommitMetadataCache cache;
-  ARROW_ASSIGN_OR_RAISE(auto data, cache.LoadCompleted(table, engine, s.timeline));
-  ARROW_ASSIGN_OR_RAISE(auto vacuums, LoadVacuums(table, engine));
-  s.commits = Merged(std::move(data), std::move(vacuums));
+  ARROW_ASSIGN_OR_RAISE(s.commits, cache.LoadCompleted(table, engine, s.timeline));
+  ARROW_RETURN_NOT_OK(LoadLastVacuum(table, &s));
   FileSystemView view = FileSystemView::Build(s.commits, "", s.timeline.location().layout);
   for (const FileGroup* group : view.AllFileGroups()) {
     for (const auto& slice : group->slices) {
@@ -110,7 +97,6 @@ Result<TimelineState> LoadTimelineState(Storage& table, Engine& engine, Timeline
     for (const auto& stat : c.metadata.write_stats) {
       if (!stat.path.empty()) s.live.insert(stat.path);
     }
-    if (c.instant.action == actions::kVacuum) s.last_vacuum = &c;
   }
   // What in-flight writers plan (their inflight files and markers), and what pending
   // rollbacks are about to delete anyway.
@@ -139,22 +125,17 @@ Result<TimelineState> LoadTimelineState(Storage& table, Engine& engine, Timeline
 Result<TimelineState> LoadRecentState(Storage& table, Engine& engine, const Timeline& timeline) {
   TimelineState s;
   s.timeline = timeline;
-  ARROW_ASSIGN_OR_RAISE(Timeline vacuum_timeline, Timeline::Load(table, kVacuumTimeline));
-  std::vector<Instant> vacuums = vacuum_timeline.CompletedByCompletionTime();
-  if (vacuums.empty()) return s;  // no watermark: the decision is to run
-  const Instant& vacuum = vacuums.back();
-  ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(table, kVacuumTimeline, vacuum));
-  ARROW_ASSIGN_OR_RAISE(auto watermark, CommitMetadata::FromJson(text, kVacuumTimeline.PathOf(vacuum)));
-  auto through = watermark.extra.find(kDataThrough);
-  if (through == watermark.extra.end()) return s;  // no data position: the decision is to run
+  ARROW_RETURN_NOT_OK(LoadLastVacuum(table, &s));
+  // No watermark, or no data position in it: the decision is to run.
+  if (!s.last_vacuum || s.last_record.data_through.empty()) return s;
   // New to this run: completed after the last run read the timeline, or young enough that the
   // last run's cutoff protected what they left (the same rule as WhyRun).
-  const std::string& data_through = through->second;
-  const std::optional<int64_t> cutoff = ExtraInt(watermark, kCutoffMs);
+  const std::string& data_through = s.last_record.data_through;
+  const int64_t cutoff = s.last_record.cutoff_ms;
   std::vector<Instant> recent;
   for (const auto& i : s.timeline.CompletedByCompletionTime()) {
     auto ms = ParseInstantTime(i.completion_time);
-    if (i.completion_time > data_through || !cutoff || (ms.ok() && *ms >= *cutoff)) recent.push_back(i);
+    if (i.completion_time > data_through || (ms.ok() && *ms >= cutoff)) recent.push_back(i);
   }
   const TimelineLocation& at = s.timeline.location();
   const InstantCodec codec{at.layout, table.ExternalPath("")};
@@ -165,10 +146,7 @@ Result<TimelineState> LoadRecentState(Storage& table, Engine& engine, const Time
                                              return codec.Decode(i, t, at.PathOf(i));
                                            }));
   for (size_t k = 0; k < recent.size(); ++k) s.commits.push_back({recent[k], std::move(metadata[k])});
-  s.commits.push_back({vacuum, std::move(watermark)});
-  s.commits = Merged(std::move(s.commits), {});
-  for (const auto& c : s.commits)
-    if (c.instant.action == actions::kVacuum) s.last_vacuum = &c;
+  s.commits = InCompletionOrder(std::move(s.commits));
   return s;
 }
 
@@ -194,19 +172,14 @@ int64_t CompletionMs(const CompletedCommit& c) {
 /// a data write whose planned files all became slices makes nothing deletable (no cleaner runs
 /// in this build, so replaced slices stay live); anything else might.
 std::string WhyRun(const TimelineState& s, int64_t now_ms, std::optional<int64_t> force_full_after_ms) {
-  if (s.last_vacuum == nullptr) return "no completed vacuum instant on the timeline";
-  const CommitMetadata& v = s.last_vacuum->metadata;
-  auto cutoff = ExtraInt(v, kCutoffMs);
-  if (!cutoff) return "the last vacuum instant records no cutoff";
-  auto last_full = ExtraInt(v, kLastFullMs);
-  if (force_full_after_ms && (!last_full || now_ms - *last_full > *force_full_after_ms)) {
+  if (!s.last_vacuum) return "no completed vacuum instant on the timeline";
+  const HudiVacuumRecord& v = s.last_record;
+  if (force_full_after_ms && (!v.last_full_ms || now_ms - *v.last_full_ms > *force_full_after_ms)) {
     return "the last full vacuum is older than the force-full bound";
   }
-  auto through = v.extra.find(kDataThrough);
-  if (through == v.extra.end()) return "the last vacuum instant records no position on the timeline";
+  if (v.data_through.empty()) return "the last vacuum instant records no position on the timeline";
   for (const auto& c : s.commits) {
-    if (&c == s.last_vacuum || c.instant.action == actions::kVacuum) continue;
-    bool recent = CompletionMs(c) >= *cutoff || c.instant.completion_time > through->second;
+    bool recent = CompletionMs(c) >= v.cutoff_ms || c.instant.completion_time > v.data_through;
     if (!recent) continue;
     if (c.instant.action != actions::kCommit && c.instant.action != actions::kDeltaCommit) {
       // replacecommit, rollback, clean, ...: each can leave files no slice uses.
@@ -226,7 +199,7 @@ std::string WhyRun(const TimelineState& s, int64_t now_ms, std::optional<int64_t
 Result<std::vector<VacuumCandidate>> StagedWritesInMetadata(Storage& table, const HoodieTableConfig& config,
                                                            int64_t cutoff_ms) {
   std::vector<VacuumCandidate> out;
-  for (const std::string folder : {config.timeline_folder, std::string(layout::kLakeshoreDir),
+  for (const std::string& folder : {config.timeline_folder, std::string(layout::kLakeshoreDir),
                                    std::string(layout::kHeartbeatDir)}) {
     bool recursive = folder == layout::kLakeshoreDir;
     ARROW_ASSIGN_OR_RAISE(auto entries, table.List(folder, recursive));
@@ -262,7 +235,7 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
     std::string why = WhyRun(recent, now_ms, bound);
     if (why.empty()) {
       report.skipped = true;
-      report.skip_reason = "no instant since the last vacuum (" + recent.last_vacuum->instant.time +
+      report.skip_reason = "no instant since the last vacuum (" + recent.last_vacuum->time +
                            ") can have left a file to delete";
       report.time_to_identify_ms = ElapsedMs(started);
       return report;
@@ -285,11 +258,7 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
     for (auto& c : staged) candidates.push_back(std::move(c));
   } else {
     // Lite: the files completed instants name but no slice uses, once they are old enough.
-    std::string after;
-    if (state.last_vacuum) {
-      auto it = state.last_vacuum->metadata.extra.find(kLiteThrough);
-      if (it != state.last_vacuum->metadata.extra.end()) after = it->second;
-    }
+    const std::string after = state.last_record.lite_through;
     std::set<std::string> seen;
     for (const auto& c : state.commits) {
       if (c.instant.completion_time <= after || CompletionMs(c) >= cutoff_ms) continue;
@@ -310,21 +279,21 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
   ARROW_ASSIGN_OR_RAISE(lock_settings.lease_ms, table_options::kLockLeaseMs.Get(properties));
   ARROW_ASSIGN_OR_RAISE(lock_settings.wait_timeout_ms, table_options::kLockWaitTimeoutMs.Get(properties));
   TableLock lock(table, options.clock, lock_settings);
-  CommitMetadata plan;
-  plan.operation = "vacuum";
-  plan.extra[kMode] = report.mode;
-  plan.extra[kCutoffMs] = std::to_string(cutoff_ms);
-  plan.extra[kDataThrough] = state.timeline.LastTime();
-  Instant instant;
+  HudiVacuumRecord plan;
+  plan.mode = report.mode;
+  plan.cutoff_ms = cutoff_ms;
+  plan.data_through = state.timeline.LastTime();
+  std::optional<InstantLifecycle> instant;
   {
     ARROW_ASSIGN_OR_RAISE(auto guard, lock.Acquire("vacuum"));
     ARROW_ASSIGN_OR_RAISE(auto latest, Timeline::Load(*table, data_timeline));
     ARROW_ASSIGN_OR_RAISE(auto latest_vacuums, Timeline::Load(*table, kVacuumTimeline));
-    ARROW_ASSIGN_OR_RAISE(std::string time, NextInstantTime(options.clock->NowMs(),
-                                                             std::max(latest.LastTime(), latest_vacuums.LastTime())));
-    instant = Instant{time, actions::kVacuum};
-    ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(*table, kVacuumTimeline, instant, plan.ToJson()));
-    ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(*table, kVacuumTimeline, instant, plan.ToJson()));
+    ARROW_ASSIGN_OR_RAISE(
+        auto planned, InstantLifecycle::Plan(
+                          table, kVacuumTimeline, actions::kVacuum, LatestTime({&latest, &latest_vacuums}),
+                          [&](const Instant&) -> Result<std::string> { return plan.ToJson(); }, *options.clock, *guard));
+    instant.emplace(std::move(planned));
+    ARROW_RETURN_NOT_OK(instant->StartInflight(plan.ToJson()));
     ARROW_RETURN_NOT_OK(guard->Release());
   }
   const auto delete_started = std::chrono::steady_clock::now();
@@ -341,25 +310,20 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
   report.bytes_deleted = deleted.bytes_deleted;
   report.dirs_deleted = dirs;
 
-  CommitMetadata done = plan;
-  done.extra[kFilesDeleted] = std::to_string(report.files_deleted);
-  done.extra[kBytesDeleted] = std::to_string(report.bytes_deleted);
-  done.extra[kDirsDeleted] = std::to_string(report.dirs_deleted);
-  std::optional<int64_t> last_full =
-      state.last_vacuum ? ExtraInt(state.last_vacuum->metadata, kLastFullMs) : std::nullopt;
-  if (options.mode == VacuumMode::kFull) last_full = now_ms;
-  if (last_full) done.extra[kLastFullMs] = std::to_string(*last_full);
-  std::string lite_through;
+  HudiVacuumRecord done = plan;
+  done.files_deleted = report.files_deleted;
+  done.bytes_deleted = report.bytes_deleted;
+  done.dirs_deleted = report.dirs_deleted;
+  done.last_full_ms = state.last_vacuum ? state.last_record.last_full_ms : std::nullopt;
+  if (options.mode == VacuumMode::kFull) done.last_full_ms = now_ms;
   for (const auto& c : state.commits) {
-    if (CompletionMs(c) < cutoff_ms) lite_through = std::max(lite_through, c.instant.completion_time);
+    if (CompletionMs(c) < cutoff_ms) done.lite_through = std::max(done.lite_through, c.instant.completion_time);
   }
-  done.extra[kLiteThrough] = lite_through;
   ARROW_ASSIGN_OR_RAISE(auto guard, lock.Acquire("vacuum"));
   ARROW_ASSIGN_OR_RAISE(auto after_delete, Timeline::Load(*table, data_timeline));
   ARROW_ASSIGN_OR_RAISE(auto vacuums_after, Timeline::Load(*table, kVacuumTimeline));
-  ARROW_ASSIGN_OR_RAISE(std::string completion, NextInstantTime(options.clock->NowMs(),
-                                                                 std::max(after_delete.LastTime(), vacuums_after.LastTime())));
-  ARROW_RETURN_NOT_OK(timeline_ops::Complete(*table, kVacuumTimeline, instant, completion, done.ToJson()).status());
+  ARROW_RETURN_NOT_OK(
+      instant->Complete(LatestTime({&after_delete, &vacuums_after}), done.ToJson(), *options.clock, *guard).status());
   ARROW_RETURN_NOT_OK(guard->Release());
   return report;
 }

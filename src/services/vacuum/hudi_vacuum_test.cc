@@ -6,6 +6,7 @@
 #include "lakeshore/storage/fault_injection_storage.h"
 #include "lakeshore/table/table.h"
 #include "lakeshore/vacuum.h"
+#include "services/vacuum/hudi_vacuum_record.h"
 #include "table/layout.h"
 #include "testing/table_test_util.h"
 #include "timeline/instant_codec.h"
@@ -175,8 +176,7 @@ TEST(HudiVacuum, LiteFindsLeftoverPlannedFiles) {
   CommitMetadata done;
   done.operation = "rollback";
   done.planned_files = {leftover};
-  done.extra[kRolledBackInstant] = "20000101000000000";
-  done.extra[kRolledBackAction] = "commit";
+  done.rollback = RollbackRecord{Instant{"20000101000000000", actions::kCommit, InstantState::kCompleted, ""}};
   WriteCompleted(*s.storage, Instant{"20000101000000001", actions::kRollback, InstantState::kCompleted, "20000101000000002"}, done);
   ASSERT_TRUE(s.storage->WriteString("part=x/untracked.parquet", "junk").ok());
   VacuumOptions lite;
@@ -203,6 +203,14 @@ TEST(HudiVacuum, CorruptTimelineDeletesNothing) {
                  CommitMetadata{});
   ASSERT_TRUE(s.storage->WriteString(".hoodie/timeline/history/x.parquet", "{}").ok());
   EXPECT_TRUE(IsError(s.Vacuum().status(), ErrorKind::kUnsupportedFeature));
+  EXPECT_TRUE(s.Exists("part=x/orphan.parquet"));
+  ASSERT_TRUE(s.storage->DeleteFiles({".hoodie/timeline/history/x.parquet"}).ok());
+  // A damaged vacuum record (vacuum's own timeline): named, and nothing deleted.
+  ASSERT_TRUE(s.storage->WriteString(std::string(layout::kVacuumTimelineDir) + "/20000101000000002_20000101000000003.vacuum",
+                                     "{\"mode\":\"full\",\"cutoff_ms\":\"soon\"}").ok());
+  auto damaged = s.Vacuum();
+  EXPECT_TRUE(IsError(damaged.status(), ErrorKind::kCorruptMetadata)) << damaged.status();
+  EXPECT_NE(damaged.status().message().find("20000101000000002"), std::string::npos) << damaged.status();
   EXPECT_TRUE(s.Exists("part=x/orphan.parquet"));
 }
 
@@ -397,3 +405,32 @@ TEST(HudiVacuum, OptimisticSkipReadsOnlyWhatHappenedSinceTheLastVacuum) {
 
 }  // namespace
 }  // namespace lakeshore
+
+namespace lakeshore::vacuum {
+namespace {
+
+TEST(HudiVacuumRecord, RoundTripsAndRefusesMalformedRecords) {
+  HudiVacuumRecord r;
+  r.mode = "full";
+  r.cutoff_ms = 1767225600000;
+  r.data_through = "20260101000000000";
+  r.last_full_ms = 1767312000000;
+  r.lite_through = "20251231000000000";
+  r.files_deleted = 3;
+  r.bytes_deleted = 4096;
+  r.dirs_deleted = 1;
+  auto back = HudiVacuumRecord::FromJson(r.ToJson(), "v");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->ToJson(), r.ToJson());
+  EXPECT_EQ(back->last_full_ms, r.last_full_ms);
+  for (const char* bad : {"", "[]", "{\"mode\":\"full\"}", "{\"mode\":\"sideways\",\"cutoff_ms\":1}",
+                          "{\"mode\":\"lite\",\"cutoff_ms\":\"1\"}", "{\"mode\":\"lite\",\"cutoff_ms\":1,\"last_full_ms\":1.5}",
+                          "{\"mode\":\"lite\",\"cutoff_ms\":1,\"data_through\":7}", "{\"mode\":"}) {
+    auto parsed = HudiVacuumRecord::FromJson(bad, "the-instant");
+    EXPECT_TRUE(IsError(parsed.status(), ErrorKind::kCorruptMetadata)) << bad;
+    if (!parsed.ok()) EXPECT_NE(parsed.status().message().find("the-instant"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace lakeshore::vacuum

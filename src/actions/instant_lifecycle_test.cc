@@ -19,7 +19,7 @@ struct Fixture {
   std::shared_ptr<Storage> storage;
   std::shared_ptr<ManualClock> clock;
   TableLock lock;
-  TimelineLocation at{".hoodie/timeline", TimelineLayout::kV2, /*hoodie_contents=*/false};
+  TimelineLocation at{".hoodie/timeline", TimelineLayout::kV2};
 };
 
 auto Bytes(std::string text) {

@@ -41,7 +41,7 @@ struct TableContext {
   /// Why this build does not write the table (unset when it does).
   std::optional<std::string> read_only_reason;
   /// Where the active timeline is and how its instants are encoded.
-  TimelineLocation timeline_location{layout::kTimelineDir, TimelineLayout::kV2, true};
+  TimelineLocation timeline_location{layout::kTimelineDir, TimelineLayout::kV2};
 
   LockSettings lock;
   HeartbeatSettings heartbeat;

@@ -206,8 +206,7 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOpti
   ctx.clock = options.clock ? options.clock : Clock::System();
   ctx.engine = options.engine ? options.engine : Engine::Default();
   ctx.timeline_location = TimelineLocation{hoodie.timeline_folder,
-                                           static_cast<TimelineLayout>(hoodie.timeline_layout_version),
-                                           /*hoodie_contents=*/true};
+                                           static_cast<TimelineLayout>(hoodie.timeline_layout_version)};
   ctx.config.name = hoodie.name;
   ctx.config.record_key_fields = hoodie.record_key_fields;
   ctx.config.partition_fields = hoodie.partition_fields;

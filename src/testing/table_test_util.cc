@@ -83,7 +83,7 @@ std::map<std::pair<std::string, int64_t>, Person> ReadPeople(Table& table, const
 namespace lakeshore::testing {
 
 const TimelineLocation& TableTimeline() {
-  static const TimelineLocation location{layout::kTimelineDir, TimelineLayout::kV2, /*hoodie_contents=*/true};
+  static const TimelineLocation location{layout::kTimelineDir, TimelineLayout::kV2};
   return location;
 }
 

@@ -49,7 +49,6 @@ struct CommitMetadata {
   /// Set for rollback instants (plans and metadata).
   std::optional<RollbackRecord> rollback;
 
-  std::string ToJson() const;
   /// Parses Hudi's HoodieCommitMetadata or HoodieReplaceCommitMetadata: Jackson JSON in
   /// timeline layout 1, an Avro container file in layout 2. Empty content is empty metadata
   /// (Hudi writes empty requested files). Each HoodieWriteStat becomes a WriteStat
@@ -59,8 +58,6 @@ struct CommitMetadata {
   /// kPathOutsideTable; anything malformed → kCorruptMetadata naming `source`.
   static Result<CommitMetadata> FromHoodie(std::string_view content, TimelineLayout layout,
                                            const std::string& source);
-  /// Parses; kCorruptMetadata naming `source` on any problem.
-  static Result<CommitMetadata> FromJson(const std::string& json, const std::string& source);
 };
 
 }  // namespace lakeshore

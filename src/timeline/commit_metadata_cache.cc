@@ -18,13 +18,12 @@ Result<std::vector<CompletedCommit>> CommitMetadataCache::LoadCompleted(Storage&
                        static_cast<int64_t>(missing.size()), [&](int64_t k) -> Result<CommitMetadata> {
                          const Instant& instant = completed[missing[static_cast<size_t>(k)]];
                          const TimelineLocation& at = timeline.location();
-                         if (at.hoodie_contents && !actions::WritesData(instant.action) &&
+                         if (!actions::WritesData(instant.action) &&
                              instant.action != actions::kRollback) {
                            return CommitMetadata{};  // clean, savepoint, indexing: not needed here
                          }
                          ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(storage, at, instant));
                          const std::string source = storage.root_uri() + "/" + at.PathOf(instant);
-                         if (!at.hoodie_contents) return CommitMetadata::FromJson(text, source);
                          return InstantCodec{at.layout, storage.ExternalPath("")}.Decode(instant, text, source);
                        }));
   std::vector<CompletedCommit> out;

@@ -13,7 +13,7 @@ std::string TimelineLocation::PathOf(const Instant& instant) const {
 }
 
 Result<Timeline> Timeline::Load(Storage& storage) {
-  return Load(storage, TimelineLocation{layout::kTimelineDir, TimelineLayout::kV2, /*hoodie_contents=*/true});
+  return Load(storage, TimelineLocation{layout::kTimelineDir, TimelineLayout::kV2});
 }
 
 Result<Timeline> Timeline::Load(Storage& storage, const TimelineLocation& location) {

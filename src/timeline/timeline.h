@@ -14,9 +14,6 @@ namespace lakeshore {
 struct TimelineLocation {
   std::string folder;  ///< relative to the table root
   TimelineLayout layout = TimelineLayout::kV2;
-  /// True for Hudi's instant contents (JSON in layout 1, Avro in layout 2); false for the
-  /// JSON of Lakeshore's own format (until writes move to Hudi's).
-  bool hoodie_contents = false;
 
   /// The path of `instant`'s file in its state.
   std::string PathOf(const Instant& instant) const;

@@ -41,7 +41,7 @@ struct TimelineState {
 
 /// Vacuum's own timeline: its watermarks, as JSON instants in a folder Hudi never reads (Hudi's
 /// timeline has no vacuum action).
-const TimelineLocation kVacuumTimeline{layout::kVacuumTimelineDir, TimelineLayout::kV2, /*hoodie_contents=*/false};
+const TimelineLocation kVacuumTimeline{layout::kVacuumTimelineDir, TimelineLayout::kV2};
 
 /// The table's data timeline; refuses a table with an archived timeline.
 Result<Timeline> LoadActiveTimeline(Storage& table, const HoodieTableConfig& config) {
@@ -52,8 +52,7 @@ Result<Timeline> LoadActiveTimeline(Storage& table, const HoodieTableConfig& con
                               "'), which this vacuum does not read yet; refusing to vacuum");
   }
   return Timeline::Load(table, TimelineLocation{config.timeline_folder,
-                                                static_cast<TimelineLayout>(config.timeline_layout_version),
-                                                /*hoodie_contents=*/true});
+                                                static_cast<TimelineLayout>(config.timeline_layout_version)});
 }
 
 /// The last completed vacuum instant and its record, from vacuum's own timeline (one listing

@@ -100,7 +100,7 @@ TEST(HudiVacuum, DeletesOnlyUntrackedOldFilesAndRecordsAnInstant) {
   }
   EXPECT_EQ(testing::ReadPeople(*s.table), before);
   // The vacuum instant is on vacuum's own timeline, never on Hudi's.
-  auto vacuums = *Timeline::Load(*s.storage, TimelineLocation{layout::kVacuumTimelineDir, TimelineLayout::kV2, false});
+  auto vacuums = *Timeline::Load(*s.storage, TimelineLocation{layout::kVacuumTimelineDir, TimelineLayout::kV2});
   ASSERT_EQ(vacuums.instants().size(), 1u);
   EXPECT_EQ(vacuums.instants().back().action, "vacuum");
   EXPECT_TRUE(vacuums.instants().back().is_completed());
@@ -323,7 +323,7 @@ TEST(HudiVacuum, InstantTimeFollowsTheTimelineEvenWhenItsClockLags) {
   auto timeline = *table->Timeline();
   ASSERT_EQ(timeline.size(), 1u);
   auto storage = *Storage::Open(dir.path());
-  auto vacuums = *Timeline::Load(*storage, TimelineLocation{layout::kVacuumTimelineDir, TimelineLayout::kV2, false});
+  auto vacuums = *Timeline::Load(*storage, TimelineLocation{layout::kVacuumTimelineDir, TimelineLayout::kV2});
   ASSERT_EQ(vacuums.instants().size(), 1u);
   EXPECT_GT(vacuums.instants()[0].time, timeline[0].completion_time);
   EXPECT_TRUE(table->Write(WriteOperation::kUpsert, testing::PeopleReader({{2, "b", 1, "x"}})).ok());

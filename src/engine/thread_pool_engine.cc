@@ -16,7 +16,7 @@ thread_local bool tls_inside_engine_task = false;
 /// driver thread works too, so a pool of N runs N+1 tasks at a time at most briefly.
 class ThreadPoolEngine : public Engine {
  public:
-  explicit ThreadPoolEngine(int threads) : threads_(threads) {
+  ThreadPoolEngine(int threads, bool serialize_tasks) : threads_(threads), serialize_tasks_(serialize_tasks) {
     for (int i = 0; i < threads_ - 1; ++i) workers_.emplace_back([this] { WorkerLoop(); });
   }
   ~ThreadPoolEngine() override {
@@ -29,6 +29,7 @@ class ThreadPoolEngine : public Engine {
   }
 
   int parallelism() const override { return threads_; }
+  bool SerializesTasks() const override { return serialize_tasks_; }
 
   Status ParallelFor(int64_t n, const std::function<Status(int64_t)>& task) override {
     if (n <= 0) return Status::OK();
@@ -129,6 +130,7 @@ class ThreadPoolEngine : public Engine {
   }
 
   int threads_;
+  bool serialize_tasks_;
   std::vector<std::thread> workers_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -143,13 +145,14 @@ namespace {
 int DefaultThreads() { return std::max(4, static_cast<int>(std::thread::hardware_concurrency())); }
 }  // namespace
 
-Result<std::shared_ptr<Engine>> Engine::MakeThreadPool(int threads) {
+Result<std::shared_ptr<Engine>> Engine::MakeThreadPool(int threads, bool serialize_tasks) {
   if (threads < 0) return Status::Invalid("thread count must be >= 0, got ", threads);
-  return std::shared_ptr<Engine>(std::make_shared<ThreadPoolEngine>(threads == 0 ? DefaultThreads() : threads));
+  return std::shared_ptr<Engine>(
+      std::make_shared<ThreadPoolEngine>(threads == 0 ? DefaultThreads() : threads, serialize_tasks));
 }
 
 std::shared_ptr<Engine> Engine::Default() {
-  static std::shared_ptr<Engine> engine = std::make_shared<ThreadPoolEngine>(DefaultThreads());
+  static std::shared_ptr<Engine> engine = std::make_shared<ThreadPoolEngine>(DefaultThreads(), false);
   return engine;
 }
 

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include <arrow/array.h>
+#include <arrow/array/concatenate.h>
 #include <arrow/builder.h>
 #include <arrow/compute/api.h>
 #include <arrow/scalar.h>
@@ -17,30 +18,17 @@ Result<std::shared_ptr<arrow::Array>> ToIndexArray(const std::vector<int64_t>& i
   return builder.Finish();
 }
 
-Result<std::shared_ptr<arrow::Table>> TakeRows(const std::shared_ptr<arrow::Table>& table,
-                                               const std::vector<int64_t>& rows) {
-  // A contiguous ascending run is a zero-copy slice (bulk inserts, most inserts).
-  if (!rows.empty() && rows.back() - rows.front() + 1 == static_cast<int64_t>(rows.size())) {
-    bool contiguous = true;
-    for (size_t i = 1; i < rows.size() && contiguous; ++i) contiguous = rows[i] == rows[i - 1] + 1;
-    if (contiguous) return table->Slice(rows.front(), static_cast<int64_t>(rows.size()));
-  }
-  ARROW_ASSIGN_OR_RAISE(auto indices, ToIndexArray(rows));
-  ARROW_ASSIGN_OR_RAISE(auto datum, arrow::compute::Take(table, indices));
-  return datum.table();
-}
-
 // The new rows with Hudi's meta columns, in full-schema order. The near-constant meta columns
 // are dictionary arrays (cheap to build and write; Parquet stores plain strings).
-Result<std::shared_ptr<arrow::Table>> BuildNewRows(const FileGroupWriteContext& ctx, const FileGroupWrite& plan,
-                                                   const std::vector<int64_t>& rows) {
-  ARROW_ASSIGN_OR_RAISE(auto user, TakeRows(ctx.input->table, rows));
+Result<std::shared_ptr<arrow::Table>> BuildNewRows(const FileGroupTask& task, const std::vector<int64_t>& rows) {
+  const FileGroupWrite& plan = task.plan;
+  ARROW_ASSIGN_OR_RAISE(auto user, TakeRows(task.rows, rows));
   int64_t n = static_cast<int64_t>(rows.size());
-  ARROW_ASSIGN_OR_RAISE(auto commit_time, meta_columns::MakeConstantColumn(ctx.instant_time, n));
-  ARROW_ASSIGN_OR_RAISE(auto seqno, meta_columns::MakeSeqnoColumn(ctx.instant_time, std::to_string(plan.task), 0, n));
+  ARROW_ASSIGN_OR_RAISE(auto commit_time, meta_columns::MakeConstantColumn(task.instant_time, n));
+  ARROW_ASSIGN_OR_RAISE(auto seqno, meta_columns::MakeSeqnoColumn(task.instant_time, std::to_string(plan.task), 0, n));
   ARROW_ASSIGN_OR_RAISE(auto partition, meta_columns::MakeConstantColumn(plan.partition, n));
   ARROW_ASSIGN_OR_RAISE(auto file_name, meta_columns::MakeConstantColumn(std::string(BaseName(plan.new_path)), n));
-  auto key_table = arrow::Table::Make(arrow::schema({arrow::field("k", arrow::utf8())}), {ctx.input->key_column});
+  auto key_table = arrow::Table::Make(arrow::schema({arrow::field("k", arrow::utf8())}), {task.keys});
   ARROW_ASSIGN_OR_RAISE(auto keys, TakeRows(key_table, rows));
   std::vector<std::shared_ptr<arrow::ChunkedArray>> columns = {
       std::make_shared<arrow::ChunkedArray>(commit_time), std::make_shared<arrow::ChunkedArray>(seqno),
@@ -48,32 +36,31 @@ Result<std::shared_ptr<arrow::Table>> BuildNewRows(const FileGroupWriteContext& 
       std::make_shared<arrow::ChunkedArray>(file_name)};
   std::vector<std::shared_ptr<arrow::Field>> fields;
   for (int i = 0; i < meta_columns::kCount; ++i) {
-    fields.push_back(arrow::field(ctx.full_schema->field(i)->name(), columns[static_cast<size_t>(i)]->type()));
+    fields.push_back(arrow::field(task.full_schema->field(i)->name(), columns[static_cast<size_t>(i)]->type()));
   }
-  for (int i = meta_columns::kCount; i < ctx.full_schema->num_fields(); ++i) fields.push_back(ctx.full_schema->field(i));
+  for (int i = meta_columns::kCount; i < task.full_schema->num_fields(); ++i) fields.push_back(task.full_schema->field(i));
   for (const auto& c : user->columns()) columns.push_back(c);
   return arrow::Table::Make(arrow::schema(fields), std::move(columns), n);
 }
 
-Result<std::shared_ptr<arrow::Table>> ReadOld(Storage& storage, const FileGroupWriteContext& ctx,
-                                              const BaseFile& base) {
+Result<std::shared_ptr<arrow::Table>> ReadOld(Storage& storage, const FileGroupTask& task, const BaseFile& base) {
   ARROW_ASSIGN_OR_RAISE(auto table, ReadBaseFile(storage, base.path, {}, base.size));
-  auto conformed = ConformToSchema(table, ctx.full_schema, "base file '" + base.path + "'");
+  auto conformed = ConformToSchema(table, task.full_schema, "base file '" + base.path + "'");
   if (!conformed.ok()) return CorruptMetadata(conformed.status().message());
   return conformed;
 }
 
 // For each update pair (old row, input row), true when the input row wins on ordering.
-Result<std::vector<bool>> IncomingWins(const FileGroupWriteContext& ctx, const std::shared_ptr<arrow::Table>& old,
+Result<std::vector<bool>> IncomingWins(const FileGroupTask& task, const std::shared_ptr<arrow::Table>& old,
                                        const std::vector<int64_t>& old_rows,
                                        const std::vector<int64_t>& input_rows) {
   std::vector<bool> wins(old_rows.size(), true);
-  const std::string& field = ctx.config->ordering_field;
+  const std::string& field = task.ordering_field;
   if (field.empty() || old_rows.empty()) return wins;
   ARROW_ASSIGN_OR_RAISE(auto old_idx, ToIndexArray(old_rows));
   ARROW_ASSIGN_OR_RAISE(auto new_idx, ToIndexArray(input_rows));
   ARROW_ASSIGN_OR_RAISE(auto old_vals, arrow::compute::Take(old->GetColumnByName(field), old_idx));
-  ARROW_ASSIGN_OR_RAISE(auto new_vals, arrow::compute::Take(ctx.input->table->GetColumnByName(field), new_idx));
+  ARROW_ASSIGN_OR_RAISE(auto new_vals, arrow::compute::Take(task.rows->GetColumnByName(field), new_idx));
   arrow::ArrayVector chunks;
   for (const auto& c : old_vals.chunked_array()->chunks()) chunks.push_back(c);
   for (const auto& c : new_vals.chunked_array()->chunks()) chunks.push_back(c);
@@ -86,8 +73,13 @@ Result<std::vector<bool>> IncomingWins(const FileGroupWriteContext& ctx, const s
 }
 }  // namespace
 
-Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const FileGroupWriteContext& ctx,
-                                                       const FileGroupWrite& plan) {
+Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const FileGroupTask& task) {
+  const FileGroupWrite& plan = task.plan;
+  ARROW_ASSIGN_OR_RAISE(auto key_array, task.keys->num_chunks() == 1
+                                            ? Result<std::shared_ptr<arrow::Array>>(task.keys->chunk(0))
+                                            : arrow::Concatenate(task.keys->chunks()));
+  const auto& key_strings = static_cast<const arrow::StringArray&>(*key_array);
+  auto key_of = [&](int64_t row) { return key_strings.GetView(row); };
   WriteStat stat;
   stat.partition = plan.partition;
   stat.file_id = plan.file_id;
@@ -98,7 +90,7 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
   // then acts on every copy.
   std::unordered_map<std::string_view, std::vector<int64_t>> old_index;
   if (plan.old_base) {
-    ARROW_ASSIGN_OR_RAISE(old, ReadOld(storage, ctx, *plan.old_base));
+    ARROW_ASSIGN_OR_RAISE(old, ReadOld(storage, task, *plan.old_base));
     ARROW_ASSIGN_OR_RAISE(old, old->CombineChunks());
     const auto& keys = static_cast<const arrow::StringArray&>(*old->GetColumnByName(meta_columns::kRecordKey)->chunk(0));
     old_index.reserve(static_cast<size_t>(keys.length()));
@@ -109,7 +101,7 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
 
   std::vector<int64_t> inserts, update_old, update_new;
   for (int64_t r : plan.upserts) {
-    auto it = old_index.find(ctx.input->record_keys[r]);
+    auto it = old_index.find(key_of(r));
     if (it == old_index.end()) {
       inserts.push_back(r);
     } else {
@@ -118,16 +110,16 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
       update_new.push_back(r);
     }
   }
-  ARROW_ASSIGN_OR_RAISE(auto wins, IncomingWins(ctx, old, update_old, update_new));
+  ARROW_ASSIGN_OR_RAISE(auto wins, IncomingWins(task, old, update_old, update_new));
   std::vector<int64_t> new_rows = inserts;
   for (size_t i = 0; i < wins.size(); ++i) {
     if (!wins[i]) continue;
-    for (int64_t copy : old_index[ctx.input->record_keys[update_new[i]]]) dropped[copy] = 1;
+    for (int64_t copy : old_index[key_of(update_new[i])]) dropped[copy] = 1;
     new_rows.push_back(update_new[i]);
     ++stat.num_updates;
   }
   for (int64_t r : plan.deletes) {
-    auto it = old_index.find(ctx.input->record_keys[r]);
+    auto it = old_index.find(key_of(r));
     if (it == old_index.end()) continue;
     for (int64_t copy : it->second) {
       if (dropped[copy]) continue;
@@ -151,27 +143,33 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
     }
   }
   if (!new_rows.empty()) {
-    ARROW_ASSIGN_OR_RAISE(auto fresh, BuildNewRows(ctx, plan, new_rows));
+    ARROW_ASSIGN_OR_RAISE(auto fresh, BuildNewRows(task, new_rows));
     if (!parts.empty()) {
       // Kept rows read back as utf8: the new rows join them in that type.
-      ARROW_ASSIGN_OR_RAISE(fresh, ConformToSchema(fresh, ctx.full_schema, "new rows"));
+      ARROW_ASSIGN_OR_RAISE(fresh, ConformToSchema(fresh, task.full_schema, "new rows"));
     }
     parts.push_back(fresh);
   }
   std::shared_ptr<arrow::Table> merged;
   if (parts.empty()) {
     // Every record of the group was deleted: Hudi writes an empty base file.
-    ARROW_ASSIGN_OR_RAISE(merged, arrow::Table::MakeEmpty(ctx.full_schema));
+    ARROW_ASSIGN_OR_RAISE(merged, arrow::Table::MakeEmpty(task.full_schema));
   } else {
     ARROW_ASSIGN_OR_RAISE(merged, arrow::ConcatenateTables(parts));
   }
-  ARROW_ASSIGN_OR_RAISE(auto written, WriteBaseFile(storage, plan.new_path, *merged, ctx.parquet));
+  ARROW_ASSIGN_OR_RAISE(auto written, WriteBaseFile(storage, plan.new_path, *merged, task.parquet));
   stat.path = plan.new_path;
   stat.num_records = written.num_records;
   stat.file_size = written.size;
   stat.min_record_key = written.min_record_key;
   stat.max_record_key = written.max_record_key;
   return std::optional<WriteStat>(std::move(stat));
+}
+
+Result<std::string> ExecuteSerializedFileGroupWrite(Storage& storage, const std::shared_ptr<arrow::Buffer>& task) {
+  ARROW_ASSIGN_OR_RAISE(auto parsed, ParseFileGroupTask(task));
+  ARROW_ASSIGN_OR_RAISE(auto stat, ExecuteFileGroupWrite(storage, parsed));
+  return SerializeTaskResult(stat);
 }
 
 }  // namespace lakeshore

@@ -200,13 +200,25 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
   ARROW_ASSIGN_OR_RAISE(auto inflight_bytes, ctx.EncodeInstant(state.instant, InstantState::kInflight, metadata));
   ARROW_RETURN_NOT_OK(state.lifecycle->StartInflight(inflight_bytes));
 
-  FileGroupWriteContext wctx{&ctx.config, ctx.full_schema, &input, state.instant.time, ctx.parquet};
+  // Each file group write is a self-contained task; an engine whose workers do not share this
+  // process's memory gets it as bytes and answers in bytes.
+  const FileGroupTaskSource source{&input, state.instant.time, ctx.config.ordering_field, ctx.full_schema, ctx.parquet};
+  const bool serialize = ctx.engine->SerializesTasks();
   std::atomic<int64_t> done{0};
   int64_t total = static_cast<int64_t>(plan.size());
   progress.Report("writing", 0, total, "files");
   ARROW_ASSIGN_OR_RAISE(
       auto stats, ctx.engine->Map<std::optional<WriteStat>>(total, [&](int64_t i) -> Result<std::optional<WriteStat>> {
-        auto stat = ExecuteFileGroupWrite(*ctx.storage, wctx, plan[static_cast<size_t>(i)]);
+        ARROW_ASSIGN_OR_RAISE(auto task, MakeFileGroupTask(source, plan[static_cast<size_t>(i)]));
+        Result<std::optional<WriteStat>> stat;
+        if (serialize) {
+          ARROW_ASSIGN_OR_RAISE(auto bytes, SerializeFileGroupTask(task));
+          task = FileGroupTask{};  // nothing of the driver's goes along
+          ARROW_ASSIGN_OR_RAISE(auto answer, ExecuteSerializedFileGroupWrite(*ctx.storage, bytes));
+          stat = ParseTaskResult(answer);
+        } else {
+          stat = ExecuteFileGroupWrite(*ctx.storage, task);
+        }
         progress.Report("writing", ++done, total, "files");
         return stat;
       }));

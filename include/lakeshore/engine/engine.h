@@ -27,6 +27,11 @@ class Engine {
   /// Number of tasks that can run at once.
   virtual int parallelism() const = 0;
 
+  /// True when tasks must not rely on the driver's memory (a distributed engine, or a thread
+  /// pool told to behave like one): actions then hand over each task in its serialized form
+  /// (write/file_group_task.h) and read back serialized results.
+  virtual bool SerializesTasks() const { return false; }
+
   /// Runs task(0..n-1) as above.
   virtual Status ParallelFor(int64_t n, const std::function<Status(int64_t)>& task) = 0;
 
@@ -42,8 +47,10 @@ class Engine {
   }
 
   /// A thread-pool engine with `threads` workers (0: the machine's core count, at least 4,
-  /// since most table tasks wait on storage).
-  static Result<std::shared_ptr<Engine>> MakeThreadPool(int threads = 0);
+  /// since most table tasks wait on storage). With `serialize_tasks`, every task an action
+  /// hands it crosses as bytes, as it would to a remote worker: a check that the tasks are
+  /// self-contained (SerializesTasks).
+  static Result<std::shared_ptr<Engine>> MakeThreadPool(int threads = 0, bool serialize_tasks = false);
 
   /// The process-wide default thread-pool engine.
   static std::shared_ptr<Engine> Default();

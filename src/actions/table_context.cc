@@ -21,6 +21,13 @@ Status TableContext::LoadSettings() {
   return Status::OK();
 }
 
+Result<std::vector<CompletedCommit>> TableContext::LoadCommits(const Timeline& timeline) {
+  ARROW_ASSIGN_OR_RAISE(auto active, commits.LoadCompleted(*storage, *engine, timeline));
+  if (archive_folder.empty()) return active;
+  ARROW_ASSIGN_OR_RAISE(auto archived, archived_commits.Load(*storage, archive_folder, *engine, codec()));
+  return WithArchivedCommits(archived, std::move(active));
+}
+
 Status TableContext::CheckWritable(const char* what) const {
   if (!read_only_reason) return Status::OK();
   return UnsupportedFeature(std::string("cannot ") + what + " table " + uri + ": it is " + *read_only_reason +

@@ -7,6 +7,7 @@
 #include <thread>
 #include <string>
 
+#include "io/archived_timeline.h"
 #include "io/base_file.h"
 #include "lakeshore/clock.h"
 #include "lakeshore/engine/engine.h"
@@ -35,9 +36,13 @@ struct TableContext {
   std::string avro_schema;
   /// hoodie.properties, parsed.
   std::optional<HoodieTableConfig> hoodie;
-  /// The timeline has archived instants (layout 1 `archived/`, layout 2 `timeline/history/`):
-  /// their commits are not read, so views come from a listing (read/table_view.h).
-  bool has_archived_instants = false;
+  /// The timeline has archived instants this build does not read (layout 1's `archived/` log
+  /// files): views then come from a listing (read/table_view.h), and time travel stops at the
+  /// active timeline.
+  bool has_unread_archive = false;
+  /// Layout 2's archived timeline (`timeline/history/`, the LSM timeline), read with the active
+  /// one by LoadCommits; "" when the table has none (layout 1).
+  std::string archive_folder;
   /// Why this build does not write the table (unset when it does).
   std::optional<std::string> read_only_reason;
   /// Where the active timeline is and how its instants are encoded.
@@ -50,6 +55,7 @@ struct TableContext {
   std::string index_type;
 
   CommitMetadataCache commits;
+  ArchivedCommits archived_commits;
   std::mutex write_mu;  ///< serializes writes through one Table object
   /// The thread running a write's progress callback right now (default id when none is).
   std::atomic<std::thread::id> progress_caller{};
@@ -71,10 +77,10 @@ struct TableContext {
   }
   /// UnsupportedFeature for a change (`what`) to a table this build only reads, saying why.
   Status CheckWritable(const char* what) const;
-  /// Completed commits of `timeline` with their metadata, in completion order.
-  Result<std::vector<CompletedCommit>> LoadCommits(const Timeline& timeline) {
-    return commits.LoadCompleted(*storage, *engine, timeline);
-  }
+  /// Completed commits of `timeline` with their metadata, in completion order, and before
+  /// them the archived ones (layout 2). List the active timeline first, then call this: an
+  /// instant archived in between is then found in the archive.
+  Result<std::vector<CompletedCommit>> LoadCommits(const Timeline& timeline);
   /// A lock on this table.
   TableLock Lock() { return TableLock(storage, clock, lock); }
 };

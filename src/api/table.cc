@@ -63,7 +63,7 @@ Status CheckEmptyForCreate(Storage& storage, const std::string& uri) {
                          "); a table is created only in an empty or new folder, since vacuuming it "
                          "would delete files it does not track");
 }
-/// True when the table's archived timeline holds anything: the commits there are not read.
+/// True when layout 1's archived timeline holds anything: the commits there are not read.
 Result<bool> HasArchivedInstants(Storage& storage, const HoodieTableConfig& hoodie) {
   ARROW_ASSIGN_OR_RAISE(auto archived, storage.List(hoodie.archive_folder, /*recursive=*/true));
   for (const auto& e : archived) {
@@ -200,7 +200,11 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOpti
   ARROW_ASSIGN_OR_RAISE(auto hoodie, HoodieTableConfig::Load(*storage));
   auto impl = std::make_unique<Impl>();
   TableContext& ctx = impl->ctx;
-  ARROW_ASSIGN_OR_RAISE(ctx.has_archived_instants, HasArchivedInstants(*storage, hoodie));
+  if (hoodie.timeline_layout_version >= 2) {
+    ctx.archive_folder = hoodie.archive_folder;  // read with the active timeline
+  } else {
+    ARROW_ASSIGN_OR_RAISE(ctx.has_unread_archive, HasArchivedInstants(*storage, hoodie));
+  }
   ctx.uri = uri;
   ctx.storage = std::move(storage);
   ctx.clock = options.clock ? options.clock : Clock::System();
@@ -217,7 +221,7 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOpti
   // Lakeshore's typed options live in hoodie.properties beside Hudi's keys.
   ctx.config.properties = hoodie.TableOptions();
   ctx.read_only_reason = WhyNotWritable(hoodie);
-  if (!ctx.read_only_reason && ctx.has_archived_instants) {
+  if (!ctx.read_only_reason && ctx.has_unread_archive) {
     ctx.read_only_reason = "a table with archived instants (" + hoodie.archive_folder +
                            "), whose commits this build does not read yet";
   }

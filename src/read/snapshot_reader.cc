@@ -48,23 +48,33 @@ Result<std::shared_ptr<arrow::Table>> ReadFiles(TableContext& ctx, const std::ve
 }
 
 /// Which instants' log blocks a read as of completion time `bound` ("" = latest) sees: the
-/// completed ones that completed by then, and those older than the active timeline (archived,
-/// so completed).
-std::function<bool(const std::string&)> VisibleInstants(const Timeline& timeline, const std::string& bound) {
+/// completed ones (archived ones included) that completed by then, and those older than every
+/// instant the timelines know (archived and not read, so completed).
+std::function<bool(const std::string&)> VisibleInstants(const Timeline& timeline,
+                                                        const std::vector<CompletedCommit>& commits,
+                                                        const std::string& bound) {
   auto visible = std::make_shared<std::set<std::string>>();
-  std::string first_active;
+  std::string first_known;
+  auto know = [&](const std::string& time) {
+    if (first_known.empty() || time < first_known) first_known = time;
+  };
   for (const auto& i : timeline.instants()) {
-    if (first_active.empty() || i.time < first_active) first_active = i.time;
+    know(i.time);
     if (i.is_completed() && (bound.empty() || i.completion_time <= bound)) visible->insert(i.time);
   }
-  return [visible, first_active](const std::string& t) {
-    return visible->count(t) > 0 || (!first_active.empty() && t < first_active);
+  for (const auto& c : commits) {
+    know(c.instant.time);
+    if (bound.empty() || c.instant.completion_time <= bound) visible->insert(c.instant.time);
+  }
+  return [visible, first_known](const std::string& t) {
+    return visible->count(t) > 0 || (!first_known.empty() && t < first_known);
   };
 }
 
 /// Reads the latest slices of `groups`: base files alone through ReadFiles when no slice has
 /// log files (or the read is read-optimized), else each slice merged with its logs.
 Result<std::shared_ptr<arrow::Table>> ReadSlices(TableContext& ctx, const Timeline& timeline,
+                                                 const std::vector<CompletedCommit>& commits,
                                                  const std::vector<const FileGroup*>& groups,
                                                  const std::vector<std::string>& columns, const std::string& bound,
                                                  bool read_optimized) {
@@ -83,7 +93,7 @@ Result<std::shared_ptr<arrow::Table>> ReadSlices(TableContext& ctx, const Timeli
                                : (ctx.config.ordering_field.empty() ? RecordMergeMode::kCommitTimeOrdering
                                                                     : RecordMergeMode::kEventTimeOrdering);
   spec.ordering_field = ctx.config.ordering_field;
-  spec.instant_is_visible = VisibleInstants(timeline, bound);
+  spec.instant_is_visible = VisibleInstants(timeline, commits, bound);
   ARROW_ASSIGN_OR_RAISE(auto tables, ctx.engine->Map<std::shared_ptr<arrow::Table>>(
                                          static_cast<int64_t>(groups.size()),
                                          [&](int64_t i) -> Result<std::shared_ptr<arrow::Table>> {
@@ -116,13 +126,17 @@ Status CheckColumns(TableContext& ctx, const std::vector<std::string>& columns) 
 }
 }  // namespace
 
-Result<std::string> ResolveAsOf(const Timeline& timeline, const std::string& as_of) {
+Result<std::string> ResolveAsOf(const Timeline& timeline, const std::vector<CompletedCommit>& commits,
+                                const std::string& as_of) {
   if (!LooksLikeInstantTime(as_of) || !ParseInstantTime(as_of).ok()) {
     return Status::Invalid("as_of '", as_of, "' is not an instant time (yyyyMMddHHmmssSSS)");
   }
   auto instant = timeline.Find(as_of);
   if (instant && instant->is_completed()) return instant->completion_time;
   if (instant) return Status::Invalid("instant ", as_of, " is not completed; readers see completed instants only");
+  for (const auto& c : commits) {
+    if (c.instant.time == as_of) return c.instant.completion_time;  // archived
+  }
   return as_of;
 }
 
@@ -131,7 +145,7 @@ namespace {
 /// error rather than a silently different answer.
 Status CheckWithinActiveTimeline(const TableContext& ctx, const Timeline& timeline, const std::string& time,
                                  const char* what) {
-  if (!ctx.has_archived_instants || time.empty() || timeline.instants().empty()) return Status::OK();
+  if (!ctx.has_unread_archive || time.empty() || timeline.instants().empty()) return Status::OK();
   const std::string& first = timeline.instants().front().time;
   if (time >= first) return Status::OK();
   return UnsupportedFeature(std::string(what) + " " + time + " is before the active timeline of " + ctx.uri +
@@ -140,6 +154,7 @@ Status CheckWithinActiveTimeline(const TableContext& ctx, const Timeline& timeli
 
 struct ViewAndBound {
   Timeline timeline;
+  std::vector<CompletedCommit> commits;  ///< archived ones included
   std::string bound;
   FileSystemView view;
 };
@@ -147,12 +162,12 @@ struct ViewAndBound {
 Result<ViewAndBound> LoadViewAsOf(TableContext& ctx, const std::optional<std::string>& as_of) {
   ViewAndBound out;
   ARROW_ASSIGN_OR_RAISE(out.timeline, ctx.LoadTimeline());
+  ARROW_ASSIGN_OR_RAISE(out.commits, ctx.LoadCommits(out.timeline));
   if (as_of && !as_of->empty()) {
-    ARROW_ASSIGN_OR_RAISE(out.bound, ResolveAsOf(out.timeline, *as_of));
+    ARROW_ASSIGN_OR_RAISE(out.bound, ResolveAsOf(out.timeline, out.commits, *as_of));
     ARROW_RETURN_NOT_OK(CheckWithinActiveTimeline(ctx, out.timeline, out.bound, "as_of"));
   }
-  ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(out.timeline));
-  ARROW_ASSIGN_OR_RAISE(out.view, TableView(ctx, out.timeline, commits, out.bound));
+  ARROW_ASSIGN_OR_RAISE(out.view, TableView(ctx, out.timeline, out.commits, out.bound));
   return out;
 }
 }  // namespace
@@ -166,7 +181,7 @@ Result<std::shared_ptr<arrow::Table>> ReadSnapshot(TableContext& ctx, const Read
   ARROW_RETURN_NOT_OK(CheckColumns(ctx, options.columns));
   ARROW_ASSIGN_OR_RAISE(auto keep, MakePartitionFilter(ctx.config, options.partition_filter));
   ARROW_ASSIGN_OR_RAISE(auto loaded, LoadViewAsOf(ctx, options.as_of));
-  return ReadSlices(ctx, loaded.timeline, loaded.view.LiveFileGroups(keep), options.columns, loaded.bound,
+  return ReadSlices(ctx, loaded.timeline, loaded.commits, loaded.view.LiveFileGroups(keep), options.columns, loaded.bound,
                     options.read_optimized);
 }
 
@@ -176,15 +191,15 @@ Result<std::shared_ptr<arrow::Table>> ReadIncremental(TableContext& ctx, const s
   ARROW_RETURN_NOT_OK(CheckColumns(ctx, options.columns));
   ARROW_ASSIGN_OR_RAISE(auto keep, MakePartitionFilter(ctx.config, options.partition_filter));
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
+  ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
   std::string start, end;
   if (!start_exclusive.empty()) {
-    ARROW_ASSIGN_OR_RAISE(start, ResolveAsOf(timeline, start_exclusive));
+    ARROW_ASSIGN_OR_RAISE(start, ResolveAsOf(timeline, commits, start_exclusive));
     ARROW_RETURN_NOT_OK(CheckWithinActiveTimeline(ctx, timeline, start, "the incremental start"));
   }
   if (!end_inclusive.empty()) {
-    ARROW_ASSIGN_OR_RAISE(end, ResolveAsOf(timeline, end_inclusive));
+    ARROW_ASSIGN_OR_RAISE(end, ResolveAsOf(timeline, commits, end_inclusive));
   }
-  ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
   ARROW_ASSIGN_OR_RAISE(FileSystemView view, TableView(ctx, timeline, commits, end));
   // The instants in range and the file groups they wrote.
   std::set<std::string> times;
@@ -198,7 +213,7 @@ Result<std::shared_ptr<arrow::Table>> ReadIncremental(TableContext& ctx, const s
   std::vector<const FileGroup*> touched;
   for (const FileGroup* g : view.LiveFileGroups(keep))
     if (groups.count({g->partition, g->file_id})) touched.push_back(g);
-  ARROW_ASSIGN_OR_RAISE(auto all, ReadSlices(ctx, timeline, touched, {}, end, options.read_optimized));
+  ARROW_ASSIGN_OR_RAISE(auto all, ReadSlices(ctx, timeline, commits, touched, {}, end, options.read_optimized));
   // Keep the rows whose commit time is one of the instants in range.
   arrow::StringBuilder builder;
   for (const auto& t : times) ARROW_RETURN_NOT_OK(builder.Append(t));

@@ -14,9 +14,10 @@
 namespace lakeshore {
 
 /// The completion-time bound of `as_of`: the completion time of the completed instant with
-/// that time, or `as_of` itself read as a wall-clock time. Invalid for a malformed time or
-/// a pending instant.
-Result<std::string> ResolveAsOf(const Timeline& timeline, const std::string& as_of);
+/// that time (on the active timeline, else among `commits`, which hold the archived ones), or
+/// `as_of` itself read as a wall-clock time. Invalid for a malformed time or a pending instant.
+Result<std::string> ResolveAsOf(const Timeline& timeline, const std::vector<CompletedCommit>& commits,
+                                const std::string& as_of);
 
 /// The view of the table as of `options.as_of` (or the latest).
 Result<FileSystemView> ViewAsOf(TableContext& ctx, const std::optional<std::string>& as_of);

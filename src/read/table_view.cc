@@ -62,7 +62,7 @@ Result<std::vector<CompletedCommit>> CommitsFromListing(TableContext& ctx, const
 
 Result<FileSystemView> TableView(TableContext& ctx, const Timeline& timeline,
                                  const std::vector<CompletedCommit>& commits, const std::string& bound) {
-  if (!ctx.has_archived_instants) return FileSystemView::Build(commits, bound, ctx.timeline_location.layout);
+  if (!ctx.has_unread_archive) return FileSystemView::Build(commits, bound, ctx.timeline_location.layout);
   ARROW_ASSIGN_OR_RAISE(auto listed, CommitsFromListing(ctx, timeline, commits, bound));
   return FileSystemView::Build(listed, bound, ctx.timeline_location.layout);
 }

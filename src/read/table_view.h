@@ -12,7 +12,7 @@ namespace lakeshore {
 
 /// The view of the table as of completion time `bound` ("" = latest). Normally built from the
 /// completed commits' write stats (`commits`). A table whose timeline has archived instants
-/// (TableContext::has_archived_instants) has commits this build cannot read, so its view is
+/// (TableContext::has_unread_archive: layout 1's) has commits this build cannot read, so its view is
 /// built as Hudi's readers build it: from a listing of the data files, each kept when the instant
 /// in its name completed by `bound` or is older than the active timeline (archived, so
 /// completed), with the active replacecommits applied. Cost: one recursive listing then.

@@ -11,6 +11,7 @@
 #include "common/parse_number.h"
 #include "lakeshore/table/table_config.h"
 #include "lakeshore/table/table_options.h"
+#include "io/archived_timeline.h"
 #include "services/vacuum/file_deleter.h"
 #include "services/vacuum/hudi_vacuum_record.h"
 #include "services/vacuum/retention.h"
@@ -43,13 +44,17 @@ struct TimelineState {
 /// timeline has no vacuum action).
 const TimelineLocation kVacuumTimeline{layout::kVacuumTimelineDir, TimelineLayout::kV2};
 
-/// The table's data timeline; refuses a table with an archived timeline.
+/// The table's data timeline; refuses a table whose archived timeline this build does not read
+/// (layout 1's `archived/` log files): files only archived commits name would look untracked.
+/// Layout 2's archived timeline is read with the commits (LoadTimelineState).
 Result<Timeline> LoadActiveTimeline(Storage& table, const HoodieTableConfig& config) {
-  ARROW_ASSIGN_OR_RAISE(auto archived, table.List(config.archive_folder, /*recursive=*/true));
-  for (const auto& e : archived) {
-    if (e.is_dir) continue;
-    return UnsupportedFeature("the table has an archived timeline ('" + e.path +
-                              "'), which this vacuum does not read yet; refusing to vacuum");
+  if (config.timeline_layout_version < 2) {
+    ARROW_ASSIGN_OR_RAISE(auto archived, table.List(config.archive_folder, /*recursive=*/true));
+    for (const auto& e : archived) {
+      if (e.is_dir) continue;
+      return UnsupportedFeature("the table has an archived timeline ('" + e.path +
+                                "'), which this vacuum does not read yet; refusing to vacuum");
+    }
   }
   return Timeline::Load(table, TimelineLocation{config.timeline_folder,
                                                 static_cast<TimelineLayout>(config.timeline_layout_version)});
@@ -76,12 +81,21 @@ std::vector<CompletedCommit> InCompletionOrder(std::vector<CompletedCommit> comm
   return commits;
 }
 
-/// Everything the timeline says the table needs (reads every completed instant's metadata).
-Result<TimelineState> LoadTimelineState(Storage& table, Engine& engine, Timeline timeline) {
+/// Everything the timelines say the table needs (reads every completed instant's metadata, the
+/// archived ones of layout 2 included: a file only an archived commit names is in use too).
+Result<TimelineState> LoadTimelineState(Storage& table, Engine& engine, Timeline timeline,
+                                        const HoodieTableConfig& config) {
   TimelineState s;
   s.timeline = std::move(timeline);
   CommitMetadataCache cache;
-  ARROW_ASSIGN_OR_RAISE(s.commits, cache.LoadCompleted(table, engine, s.timeline));
+  ARROW_ASSIGN_OR_RAISE(auto active, cache.LoadCompleted(table, engine, s.timeline));
+  s.commits = std::move(active);
+  if (config.timeline_layout_version >= 2) {
+    ArchivedCommits archive;
+    const InstantCodec codec{s.timeline.location().layout, table.ExternalPath("")};
+    ARROW_ASSIGN_OR_RAISE(auto archived, archive.Load(table, config.archive_folder, engine, codec));
+    s.commits = WithArchivedCommits(archived, std::move(s.commits));
+  }
   ARROW_RETURN_NOT_OK(LoadLastVacuum(table, &s));
   FileSystemView view = FileSystemView::Build(s.commits, "", s.timeline.location().layout);
   for (const FileGroup* group : view.AllFileGroups()) {
@@ -242,7 +256,7 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
     report.skip_reason = why;
   }
   const TimelineLocation data_timeline = timeline.location();
-  ARROW_ASSIGN_OR_RAISE(auto state, LoadTimelineState(*table, *options.engine, std::move(timeline)));
+  ARROW_ASSIGN_OR_RAISE(auto state, LoadTimelineState(*table, *options.engine, std::move(timeline), hoodie));
 
   VisibilityRule rule{hoodie.partition_fields, false};
   std::vector<VacuumCandidate> candidates;

@@ -201,10 +201,20 @@ TEST(HudiVacuum, CorruptTimelineDeletesNothing) {
   EXPECT_TRUE(s.Exists("part=x/orphan.parquet"));
   WriteCompleted(*s.storage, Instant{"20000101000000000", actions::kCommit, InstantState::kCompleted, "20000101000000001"},
                  CommitMetadata{});
-  ASSERT_TRUE(s.storage->WriteString(".hoodie/timeline/history/x.parquet", "{}").ok());
-  EXPECT_TRUE(IsError(s.Vacuum().status(), ErrorKind::kUnsupportedFeature));
+  // A damaged archived timeline: its manifest is named, and nothing is deleted (files only an
+  // archived commit names would look untracked without it).
+  ASSERT_TRUE(s.storage->WriteString(".hoodie/timeline/history/_version_", "1").ok());
+  ASSERT_TRUE(s.storage->WriteString(".hoodie/timeline/history/manifest_1", "{\"files\":[{\"fileName\":").ok());
+  auto archive = s.Vacuum();
+  EXPECT_TRUE(IsError(archive.status(), ErrorKind::kCorruptMetadata)) << archive.status();
+  EXPECT_NE(archive.status().message().find("manifest_1"), std::string::npos) << archive.status();
   EXPECT_TRUE(s.Exists("part=x/orphan.parquet"));
-  ASSERT_TRUE(s.storage->DeleteFiles({".hoodie/timeline/history/x.parquet"}).ok());
+  // A manifest naming a data file that is not there: the same.
+  ASSERT_TRUE(s.storage->WriteString(".hoodie/timeline/history/manifest_1",
+                                     "{\"files\":[{\"fileName\":\"20000101000000000_20000101000000000_0.parquet\",\"fileLen\":1}]}").ok());
+  EXPECT_TRUE(IsError(s.Vacuum().status(), ErrorKind::kCorruptMetadata));
+  EXPECT_TRUE(s.Exists("part=x/orphan.parquet"));
+  ASSERT_TRUE(s.storage->DeleteFiles({".hoodie/timeline/history/_version_", ".hoodie/timeline/history/manifest_1"}).ok());
   // A damaged vacuum record (vacuum's own timeline): named, and nothing deleted.
   ASSERT_TRUE(s.storage->WriteString(std::string(layout::kVacuumTimelineDir) + "/20000101000000002_20000101000000003.vacuum",
                                      "{\"mode\":\"full\",\"cutoff_ms\":\"soon\"}").ok());

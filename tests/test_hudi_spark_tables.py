@@ -364,3 +364,27 @@ def test_archived_instants_are_read_from_hudis_lsm_timeline(
     assert _rows(t.to_arrow()) == _rows(_hudi_read(root))
     for when in times:
         assert _rows(t.to_arrow(as_of=when)) == _rows(_hudi_read(original, as_of=when)), f"as_of {when} after vacuum"
+
+
+@pytest.mark.parametrize(
+    "label", ["sample_table/mor/avro/v9_txns_simple_meta", "sample_table/cow/v9_txns_nonpart_nometa"]
+)
+def test_pending_table_services_do_not_change_what_is_read(
+    unzipped: dict[str, Path], tmp_path: Path, label: str
+) -> None:
+    # A compaction and a clustering scheduled by Spark but not run yet (requested only): no
+    # reader sees anything of them, and no Lakeshore writer rolls them back.
+    root = _copy(unzipped[label], tmp_path)
+    timeline = root / ".hoodie" / "timeline"
+    last = max(f.name[:17] for f in timeline.iterdir() if f.is_file() and f.name[:17].isdigit())
+    compaction = timeline / f"{int(last) + 1}.compaction.requested"
+    clustering = timeline / f"{int(last) + 2}.clustering.requested"
+    compaction.write_bytes(b"")
+    clustering.write_bytes(b"")
+    t = lakeshore.Table.open(str(root))
+    assert _rows(t.to_arrow()) == _rows(_hudi_read(root))
+    assert _rows(t.to_arrow()) == _rows(_hudi_read(unzipped[label]))
+    if "cow" in label:
+        t.upsert(t.to_arrow().select(t.schema.names).slice(0, 1))
+        assert compaction.exists() and clustering.exists()
+        assert _rows(t.to_arrow()) == _rows(_hudi_read(root))

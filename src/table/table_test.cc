@@ -5,8 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include "format/avro_container.h"
+#include "format/hoodie_avro_schemas.h"
 #include "table/layout.h"
 #include "testing/table_test_util.h"
+#include "timeline/instant_time.h"
 
 namespace lakeshore {
 namespace {
@@ -195,6 +200,71 @@ TEST(Table, ConcurrentWritersConflictOnSameFileGroup) {
   EXPECT_EQ(rows.at({"", 1}).name, "from b");
   // The loser left nothing behind: only completed instants remain.
   for (const auto& i : *a->Timeline()) EXPECT_EQ(i.state, "completed");
+}
+
+/// Schedules a clustering of `groups` (partition, file id) as Hudi 1.x does: a requested
+/// `clustering` instant holding HoodieRequestedReplaceMetadata with a clustering plan.
+void ScheduleClustering(Storage& storage, const std::string& time,
+                        const std::vector<std::pair<std::string, std::string>>& groups) {
+  nlohmann::json slices = nlohmann::json::array();
+  for (const auto& [partition, file_id] : groups) {
+    slices.push_back({{"dataFilePath", nullptr}, {"deltaFilePaths", nullptr}, {"fileId", file_id},
+                      {"partitionPath", partition}, {"bootstrapFilePath", nullptr}, {"version", 1}});
+  }
+  nlohmann::json plan = {{"inputGroups", {{{"slices", slices}, {"metrics", nullptr}, {"numOutputFileGroups", 1},
+                                           {"extraMetadata", nullptr}, {"version", 1}}}},
+                         {"strategy", nullptr}, {"extraMetadata", nullptr}, {"version", 1},
+                         {"preserveHoodieMetadata", true}, {"missingSchedulePartitions", nullptr}};
+  nlohmann::json request = {{"operationType", "CLUSTER"}, {"clusteringPlan", plan}, {"extraMetadata", nullptr}, {"version", 1}};
+  auto schema = format::HoodieAvroSchema("HoodieRequestedReplaceMetadata");
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  auto bytes = format::WriteAvroContainer(*schema, {request});
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  ASSERT_TRUE(storage.WriteString(std::string(layout::kTimelineDir) + "/" + time + ".clustering.requested", *bytes).ok());
+}
+
+TEST(Table, FileGroupsUnderPendingClusteringAreLeftAlone) {
+  testing::TempDir dir("table_clustering");
+  auto table = *Table::Create(dir.path(), testing::PeopleConfig(false));
+  ASSERT_TRUE(table->Write(WriteOperation::kUpsert, PeopleReader({{1, "x", 1, ""}, {2, "y", 1, ""}})).ok());
+  auto files = *table->Files();
+  ASSERT_EQ(files.size(), 1u);
+  auto storage = *Storage::Open(dir.path());
+  const std::string group = std::string(BaseName(files[0])).substr(0, std::string(BaseName(files[0])).find('_'));
+  const int64_t now_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  ScheduleClustering(*storage, FormatInstantTime(now_ms), {{"", group}});
+  // Reads are unchanged by a clustering that has not completed.
+  EXPECT_EQ(ReadPeople(*table).size(), 2u);
+  // An update of a record in the group is refused, retryably, and nothing of it stays.
+  auto update = table->Write(WriteOperation::kUpsert, PeopleReader({{1, "changed", 2, ""}}));
+  EXPECT_TRUE(IsError(update.status(), ErrorKind::kCommitConflict)) << update.status();
+  EXPECT_NE(update.status().message().find("clustering"), std::string::npos) << update.status();
+  EXPECT_EQ(ReadPeople(*table).at({"", 1}).name, "x");
+  // So is a delete; an insert goes to a new file group instead of the small one.
+  arrow::Int64Builder ids;
+  ASSERT_TRUE(ids.Append(2).ok());
+  auto id_schema = arrow::schema({arrow::field("id", arrow::int64(), false)});
+  auto keys = arrow::RecordBatch::Make(id_schema, 1, {*ids.Finish()});
+  auto del = table->Write(WriteOperation::kDelete, *arrow::RecordBatchReader::Make({keys}, id_schema));
+  EXPECT_TRUE(IsError(del.status(), ErrorKind::kCommitConflict)) << (del.ok() ? std::to_string(del->records_deleted) : del.status().ToString());
+  auto insert = table->Write(WriteOperation::kUpsert, PeopleReader({{3, "z", 1, ""}}));
+  ASSERT_TRUE(insert.ok()) << insert.status();
+  EXPECT_EQ(insert->file_groups_touched, 1);
+  EXPECT_EQ(table->Files()->size(), 2u);
+  EXPECT_EQ(ReadPeople(*table).size(), 3u);
+  // The writes rolled back no part of the clustering: a table service's plan is not a failed
+  // write, whatever its heartbeat says.
+  int pending_clusterings = 0;
+  for (const auto& i : *table->Timeline()) pending_clusterings += i.action == "clustering" && i.state == "requested";
+  EXPECT_EQ(pending_clusterings, 1);
+  // A damaged plan is named, and nothing is written.
+  ASSERT_TRUE(storage->WriteString(std::string(layout::kTimelineDir) + "/" + FormatInstantTime(now_ms + 1) +
+                                       ".clustering.requested",
+                                   "Obj\x01junk").ok());
+  auto damaged = table->Write(WriteOperation::kUpsert, PeopleReader({{4, "w", 1, ""}}));
+  EXPECT_TRUE(IsError(damaged.status(), ErrorKind::kCorruptMetadata)) << damaged.status();
+  EXPECT_EQ(ReadPeople(*table).size(), 3u);
 }
 
 }  // namespace

@@ -48,6 +48,9 @@ struct CommitMetadata {
   std::map<std::string, std::vector<std::string>> replaced_file_ids;
   /// Set for rollback instants (plans and metadata).
   std::optional<RollbackRecord> rollback;
+  /// A pending clustering's input file groups (its requested HoodieRequestedReplaceMetadata's
+  /// clustering plan): partition → file ids. Writers leave them alone until it completes.
+  std::map<std::string, std::vector<std::string>> clustering_file_ids;
 
   /// Parses Hudi's HoodieCommitMetadata or HoodieReplaceCommitMetadata: Jackson JSON in
   /// timeline layout 1, an Avro container file in layout 2. Empty content is empty metadata

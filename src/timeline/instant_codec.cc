@@ -206,6 +206,30 @@ Result<CommitMetadata> DecodeRollback(const Instant& instant, std::string_view c
   return m;
 }
 
+/// A requested replacecommit or clustering (HoodieRequestedReplaceMetadata, an Avro container
+/// file in both layouts): the input file groups of its clustering plan. An insert_overwrite's
+/// request has no plan; an empty file is an empty request.
+Result<CommitMetadata> DecodeRequestedReplace(std::string_view content, const std::string& source) {
+  CommitMetadata m;
+  if (content.empty()) return m;
+  ARROW_ASSIGN_OR_RAISE(json record, OneRecord(content, source));
+  m.operation = StringAt(record, "operationType");
+  auto plan = record.find("clusteringPlan");
+  if (plan == record.end() || !plan->is_object()) return m;
+  auto groups = plan->find("inputGroups");
+  if (groups == plan->end() || !groups->is_array()) return m;
+  for (const auto& group : *groups) {
+    auto slices = group.is_object() ? group.find("slices") : group.end();
+    if (slices == group.end() || !slices->is_array()) continue;
+    for (const auto& slice : *slices) {
+      const std::string file_id = StringAt(slice, "fileId");
+      if (file_id.empty()) return CorruptMetadata("clustering plan '" + source + "' names a slice without a fileId");
+      m.clustering_file_ids[StringAt(slice, "partitionPath")].push_back(file_id);
+    }
+  }
+  return m;
+}
+
 }  // namespace
 
 Result<std::string> InstantCodec::Encode(const Instant& instant, const CommitMetadata& metadata) const {
@@ -227,8 +251,12 @@ Result<CommitMetadata> InstantCodec::Decode(const Instant& instant, std::string_
     return DecodeRollback(instant, content, table_root, source);
   }
   if (!actions::WritesData(instant.action)) return CommitMetadata{};
-  // Requested files hold plans (compaction, clustering, replace) or nothing; a pending
-  // compaction or clustering's inflight file is empty or its plan too.
+  if (instant.state == InstantState::kRequested &&
+      (instant.action == actions::kReplaceCommit || instant.action == actions::kClustering)) {
+    return DecodeRequestedReplace(content, source);
+  }
+  // Other requested files hold plans (compaction) or nothing; a pending compaction or
+  // clustering's inflight file is empty or its plan too.
   if (instant.state == InstantState::kRequested) return CommitMetadata{};
   if (!instant.is_completed() && actions::CompletedAction(instant.action) != instant.action) return CommitMetadata{};
   ARROW_ASSIGN_OR_RAISE(CommitMetadata m, CommitMetadata::FromHoodie(content, layout, source));

@@ -50,6 +50,28 @@ Status RemoveLeftovers(TableContext& ctx, const Instant& failed) {
   return ctx.storage->DeleteFiles({HeartbeatPath(failed.time)}).status();
 }
 
+/// True for a pending instant of a writer (commit, deltacommit, or a replacecommit that is not
+/// a clustering), the instants RollbackFailedWrites may roll back. A pending compaction or
+/// clustering is a table service's plan, executed (or rolled back) by that service: Hudi's
+/// writers leave them alone too, and rolling one back under a running Spark job would delete
+/// the files it is writing. A replacecommit is a clustering when its requested file holds a
+/// clustering plan (older Hudi clusterings use replacecommit for every state).
+Result<bool> IsWriterInstant(TableContext& ctx, const Instant& pending) {
+  const std::string& a = pending.action;
+  if (a == actions::kCommit || a == actions::kDeltaCommit) return true;
+  if (a != actions::kReplaceCommit) return false;
+  Instant requested = pending;
+  requested.state = InstantState::kRequested;
+  auto text = timeline_ops::ReadContent(*ctx.storage, ctx.timeline_location, requested);
+  if (!text.ok()) {
+    ARROW_ASSIGN_OR_RAISE(bool exists, ctx.storage->Exists(ctx.timeline_location.PathOf(requested)));
+    if (!exists) return true;  // an inflight replacecommit without its request: a writer's leftover
+    return text.status();
+  }
+  ARROW_ASSIGN_OR_RAISE(auto plan, ctx.codec().Decode(requested, *text, ctx.timeline_location.PathOf(requested)));
+  return plan.clustering_file_ids.empty();
+}
+
 // The instant a rollback plan names (none: an empty time).
 Instant RollbackTarget(const CommitMetadata& plan) {
   if (!plan.rollback) return Instant{"", actions::kCommit, InstantState::kCompleted, ""};
@@ -175,7 +197,8 @@ Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const T
   }
   for (const Instant& pending : timeline.Pending()) {
     if (pending.action == actions::kRollback) continue;  // finished above
-    if (!actions::WritesData(pending.action)) continue;  // other services recover themselves
+    ARROW_ASSIGN_OR_RAISE(bool writer, IsWriterInstant(ctx, pending));
+    if (!writer) continue;  // table services (compaction, clustering, clean) recover themselves
     if (already_rolled_back.count(pending.time)) {
       ARROW_RETURN_NOT_OK(RemoveLeftovers(ctx, pending));
       continue;

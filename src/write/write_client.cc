@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <set>
 
 #include <arrow/array/concatenate.h>
@@ -49,6 +50,7 @@ struct WriteState {
   Instant instant;
   std::unique_ptr<Heartbeat> heartbeat;
   std::string base_completion;  // the newest completion this write's view includes
+  Timeline timeline;            // the timeline this write's view was built from
   std::vector<CompletedCommit> commits;
   std::vector<std::string> rolled_back;
   std::vector<std::string> planned_files;
@@ -77,6 +79,44 @@ Status Begin(TableContext& ctx, WriteOperation op, WriteState& state) {
   ARROW_RETURN_NOT_OK(guard->Release());
   state.base_completion = timeline.LastCompletionTime();
   ARROW_ASSIGN_OR_RAISE(state.commits, ctx.LoadCommits(timeline));
+  state.timeline = std::move(timeline);
+  return Status::OK();
+}
+
+/// The file groups pending clusterings on `timeline` will replace, each with the clustering's
+/// instant time. A plan that vanished since the listing (the clustering completed) is skipped:
+/// its replacecommit then ends the groups, and the conflict check sees it.
+Result<std::map<FileGroupKey, std::string>> FileGroupsUnderClustering(TableContext& ctx, const Timeline& timeline) {
+  std::map<FileGroupKey, std::string> out;
+  for (const Instant& pending : timeline.Pending()) {
+    if (pending.action != actions::kReplaceCommit && pending.action != actions::kClustering) continue;
+    Instant requested = pending;
+    requested.state = InstantState::kRequested;
+    auto text = timeline_ops::ReadContent(*ctx.storage, ctx.timeline_location, requested);
+    if (!text.ok()) {
+      ARROW_ASSIGN_OR_RAISE(bool exists, ctx.storage->Exists(ctx.timeline_location.PathOf(requested)));
+      if (!exists) continue;
+      return text.status();
+    }
+    ARROW_ASSIGN_OR_RAISE(auto plan, ctx.codec().Decode(requested, *text, ctx.timeline_location.PathOf(requested)));
+    for (const auto& [partition, ids] : plan.clustering_file_ids) {
+      for (const auto& id : ids) out.emplace(FileGroupKey{partition, id}, pending.time);
+    }
+  }
+  return out;
+}
+
+/// kCommitConflict when the write changes a file group a pending clustering will replace: the
+/// clustering would drop the change (Hudi's default update strategy refuses these writes too).
+Status CheckNotUnderClustering(const std::map<FileGroupKey, std::string>& clustering, const std::string& instant,
+                               const std::set<FileGroupKey>& touched) {
+  for (const auto& key : touched) {
+    auto it = clustering.find(key);
+    if (it == clustering.end()) continue;
+    return CommitConflict("write " + instant + " would change file group " + key.second + " in partition '" +
+                          key.first + "', which pending clustering " + it->second +
+                          " will replace; retry once the clustering has completed");
+  }
   return Status::OK();
 }
 
@@ -110,6 +150,9 @@ Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metada
                           " is being rolled back by another writer (its heartbeat had expired)");
   }
   ARROW_RETURN_NOT_OK(CheckConflicts(commits, state, touched));
+  // A clustering scheduled while this write ran.
+  ARROW_ASSIGN_OR_RAISE(auto clustering, FileGroupsUnderClustering(ctx, timeline));
+  ARROW_RETURN_NOT_OK(CheckNotUnderClustering(clustering, state.instant.time, touched));
   ARROW_RETURN_NOT_OK(guard->CheckHeld());
   ARROW_ASSIGN_OR_RAISE(std::string completion, NextInstantTime(ctx.clock->NowMs(), LatestTime({&timeline})));
   ARROW_ASSIGN_OR_RAISE(auto bytes, ctx.EncodeInstant(state.instant, InstantState::kCompleted, metadata));
@@ -179,7 +222,17 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
     ARROW_ASSIGN_OR_RAISE(tags, index->TagLocations(keys, view, *ctx.storage, *ctx.engine));
     progress.Report("tagging", 1, 1, "batches");
   }
-  std::vector<FileGroupWrite> plan = PlanFileGroupWrites(op, input, tags, view, ctx.plan, state.instant.time);
+  // File groups a pending clustering will replace take no inserts, and no updates or deletes.
+  ARROW_ASSIGN_OR_RAISE(auto clustering, FileGroupsUnderClustering(ctx, state.timeline));
+  std::set<FileGroupKey> frozen;
+  for (const auto& [key, time] : clustering) frozen.insert(key);
+  std::vector<FileGroupWrite> plan =
+      PlanFileGroupWrites(op, input, tags, view, ctx.plan, state.instant.time, frozen);
+  std::set<FileGroupKey> changed;
+  for (const auto& w : plan) {
+    if (w.old_base) changed.insert({w.partition, w.file_id});
+  }
+  ARROW_RETURN_NOT_OK(CheckNotUnderClustering(clustering, state.instant.time, changed));
   for (size_t i = 0; i < plan.size(); ++i) plan[i].task = static_cast<int64_t>(i);
 
   CommitMetadata metadata;

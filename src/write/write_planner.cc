@@ -37,7 +37,8 @@ int64_t AverageRecordSize(const FileSystemView& view, int64_t fallback) {
 std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteInput& input,
                                                 const std::vector<std::optional<std::string>>& tags,
                                                 const FileSystemView& view, const WritePlanSettings& settings,
-                                                const std::string& instant_time) {
+                                                const std::string& instant_time,
+                                                const std::set<std::pair<std::string, std::string>>& frozen) {
   // Existing groups touched by updates or deletes, by (partition, file id).
   std::map<std::pair<std::string, std::string>, FileGroupWrite> existing;
   // Inserts by partition id (a vector per distinct partition: no per-row lookups).
@@ -77,7 +78,7 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
       for (const FileGroup* group : view.LiveFileGroupsIn(partition)) {
         if (next >= rows.size()) break;
         int64_t size = group->latest().base_file->size;
-        if (size >= settings.small_file_limit_bytes) continue;
+        if (size >= settings.small_file_limit_bytes || frozen.count({partition, group->file_id})) continue;
         int64_t room = (settings.max_file_size_bytes - size) / record_size;
         if (room <= 0) continue;
         auto key = std::make_pair(partition, group->file_id);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,10 +29,13 @@ struct WritePlanSettings {
 /// while they have room by the average record size, then to new file groups of about
 /// max_file_size_bytes; bulk inserts skip small-file packing and keep their input order. Deletes of
 /// untagged keys are dropped (nothing to delete). New base file paths carry `instant_time`.
+/// Inserts never go to the `frozen` file groups (partition, file id): those a pending
+/// clustering will replace.
 std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteInput& input,
                                                 const std::vector<std::optional<std::string>>& tags,
                                                 const FileSystemView& view, const WritePlanSettings& settings,
-                                                const std::string& instant_time);
+                                                const std::string& instant_time,
+                                                const std::set<std::pair<std::string, std::string>>& frozen = {});
 
 /// Average bytes per record over the live base files of `view`, or `fallback` when empty.
 int64_t AverageRecordSize(const FileSystemView& view, int64_t fallback);

@@ -169,3 +169,41 @@ def test_hudi_rs_reads_what_lakeshore_wrote_after_every_step(history: list[tuple
             _check(t, root, oracle)
         # A reopened table and hudi-rs agree too.
         _same(lakeshore.Table.open(str(root)).to_arrow(), _hudi(root), "reopened")
+
+
+def test_after_archival_hudi_rs_and_every_instant_read_as_before(tmp_path: Path) -> None:
+    # Archival moves old instants into Hudi 1.x's LSM history: hudi-rs still reads the table, and
+    # Lakeshore reads every instant (archived ones included) as it did before.
+    root = tmp_path / "t"
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    t = lakeshore.Table.create(str(root), schema, record_key="id")
+    before: dict[str, list[dict[str, Any]]] = {}
+    for i in range(12):
+        t.upsert(pa.table({"id": [i % 4, 100 + i], "v": [f"u{i}", "n"]}, schema=schema))
+        before[t.timeline()[-1]["time"]] = _sorted(t.to_arrow())
+    result = t.archive(keep_min_commits=4, keep_max_commits=6)
+    assert len(result["archived_instants"]) == 8 and result["manifest_version"] == 1
+    assert (root / ".hoodie" / "timeline" / "history" / "_version_").read_text() == "1"
+    assert len([i for i in t.timeline() if i["state"] == "completed"]) == 4
+    for instant, rows in before.items():
+        assert _sorted(t.to_arrow(as_of=instant)) == rows, instant
+    _same(t.to_arrow(), _hudi(root), "hudi-rs after archival")
+    # The CLI says the same, and a second archival has nothing to move.
+    out = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "lakeshore"),
+            "archive",
+            str(root),
+            "--keep-min",
+            "4",
+            "--keep-max",
+            "6",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert '"archived_instants": []' in out.stdout
+    t.upsert(pa.table({"id": [1], "v": ["last"]}, schema=schema))
+    _same(t.to_arrow(), _hudi(root), "hudi-rs after a write to the archived table")

@@ -254,6 +254,23 @@ void BindTable(nb::module_& m) {
           nb::arg("as_of").none(),
           "The data files of the latest slices as of `as_of`, as other tools open them.")
       .def(
+          "archive",
+          [](Table& t, std::optional<int64_t> keep_min, std::optional<int64_t> keep_max) {
+            ArchiveOptions options;
+            options.keep_min_commits = keep_min;
+            options.keep_max_commits = keep_max;
+            ArchiveResult r = WithoutGil([&] { return t.Archive(options); });
+            nb::dict d;
+            d["archived_instants"] = nb::cast(r.archived_instants);
+            d["data_files_written"] = r.data_files_written;
+            d["manifest_version"] = r.manifest_version;
+            d["duration_ms"] = r.duration_ms;
+            return d;
+          },
+          nb::arg("keep_min_commits").none(), nb::arg("keep_max_commits").none(),
+          "Moves old completed instants into the archived timeline; returns a dict (archived_instants, "
+          "data_files_written, manifest_version, duration_ms).")
+      .def(
           "rollback_failed_writes",
           [](Table& t) { return WithoutGil([&] { return t.RollbackFailedWrites(); }); },
           "Rolls back every failed write (pending, heartbeat expired); returns their instant "

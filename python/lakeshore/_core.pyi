@@ -117,6 +117,11 @@ class Table:
         The data files of the latest slices as of `as_of`, as other tools open them.
         """
 
+    def archive(self, keep_min_commits: int | None, keep_max_commits: int | None) -> dict[str, Any]:
+        """
+        Moves old completed instants into the archived timeline; returns a dict (archived_instants, data_files_written, manifest_version, duration_ms).
+        """
+
     def rollback_failed_writes(self) -> list[str]:
         """
         Rolls back every failed write (pending, heartbeat expired); returns their instant times.

@@ -334,6 +334,16 @@ class Table:
         ``duckdb.read_parquet(t.files())`` works."""
         return list(self._native.files(_instant(as_of, "as_of")))
 
+    def archive(self, *, keep_min_commits: int | None = None, keep_max_commits: int | None = None) -> dict[str, Any]:
+        """Moves old completed instants from the active timeline into Hudi 1.x's archived
+        timeline (``.hoodie/timeline/history/``), as Hudi's archiver does, once more than
+        ``keep_max_commits`` completed writes are active (default: the table's
+        ``hoodie.keep.max.commits``, 30), keeping the newest ``keep_min_commits`` (20). Nothing at
+        or after a pending instant or a savepoint moves. Reads, ``as_of`` and incremental reads
+        keep the whole history. Returns ``archived_instants``, ``data_files_written``,
+        ``manifest_version`` and ``duration_ms``."""
+        return dict(self._native.archive(keep_min_commits, keep_max_commits))
+
     def rollback_failed_writes(self) -> list[str]:
         """Rolls back every failed write (pending, with an expired heartbeat) and returns their
         instant times. Writers do this on their own before they write."""

@@ -7,6 +7,7 @@
 #include "lakeshore/table/table_options.h"
 #include "read/snapshot_reader.h"
 #include "read/table_view.h"
+#include "services/archive/timeline_archiver.h"
 #include "table/layout.h"
 #include "table/meta_columns.h"
 #include "actions/table_context.h"
@@ -258,6 +259,11 @@ Result<std::shared_ptr<arrow::Table>> Table::ReadIncremental(const std::string& 
                                                              const std::string& end_inclusive,
                                                              const ReadOptions& options) {
   return lakeshore::ReadIncremental(impl_->ctx, start_exclusive, end_inclusive, options);
+}
+
+Result<ArchiveResult> Table::Archive(const ArchiveOptions& options) {
+  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  return ArchiveTimeline(impl_->ctx, options);
 }
 
 Result<std::vector<InstantView>> Table::Timeline() {

@@ -6,9 +6,14 @@
 #include <set>
 
 #include <arrow/array.h>
+#include <arrow/builder.h>
+#include <arrow/io/memory.h>
+#include <arrow/util/key_value_metadata.h>
 #include <nlohmann/json.hpp>
+#include <parquet/arrow/writer.h>
 
 #include "common/parse_number.h"
+#include "format/hoodie_avro_schemas.h"
 #include "io/base_file.h"
 #include "timeline/instant_time.h"
 
@@ -35,7 +40,105 @@ Result<const arrow::Array*> Column(const arrow::Table& table, const char* name, 
   return column->chunk(0).get();
 }
 
+std::string ManifestPath(const std::string& history_folder, ArchivedTimelineVersion version) {
+  return JoinPath(history_folder, kManifestPrefix + std::to_string(version.manifest));
+}
+
+const std::regex& DataFilePattern() {
+  static const std::regex pattern("^(\\d+)_(\\d+)_(\\d)\\.parquet$");
+  return pattern;
+}
+
 }  // namespace
+
+int ArchivedFileLayer(const std::string& name) {
+  std::smatch m;
+  if (!std::regex_match(name, m, DataFilePattern())) return -1;
+  return m[3].str()[0] - '0';
+}
+
+Result<std::vector<ArchivedFileEntry>> ReadArchivedManifest(Storage& storage, const std::string& history_folder,
+                                                            ArchivedTimelineVersion version) {
+  std::vector<ArchivedFileEntry> files;
+  if (version.manifest == 0) return files;
+  const std::string manifest_path = ManifestPath(history_folder, version);
+  ARROW_ASSIGN_OR_RAISE(auto manifest_text, storage.ReadString(manifest_path));
+  auto bad_manifest = [&](const std::string& what) {
+    return CorruptMetadata("archived timeline manifest '" + manifest_path + "' " + what);
+  };
+  if (Trimmed(manifest_text).empty()) return files;  // Hudi reads empty content as an empty manifest
+  json manifest = json::parse(manifest_text, nullptr, /*allow_exceptions=*/false);
+  if (!manifest.is_object()) return bad_manifest("is not a JSON object");
+  auto list = manifest.find("files");
+  if (list == manifest.end()) return files;
+  if (!list->is_array()) return bad_manifest("has a 'files' that is not a list");
+  for (const auto& entry : *list) {
+    auto name = entry.is_object() ? entry.find("fileName") : entry.end();
+    if (name == entry.end() || !name->is_string()) return bad_manifest("has an entry without a fileName");
+    ArchivedFileEntry e;
+    e.name = name->get<std::string>();
+    if (ArchivedFileLayer(e.name) < 0) return bad_manifest("names '" + e.name + "', not an archived timeline file");
+    auto length = entry.find("fileLen");
+    if (length != entry.end() && length->is_number_integer()) e.length = length->get<int64_t>();
+    files.push_back(std::move(e));
+  }
+  return files;
+}
+
+Result<int64_t> WriteArchivedFile(Storage& storage, const std::string& history_folder, const std::string& name,
+                                  const std::vector<ArchivedInstant>& instants) {
+  arrow::StringBuilder times, completions, actions_builder;
+  arrow::BinaryBuilder metadata, plan;
+  arrow::Int32Builder version;
+  for (const auto& a : instants) {
+    ARROW_RETURN_NOT_OK(times.Append(a.instant.time));
+    ARROW_RETURN_NOT_OK(completions.Append(a.instant.completion_time));
+    ARROW_RETURN_NOT_OK(actions_builder.Append(a.instant.action));
+    ARROW_RETURN_NOT_OK(a.metadata.empty() ? metadata.AppendNull() : metadata.Append(a.metadata));
+    ARROW_RETURN_NOT_OK(a.plan.empty() ? plan.AppendNull() : plan.Append(a.plan));
+    ARROW_RETURN_NOT_OK(version.Append(1));
+  }
+  std::vector<std::shared_ptr<arrow::Array>> columns(6);
+  ARROW_RETURN_NOT_OK(times.Finish(&columns[0]));
+  ARROW_RETURN_NOT_OK(completions.Finish(&columns[1]));
+  ARROW_RETURN_NOT_OK(actions_builder.Finish(&columns[2]));
+  ARROW_RETURN_NOT_OK(metadata.Finish(&columns[3]));
+  ARROW_RETURN_NOT_OK(plan.Finish(&columns[4]));
+  ARROW_RETURN_NOT_OK(version.Finish(&columns[5]));
+  ARROW_ASSIGN_OR_RAISE(std::string avro_schema, format::HoodieAvroSchema("HoodieLSMTimelineInstant"));
+  auto schema = arrow::schema({arrow::field("instantTime", arrow::utf8()), arrow::field("completionTime", arrow::utf8()),
+                               arrow::field("action", arrow::utf8()), arrow::field("metadata", arrow::binary()),
+                               arrow::field("plan", arrow::binary()), arrow::field("version", arrow::int32(), false)});
+  auto table = arrow::Table::Make(schema, columns);
+  auto properties = parquet::WriterProperties::Builder().compression(arrow::Compression::GZIP)->build();
+  ARROW_ASSIGN_OR_RAISE(auto sink, arrow::io::BufferOutputStream::Create());
+  ARROW_ASSIGN_OR_RAISE(auto writer, parquet::arrow::FileWriter::Open(*schema, arrow::default_memory_pool(), sink,
+                                                                      properties));
+  ARROW_RETURN_NOT_OK(writer->WriteTable(*table, std::max<int64_t>(1, table->num_rows())));
+  ARROW_RETURN_NOT_OK(writer->AddKeyValueMetadata(
+      arrow::key_value_metadata({"parquet.avro.schema", "writer.model.name"}, {avro_schema, "avro"})));
+  ARROW_RETURN_NOT_OK(writer->Close());
+  ARROW_ASSIGN_OR_RAISE(auto bytes, sink->Finish());
+  const int64_t length = bytes->size();
+  ARROW_RETURN_NOT_OK(storage.WriteFile(JoinPath(history_folder, name), std::move(bytes)));
+  return length;
+}
+
+Result<ArchivedTimelineVersion> PublishArchivedManifest(Storage& storage, const std::string& history_folder,
+                                                        ArchivedTimelineVersion current,
+                                                        const std::vector<ArchivedFileEntry>& files) {
+  // Jackson's default pretty printer, as Hudi writes the manifest.
+  std::string text = "{\n  \"files\" : [ ";
+  for (size_t i = 0; i < files.size(); ++i) {
+    text += (i > 0 ? ", " : "") + std::string("{\n    \"fileName\" : ") + json(files[i].name).dump() +
+            ",\n    \"fileLen\" : " + std::to_string(files[i].length) + "\n  }";
+  }
+  text += files.empty() ? "]\n}" : " ]\n}";
+  const ArchivedTimelineVersion next{current.manifest + 1};
+  ARROW_RETURN_NOT_OK(storage.WriteString(ManifestPath(history_folder, next), text));
+  ARROW_RETURN_NOT_OK(storage.WriteString(JoinPath(history_folder, kVersionFile), std::to_string(next.manifest)));
+  return next;
+}
 
 Result<ArchivedTimelineVersion> LatestArchivedVersion(Storage& storage, const std::string& history_folder) {
   auto text = storage.ReadString(JoinPath(history_folder, kVersionFile));
@@ -57,78 +160,73 @@ Result<ArchivedTimelineVersion> LatestArchivedVersion(Storage& storage, const st
   return latest;
 }
 
+Result<std::vector<ArchivedInstant>> ReadArchivedFile(Storage& storage, const std::string& path, bool with_plan) {
+  std::vector<std::string> columns = {"instantTime", "completionTime", "action", "metadata"};
+  if (with_plan) columns.push_back("plan");
+  auto read = ReadBaseFile(storage, path, columns);
+  if (!read.ok()) {
+    return CorruptMetadata("archived timeline file '" + path + "' cannot be read: " + read.status().message());
+  }
+  ARROW_ASSIGN_OR_RAISE(auto table, (*read)->CombineChunks());
+  ARROW_ASSIGN_OR_RAISE(auto times, Column(*table, "instantTime", path));
+  ARROW_ASSIGN_OR_RAISE(auto completions, Column(*table, "completionTime", path));
+  ARROW_ASSIGN_OR_RAISE(auto actions_column, Column(*table, "action", path));
+  ARROW_ASSIGN_OR_RAISE(auto metadata, Column(*table, "metadata", path));
+  const arrow::Array* plan = nullptr;
+  if (with_plan) {
+    ARROW_ASSIGN_OR_RAISE(plan, Column(*table, "plan", path));
+  }
+  auto text_at = [](const arrow::Array* a, int64_t row) -> std::optional<std::string> {
+    if (a->IsNull(row)) return std::nullopt;
+    if (a->type_id() == arrow::Type::STRING) return std::string(static_cast<const arrow::StringArray*>(a)->GetView(row));
+    if (a->type_id() == arrow::Type::BINARY) return std::string(static_cast<const arrow::BinaryArray*>(a)->GetView(row));
+    if (a->type_id() == arrow::Type::LARGE_BINARY) {
+      return std::string(static_cast<const arrow::LargeBinaryArray*>(a)->GetView(row));
+    }
+    return std::nullopt;
+  };
+  std::vector<ArchivedInstant> out;
+  for (int64_t row = 0; row < table->num_rows(); ++row) {
+    auto time = text_at(times, row);
+    auto action = text_at(actions_column, row);
+    if (!time || !action || !IsInstantTimeToken(*time)) {
+      return CorruptMetadata("archived timeline file '" + path + "' row " + std::to_string(row) +
+                             " has no valid instantTime or action");
+    }
+    ArchivedInstant instant;
+    instant.instant = Instant{*time, *action, InstantState::kCompleted, text_at(completions, row).value_or(*time)};
+    if (!IsInstantTimeToken(instant.instant.completion_time)) {
+      return CorruptMetadata("archived timeline file '" + path + "' row " + std::to_string(row) +
+                             " has a completionTime that is not an instant time");
+    }
+    instant.metadata = text_at(metadata, row).value_or("");
+    if (plan != nullptr) instant.plan = text_at(plan, row).value_or("");
+    out.push_back(std::move(instant));
+  }
+  return out;
+}
+
 Result<std::vector<ArchivedInstant>> ReadArchivedTimeline(Storage& storage, const std::string& history_folder,
                                                           Engine& engine, ArchivedTimelineVersion* version_out) {
   ARROW_ASSIGN_OR_RAISE(auto version, LatestArchivedVersion(storage, history_folder));
   if (version_out != nullptr) *version_out = version;
   std::vector<ArchivedInstant> out;
   if (version.manifest == 0) return out;
-  const std::string manifest_path = JoinPath(history_folder, kManifestPrefix + std::to_string(version.manifest));
-  ARROW_ASSIGN_OR_RAISE(auto manifest_text, storage.ReadString(manifest_path));
-  auto bad_manifest = [&](const std::string& what) {
-    return CorruptMetadata("archived timeline manifest '" + manifest_path + "' " + what);
-  };
-  std::vector<std::string> files;
-  if (!Trimmed(manifest_text).empty()) {  // Hudi reads empty content as an empty manifest
-    json manifest = json::parse(manifest_text, nullptr, /*allow_exceptions=*/false);
-    if (!manifest.is_object()) return bad_manifest("is not a JSON object");
-    auto list = manifest.find("files");
-    if (list != manifest.end()) {
-      if (!list->is_array()) return bad_manifest("has a 'files' that is not a list");
-      static const std::regex kDataFile("^(\\d+)_(\\d+)_(\\d)\\.parquet$");
-      for (const auto& entry : *list) {
-        auto name = entry.is_object() ? entry.find("fileName") : entry.end();
-        if (name == entry.end() || !name->is_string()) return bad_manifest("has an entry without a fileName");
-        const std::string file = name->get<std::string>();
-        if (!std::regex_match(file, kDataFile)) return bad_manifest("names '" + file + "', not an archived timeline file");
-        files.push_back(JoinPath(history_folder, file));
-      }
-    }
-  }
+  const std::string manifest_path = ManifestPath(history_folder, version);
+  ARROW_ASSIGN_OR_RAISE(auto entries, ReadArchivedManifest(storage, history_folder, version));
   ARROW_ASSIGN_OR_RAISE(
-      auto tables, engine.Map<std::shared_ptr<arrow::Table>>(
-                       static_cast<int64_t>(files.size()), [&](int64_t i) -> Result<std::shared_ptr<arrow::Table>> {
-                         const std::string& path = files[static_cast<size_t>(i)];
-                         auto table = ReadBaseFile(storage, path, {"instantTime", "completionTime", "action", "metadata"});
-                         if (!table.ok()) {
-                           return CorruptMetadata("archived timeline file '" + path + "' (named by " + manifest_path +
-                                                  ") cannot be read: " + table.status().message());
-                         }
-                         return (*table)->CombineChunks();
-                       }));
+      auto files, engine.Map<std::vector<ArchivedInstant>>(
+                      static_cast<int64_t>(entries.size()), [&](int64_t i) -> Result<std::vector<ArchivedInstant>> {
+                        const std::string path = JoinPath(history_folder, entries[static_cast<size_t>(i)].name);
+                        auto rows = ReadArchivedFile(storage, path, /*with_plan=*/false);
+                        if (!rows.ok()) {
+                          return CorruptMetadata(rows.status().message() + " (named by " + manifest_path + ")");
+                        }
+                        return rows;
+                      }));
   std::map<std::string, ArchivedInstant> by_time;
-  for (size_t f = 0; f < files.size(); ++f) {
-    const arrow::Table& table = *tables[f];
-    const std::string& source = files[f];
-    ARROW_ASSIGN_OR_RAISE(auto times, Column(table, "instantTime", source));
-    ARROW_ASSIGN_OR_RAISE(auto completions, Column(table, "completionTime", source));
-    ARROW_ASSIGN_OR_RAISE(auto actions_column, Column(table, "action", source));
-    ARROW_ASSIGN_OR_RAISE(auto metadata, Column(table, "metadata", source));
-    auto text_at = [](const arrow::Array* a, int64_t row) -> std::optional<std::string> {
-      if (a->IsNull(row)) return std::nullopt;
-      if (a->type_id() == arrow::Type::STRING) return std::string(static_cast<const arrow::StringArray*>(a)->GetView(row));
-      if (a->type_id() == arrow::Type::BINARY) return std::string(static_cast<const arrow::BinaryArray*>(a)->GetView(row));
-      if (a->type_id() == arrow::Type::LARGE_BINARY) {
-        return std::string(static_cast<const arrow::LargeBinaryArray*>(a)->GetView(row));
-      }
-      return std::nullopt;
-    };
-    for (int64_t row = 0; row < table.num_rows(); ++row) {
-      auto time = text_at(times, row);
-      auto action = text_at(actions_column, row);
-      if (!time || !action || !IsInstantTimeToken(*time)) {
-        return CorruptMetadata("archived timeline file '" + source + "' row " + std::to_string(row) +
-                               " has no valid instantTime or action");
-      }
-      ArchivedInstant instant;
-      instant.instant = Instant{*time, *action, InstantState::kCompleted, text_at(completions, row).value_or(*time)};
-      if (!IsInstantTimeToken(instant.instant.completion_time)) {
-        return CorruptMetadata("archived timeline file '" + source + "' row " + std::to_string(row) +
-                               " has a completionTime that is not an instant time");
-      }
-      instant.metadata = text_at(metadata, row).value_or("");
-      by_time.emplace(instant.instant.time, std::move(instant));  // the first copy stays, as in Hudi
-    }
+  for (auto& rows : files) {
+    for (auto& instant : rows) by_time.emplace(instant.instant.time, std::move(instant));  // the first copy stays, as in Hudi
   }
   for (auto& [time, instant] : by_time) out.push_back(std::move(instant));
   return out;

@@ -24,6 +24,13 @@ namespace lakeshore {
 struct ArchivedInstant {
   Instant instant;       ///< completed; a missing completion time is the instant time (Hudi's rule)
   std::string metadata;  ///< the completed instant file's content ("" when Hudi stored none)
+  std::string plan;      ///< the plan of a table service (compaction, clustering, clean); written, not read
+};
+
+/// One data file a manifest names.
+struct ArchivedFileEntry {
+  std::string name;  ///< `<minInstant>_<maxInstant>_<layer>.parquet`
+  int64_t length = 0;
 };
 
 /// The archived timeline's position: the manifest a read used (0 when there is none).
@@ -36,6 +43,33 @@ struct ArchivedTimelineVersion {
 /// trimmed), else, when that file is missing or unreadable, the highest `manifest_<N>`, as
 /// Hudi's reader falls back (a writer replaces `_version_` by delete then create).
 Result<ArchivedTimelineVersion> LatestArchivedVersion(Storage& storage, const std::string& history_folder);
+
+/// The data files manifest `version` names (none for version 0). kCorruptMetadata naming it
+/// when damaged.
+Result<std::vector<ArchivedFileEntry>> ReadArchivedManifest(Storage& storage, const std::string& history_folder,
+                                                            ArchivedTimelineVersion version);
+
+/// The layer of a data file name (`<min>_<max>_<layer>.parquet`), -1 when it is not one.
+int ArchivedFileLayer(const std::string& name);
+
+/// Writes the data file `name` under `history_folder` with one row per instant, as Hudi's
+/// LSMTimelineWriter does (parquet-avro's layout of HoodieLSMTimelineInstant: instantTime,
+/// completionTime, action, metadata, plan, version = 1; gzip; the Avro schema in the footer).
+/// Replaces a file of that name. Returns its length.
+Result<int64_t> WriteArchivedFile(Storage& storage, const std::string& history_folder, const std::string& name,
+                                  const std::vector<ArchivedInstant>& instants);
+
+/// Publishes `files` as the next manifest after `current`: `manifest_<current+1>` (a leftover of
+/// that name from a crash is replaced) in Jackson's pretty JSON, then `_version_`. The new
+/// manifest is the archive's state from the moment it exists (readers fall back to the highest
+/// manifest while `_version_` is replaced). Returns the new version.
+Result<ArchivedTimelineVersion> PublishArchivedManifest(Storage& storage, const std::string& history_folder,
+                                                        ArchivedTimelineVersion current,
+                                                        const std::vector<ArchivedFileEntry>& files);
+
+/// The rows of one data file (`with_plan`: the plan column too), in file order. Damage →
+/// kCorruptMetadata naming the file.
+Result<std::vector<ArchivedInstant>> ReadArchivedFile(Storage& storage, const std::string& path, bool with_plan);
 
 /// Every archived instant, ordered by instant time, de-duplicated by instant time (a
 /// compaction of the LSM files may briefly list one twice). Reads the latest manifest and the

@@ -44,6 +44,13 @@ const ConfigOption<int64_t> kLockWaitTimeoutMs{
 const ConfigOption<std::string> kIndexType{
     "index.type", "simple", "Record-location index for upserts and deletes: simple.", KnownIndex};
 
+const ConfigOption<int64_t> kArchiveKeepMinCommits{
+    "hoodie.keep.min.commits", 20, "Completed write instants an archival keeps on the active timeline.",
+    MustBePositive};
+const ConfigOption<int64_t> kArchiveKeepMaxCommits{
+    "hoodie.keep.max.commits", 30, "Completed write instants on the active timeline above which an archival runs.",
+    MustBePositive};
+
 const ConfigOption<bool> kParquetBloomFilterEnabled{
     "hoodie.parquet.bloom.filter.enabled", true,
     "Write Hudi's record-key bloom filter (DYNAMIC_V0) into each base file's footer, as Hudi does by default "
@@ -63,7 +70,8 @@ const std::vector<const ConfigOptionBase*>& All() {
       &kMaxFileSizeBytes,    &kSmallFileLimitBytes,      &kParquetRowGroupRows,
       &kParquetCompression,  &kRecordSizeEstimateBytes,  &kHeartbeatIntervalMs,
       &kHeartbeatTolerableMisses, &kLockLeaseMs,         &kLockWaitTimeoutMs,
-      &kIndexType,           &kVacuumRetainHours,        &kParquetBloomFilterEnabled};
+      &kIndexType,           &kVacuumRetainHours,        &kParquetBloomFilterEnabled,
+      &kArchiveKeepMinCommits, &kArchiveKeepMaxCommits};
   return all;
 }
 

@@ -18,7 +18,9 @@ Result<Timeline> Timeline::Load(Storage& storage) {
 
 Result<Timeline> Timeline::Load(Storage& storage, const TimelineLocation& location) {
   ARROW_ASSIGN_OR_RAISE(auto entries, storage.List(location.folder, /*recursive=*/false));
-  std::map<std::string, Instant> by_time;
+  // A savepoint takes the instant time of the commit it savepoints (Hudi's rule): it is an
+  // instant of its own beside that commit, ordered after it.
+  std::map<std::pair<std::string, bool>, Instant> by_time;
   for (const auto& e : entries) {
     if (e.is_dir) continue;
     std::optional<Instant> parsed = Instant::FromFileName(BaseName(e.path));
@@ -27,7 +29,7 @@ Result<Timeline> Timeline::Load(Storage& storage, const TimelineLocation& locati
       // Layout 1: as Hudi 0.x and hudi-rs, the instant time stands for the completion time.
       parsed->completion_time = parsed->time;
     }
-    auto [it, inserted] = by_time.emplace(parsed->time, *parsed);
+    auto [it, inserted] = by_time.emplace(std::make_pair(parsed->time, parsed->action == actions::kSavepoint), *parsed);
     if (inserted) continue;
     Instant& known = it->second;
     const bool same_action = known.action == parsed->action ||
@@ -42,7 +44,7 @@ Result<Timeline> Timeline::Load(Storage& storage, const TimelineLocation& locati
   }
   Timeline t;
   t.location_ = location;
-  for (auto& [time, instant] : by_time) t.instants_.push_back(std::move(instant));
+  for (auto& [key, instant] : by_time) t.instants_.push_back(std::move(instant));
   return t;
 }
 
@@ -65,7 +67,7 @@ std::vector<Instant> Timeline::Pending() const {
 
 std::optional<Instant> Timeline::Find(const std::string& time) const {
   for (const auto& i : instants_)
-    if (i.time == time) return i;
+    if (i.time == time) return i;  // a commit before the savepoint of the same time
   return std::nullopt;
 }
 

@@ -20,7 +20,8 @@ struct TimelineLocation {
 };
 
 /// A snapshot of the active timeline. Each instant appears once, in its furthest state;
-/// instants are ordered by instant time.
+/// instants are ordered by instant time. A savepoint shares the instant time of the commit it
+/// savepoints (as Hudi names it) and follows that commit.
 class Timeline {
  public:
   /// Loads the timeline of a table Lakeshore writes (`.hoodie/timeline`, layout 2).
@@ -39,6 +40,7 @@ class Timeline {
   std::vector<Instant> CompletedByCompletionTime() const;
   /// Requested or inflight instants, by instant time.
   std::vector<Instant> Pending() const;
+  /// The instant with `time` (of two, the commit rather than its savepoint).
   std::optional<Instant> Find(const std::string& time) const;
   /// The largest instant time or completion time on the timeline ("" when empty).
   std::string LastTime() const;

@@ -107,3 +107,28 @@ TEST(Timeline, AFarFuturePendingInstantIsAClearErrorAndNothingIsWritten) {
 
 }  // namespace
 }  // namespace lakeshore
+
+namespace lakeshore {
+namespace {
+
+TEST(Timeline, ASavepointSharesItsCommitsTimeAndBothAreKept) {
+  auto storage = *Storage::Open("mem://timeline_savepoint");
+  const std::string folder = ".hoodie/timeline/";
+  ASSERT_TRUE(storage->WriteString(folder + "20250101000000000_20250101000000100.commit", "").ok());
+  ASSERT_TRUE(storage->WriteString(folder + "20250101000000000.savepoint.inflight", "").ok());
+  ASSERT_TRUE(storage->WriteString(folder + "20250101000000000_20250102000000000.savepoint", "").ok());
+  ASSERT_TRUE(storage->WriteString(folder + "20250101000001000.commit.requested", "").ok());
+  auto timeline = Timeline::Load(*storage);
+  ASSERT_TRUE(timeline.ok()) << timeline.status();
+  ASSERT_EQ(timeline->instants().size(), 3u);
+  EXPECT_EQ(timeline->instants()[0].action, "commit");
+  EXPECT_EQ(timeline->instants()[1].action, "savepoint");
+  EXPECT_TRUE(timeline->instants()[1].is_completed());
+  EXPECT_EQ(timeline->Find("20250101000000000")->action, "commit");
+  // Two different actions of any other kind at one time are still damage.
+  ASSERT_TRUE(storage->WriteString(folder + "20250101000001000.rollback.requested", "").ok());
+  EXPECT_TRUE(IsError(Timeline::Load(*storage).status(), ErrorKind::kCorruptMetadata));
+}
+
+}  // namespace
+}  // namespace lakeshore

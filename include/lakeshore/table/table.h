@@ -110,6 +110,26 @@ struct InstantView {
   std::string completion_time;  ///< empty unless completed
 };
 
+/// What an archival may do (Table::Archive).
+struct ArchiveOptions {
+  /// Hudi's hoodie.keep.min.commits / hoodie.keep.max.commits; unset: the table's options
+  /// (defaults 20 and 30).
+  std::optional<int64_t> keep_min_commits;
+  std::optional<int64_t> keep_max_commits;
+  /// Called once the chosen instants are archived, with their times (oldest first), e.g. for a
+  /// service that keeps per-instant state to drop it. Its error is returned from the archival
+  /// (the archive itself stays as published).
+  std::function<Status(const std::vector<std::string>&)> on_archived;
+};
+
+/// What an archival did.
+struct ArchiveResult {
+  std::vector<std::string> archived_instants;  ///< instant times, oldest first
+  int64_t data_files_written = 0;              ///< level-0 files and compacted files
+  int64_t manifest_version = 0;                ///< the archive's manifest after the run (0: none)
+  int64_t duration_ms = 0;
+};
+
 /// An Apache Hudi table. Thread-safe for concurrent reads; writes from one Table object are
 /// serialized; writes from different processes coordinate through the table lock.
 class Table {
@@ -158,6 +178,10 @@ class Table {
 
   /// Rolls back every failed (pending, heartbeat expired) write; returns their instant times.
   Result<std::vector<std::string>> RollbackFailedWrites();
+
+  /// Moves old completed instants into Hudi 1.x's archived timeline (`timeline/history/`), as
+  /// Hudi's archiver does; reads keep the whole history (services/archive/timeline_archiver.h).
+  Result<ArchiveResult> Archive(const ArchiveOptions& options = {});
 
   class Impl;
 

@@ -34,6 +34,11 @@ extern const ConfigOption<std::string> kIndexType;
 /// delta.deletedFileRetentionDuration).
 extern const ConfigOption<double> kVacuumRetainHours;
 
+/// Archival (Hudi's names): completed write instants kept on the active timeline. An archival
+/// runs when more than hoodie.keep.max.commits are active and keeps hoodie.keep.min.commits.
+extern const ConfigOption<int64_t> kArchiveKeepMinCommits;
+extern const ConfigOption<int64_t> kArchiveKeepMaxCommits;
+
 /// Hudi's hoodie.parquet.bloom.filter.enabled: the record-key bloom filter in base file footers.
 extern const ConfigOption<bool> kParquetBloomFilterEnabled;
 

@@ -1,0 +1,268 @@
+#include "services/archive/timeline_archiver.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "format/avro_container.h"
+#include "io/archived_timeline.h"
+#include "lakeshore/table/table_options.h"
+#include "timeline/instant_time.h"
+
+namespace lakeshore {
+namespace {
+
+/// Files of one layer merged at once (Hudi's hoodie.timeline.compaction.batch.size).
+constexpr size_t kCompactionBatch = 10;
+/// Manifests (and the data files they name) kept for readers that loaded an older one.
+constexpr int64_t kManifestsKept = 3;
+
+/// The instant time a timeline file name starts with ("" for other names).
+std::string TimeOfFile(std::string_view name) {
+  const size_t end = name.find_first_of("._");
+  if (end == std::string_view::npos || !IsInstantTimeToken(name.substr(0, end))) return "";
+  return std::string(name.substr(0, end));
+}
+
+/// A completed file's name has `<time>_<completion>` before its first dot.
+bool IsCompletedFileName(std::string_view name) {
+  const size_t dot = name.find('.');
+  return name.substr(0, dot).find('_') != std::string_view::npos;
+}
+
+/// The earliest commit the latest completed clean retains (HoodieCleanMetadata's
+/// earliestCommitToRetain), "" when there is none.
+Result<std::string> EarliestCommitRetainedByClean(TableContext& ctx, const Timeline& timeline) {
+  std::vector<Instant> cleans;
+  for (const auto& i : timeline.CompletedByCompletionTime()) {
+    if (i.action == actions::kClean) cleans.push_back(i);
+  }
+  if (cleans.empty()) return std::string();
+  const Instant& latest = cleans.back();
+  ARROW_ASSIGN_OR_RAISE(auto bytes, timeline_ops::ReadContent(*ctx.storage, ctx.timeline_location, latest));
+  if (bytes.empty()) return std::string();
+  ARROW_ASSIGN_OR_RAISE(auto container, format::ReadAvroContainer(bytes, ctx.timeline_location.PathOf(latest)));
+  if (container.records.size() != 1 || !container.records[0].is_object()) return std::string();
+  auto it = container.records[0].find("earliestCommitToRetain");
+  return it != container.records[0].end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+/// The instants to archive (oldest first), by the rules in the header.
+Result<std::vector<Instant>> ChooseInstants(TableContext& ctx, const Timeline& timeline, int64_t keep_min,
+                                            int64_t keep_max) {
+  std::vector<Instant> commits;
+  std::string bound;  // nothing at or after it moves
+  auto limit = [&](const std::string& t) {
+    if (!t.empty() && (bound.empty() || t < bound)) bound = t;
+  };
+  for (const auto& i : timeline.instants()) {
+    if (!i.is_completed()) limit(i.time);
+    if (i.is_completed() && i.action == actions::kSavepoint) limit(i.time);
+    if (i.is_completed() && actions::WritesData(i.action)) commits.push_back(i);
+  }
+  ARROW_ASSIGN_OR_RAISE(std::string retained, EarliestCommitRetainedByClean(ctx, timeline));
+  limit(retained);
+  if (static_cast<int64_t>(commits.size()) <= keep_max) return std::vector<Instant>();
+  std::sort(commits.begin(), commits.end(), [](const Instant& a, const Instant& b) { return a.time < b.time; });
+  std::vector<Instant> chosen;
+  const size_t movable = commits.size() - static_cast<size_t>(keep_min);
+  for (size_t k = 0; k < movable; ++k) {
+    if (!bound.empty() && commits[k].time >= bound) break;
+    chosen.push_back(commits[k]);
+  }
+  if (chosen.empty()) return chosen;
+  const std::string last = chosen.back().time;
+  for (const auto& i : timeline.instants()) {
+    if (i.is_completed() && (i.action == actions::kClean || i.action == actions::kRollback) && i.time < last) {
+      chosen.push_back(i);
+    }
+  }
+  std::sort(chosen.begin(), chosen.end(), [](const Instant& a, const Instant& b) { return a.time < b.time; });
+  return chosen;
+}
+
+/// The rows of `chosen`: each completed file's bytes and, for table services, the plan (the
+/// requested file; an inflight replacecommit's or clustering's content replaces it when not
+/// empty, as Hudi's archiver takes it).
+Result<std::vector<ArchivedInstant>> RowsOf(TableContext& ctx, const std::vector<Instant>& chosen,
+                                            const std::map<std::string, std::vector<std::string>>& files_of) {
+  std::vector<ArchivedInstant> rows;
+  for (const Instant& i : chosen) {
+    ArchivedInstant row;
+    row.instant = i;
+    ARROW_ASSIGN_OR_RAISE(row.metadata, timeline_ops::ReadContent(*ctx.storage, ctx.timeline_location, i));
+    std::string requested_plan, inflight_plan;
+    auto files = files_of.find(i.time);
+    for (const auto& path : files == files_of.end() ? std::vector<std::string>() : files->second) {
+      const std::string name(BaseName(path));
+      const bool requested = name.size() > 10 && name.substr(name.size() - 10) == ".requested";
+      const bool inflight = name.size() > 9 && name.substr(name.size() - 9) == ".inflight";
+      const bool service = name.find(".compaction.") != std::string::npos || name.find(".clustering.") != std::string::npos ||
+                           name.find(".replacecommit.") != std::string::npos || name.find(".clean.") != std::string::npos ||
+                           name.find(".logcompaction.") != std::string::npos;
+      if (!service || !(requested || inflight)) continue;
+      ARROW_ASSIGN_OR_RAISE(auto bytes, ctx.storage->ReadString(path));
+      if (bytes.empty()) continue;
+      const bool replace_inflight = inflight && (name.find(".replacecommit.") != std::string::npos ||
+                                                 name.find(".clustering.") != std::string::npos);
+      if (requested) requested_plan = std::move(bytes);
+      if (replace_inflight) inflight_plan = std::move(bytes);
+    }
+    row.plan = inflight_plan.empty() ? requested_plan : inflight_plan;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+/// Merges layers of ten or more files into the next layer, then drops manifests and data files
+/// older than the last kManifestsKept manifests. Returns the files written.
+Result<int64_t> CompactAndClean(TableContext& ctx, const std::string& history, const LockGuard& guard,
+                                ArchivedTimelineVersion* version) {
+  int64_t written = 0;
+  for (int layer = 0; layer < 9; ++layer) {
+    ARROW_ASSIGN_OR_RAISE(auto entries, ReadArchivedManifest(*ctx.storage, history, *version));
+    std::vector<ArchivedFileEntry> in_layer;
+    for (const auto& e : entries) {
+      if (ArchivedFileLayer(e.name) == layer) in_layer.push_back(e);
+    }
+    if (in_layer.size() < kCompactionBatch) break;
+    std::sort(in_layer.begin(), in_layer.end(),
+              [](const ArchivedFileEntry& a, const ArchivedFileEntry& b) { return a.name < b.name; });
+    in_layer.resize(kCompactionBatch);
+    std::vector<ArchivedInstant> rows;
+    std::string min, max;
+    for (const auto& e : in_layer) {
+      ARROW_ASSIGN_OR_RAISE(auto file_rows, ReadArchivedFile(*ctx.storage, JoinPath(history, e.name), true));
+      for (auto& r : file_rows) rows.push_back(std::move(r));
+      const std::string lo = e.name.substr(0, e.name.find('_'));
+      const std::string hi = e.name.substr(lo.size() + 1, e.name.find('_', lo.size() + 1) - lo.size() - 1);
+      if (min.empty() || lo < min) min = lo;
+      if (max.empty() || hi > max) max = hi;
+    }
+    const std::string name = min + "_" + max + "_" + std::to_string(layer + 1) + ".parquet";
+    ARROW_RETURN_NOT_OK(guard.CheckHeld());
+    ARROW_ASSIGN_OR_RAISE(int64_t length, WriteArchivedFile(*ctx.storage, history, name, rows));
+    ++written;
+    std::set<std::string> merged;
+    for (const auto& e : in_layer) merged.insert(e.name);
+    std::vector<ArchivedFileEntry> next;
+    for (const auto& e : entries) {
+      if (!merged.count(e.name)) next.push_back(e);
+    }
+    next.push_back({name, length});
+    ARROW_RETURN_NOT_OK(guard.CheckHeld());
+    ARROW_ASSIGN_OR_RAISE(*version, PublishArchivedManifest(*ctx.storage, history, *version, next));
+  }
+  // Clean: what the last kManifestsKept manifests name stays.
+  std::set<std::string> kept_files;
+  std::set<std::string> kept_manifests;
+  for (int64_t v = std::max<int64_t>(1, version->manifest - kManifestsKept + 1); v <= version->manifest; ++v) {
+    kept_manifests.insert("manifest_" + std::to_string(v));
+    auto entries = ReadArchivedManifest(*ctx.storage, history, ArchivedTimelineVersion{v});
+    if (!entries.ok()) continue;  // already cleaned by an earlier run
+    for (const auto& e : *entries) kept_files.insert(e.name);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto listed, ctx.storage->List(history, /*recursive=*/false));
+  std::vector<std::string> drop;
+  for (const auto& e : listed) {
+    const std::string name(BaseName(e.path));
+    if (e.is_dir) continue;
+    const bool old_manifest = name.rfind("manifest_", 0) == 0 && !kept_manifests.count(name);
+    const bool old_data = ArchivedFileLayer(name) >= 0 && !kept_files.count(name);
+    if (old_manifest || old_data) drop.push_back(e.path);
+  }
+  if (!drop.empty()) {
+    ARROW_RETURN_NOT_OK(guard.CheckHeld());
+    ARROW_RETURN_NOT_OK(ctx.storage->DeleteFiles(drop).status());
+  }
+  return written;
+}
+
+}  // namespace
+
+Result<ArchiveResult> ArchiveTimeline(TableContext& ctx, const ArchiveOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  if (ctx.archive_folder.empty()) {
+    return UnsupportedFeature("cannot archive table " + ctx.uri +
+                              ": its timeline is layout 1 (table version 6), whose archive this build does not write");
+  }
+  ARROW_RETURN_NOT_OK(ctx.CheckWritable("archive"));
+  ARROW_ASSIGN_OR_RAISE(int64_t keep_min, options.keep_min_commits
+                                              ? Result<int64_t>(*options.keep_min_commits)
+                                              : table_options::kArchiveKeepMinCommits.Get(ctx.config.properties));
+  ARROW_ASSIGN_OR_RAISE(int64_t keep_max, options.keep_max_commits
+                                              ? Result<int64_t>(*options.keep_max_commits)
+                                              : table_options::kArchiveKeepMaxCommits.Get(ctx.config.properties));
+  if (keep_min < 1 || keep_max <= keep_min) {
+    return Status::Invalid("archival needs 1 <= keep_min_commits < keep_max_commits (got ", keep_min, " and ",
+                           keep_max, ")");
+  }
+  const std::string& history = ctx.archive_folder;
+  ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("archive"));
+  ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
+  ARROW_ASSIGN_OR_RAISE(auto version, LatestArchivedVersion(*ctx.storage, history));
+  ARROW_ASSIGN_OR_RAISE(auto entries, ReadArchivedManifest(*ctx.storage, history, version));
+  // Every timeline file by instant time (one listing), for the rows and for step 3.
+  ARROW_ASSIGN_OR_RAISE(auto listed, ctx.storage->List(ctx.timeline_location.folder, /*recursive=*/false));
+  std::map<std::string, std::vector<std::string>> files_of;
+  for (const auto& e : listed) {
+    if (e.is_dir) continue;
+    const std::string time = TimeOfFile(BaseName(e.path));
+    if (!time.empty()) files_of[time].push_back(e.path);
+  }
+  // A crash after an earlier run published its manifest leaves archived instants active: finish
+  // deleting them (readers already count them once).
+  ARROW_ASSIGN_OR_RAISE(auto archived, ReadArchivedTimeline(*ctx.storage, history, *ctx.engine));
+  std::set<std::string> already;
+  for (const auto& a : archived) already.insert(a.instant.time);
+  ARROW_ASSIGN_OR_RAISE(auto chosen, ChooseInstants(ctx, timeline, keep_min, keep_max));
+  std::vector<Instant> fresh;
+  for (const auto& i : chosen) {
+    if (!already.count(i.time)) fresh.push_back(i);
+  }
+  ArchiveResult result;
+  if (!fresh.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto rows, RowsOf(ctx, fresh, files_of));
+    const std::string name = fresh.front().time + "_" + fresh.back().time + "_0.parquet";
+    ARROW_RETURN_NOT_OK(guard->CheckHeld());
+    ARROW_ASSIGN_OR_RAISE(int64_t length, WriteArchivedFile(*ctx.storage, history, name, rows));
+    ++result.data_files_written;
+    std::vector<ArchivedFileEntry> next = entries;
+    next.erase(std::remove_if(next.begin(), next.end(), [&](const ArchivedFileEntry& e) { return e.name == name; }),
+               next.end());
+    next.push_back({name, length});
+    ARROW_RETURN_NOT_OK(guard->CheckHeld());
+    ARROW_ASSIGN_OR_RAISE(version, PublishArchivedManifest(*ctx.storage, history, version, next));  // commit point
+  }
+  // Step 3, for this run's instants and any an interrupted run archived.
+  std::vector<Instant> to_delete;
+  for (const auto& i : timeline.instants()) {
+    if (already.count(i.time) || std::any_of(fresh.begin(), fresh.end(), [&](const Instant& f) { return f.time == i.time; })) {
+      to_delete.push_back(i);
+    }
+  }
+  std::vector<std::string> pending_files, completed_files;
+  for (const auto& i : to_delete) {
+    for (const auto& path : files_of[i.time]) {
+      (IsCompletedFileName(BaseName(path)) ? completed_files : pending_files).push_back(path);
+    }
+  }
+  std::sort(completed_files.begin(), completed_files.end());
+  ARROW_RETURN_NOT_OK(guard->CheckHeld());
+  ARROW_RETURN_NOT_OK(ctx.storage->DeleteFiles(pending_files).status());
+  for (const auto& path : completed_files) {  // oldest first, as Hudi does (HUDI-7207)
+    ARROW_RETURN_NOT_OK(ctx.storage->DeleteFiles({path}).status());
+  }
+  ARROW_ASSIGN_OR_RAISE(int64_t compacted, CompactAndClean(ctx, history, *guard, &version));
+  result.data_files_written += compacted;
+  ARROW_RETURN_NOT_OK(guard->Release());
+  for (const auto& i : fresh) result.archived_instants.push_back(i.time);
+  result.manifest_version = version.manifest;
+  if (options.on_archived && !fresh.empty()) ARROW_RETURN_NOT_OK(options.on_archived(result.archived_instants));
+  result.duration_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+}  // namespace lakeshore

@@ -1,0 +1,186 @@
+// Archival: reads before and after agree at every instant, whatever stops the archival.
+#include "services/archive/timeline_archiver.h"
+
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "io/archived_timeline.h"
+#include "lakeshore/storage/fault_injection_storage.h"
+#include "lakeshore/table/table.h"
+#include "testing/status_test_util.h"
+#include "testing/table_test_util.h"
+#include "timeline/instant_time.h"
+
+namespace lakeshore {
+namespace {
+using testing::Person;
+using testing::PeopleReader;
+using testing::ReadPeople;
+using Snapshot = std::map<std::pair<std::string, int64_t>, Person>;
+
+constexpr int64_t kStartMs = 1767225600000;
+constexpr const char* kHistory = ".hoodie/timeline/history";
+int table_counter = 0;
+
+struct History {
+  std::string uri;
+  std::shared_ptr<Storage> storage;
+  std::shared_ptr<ManualClock> clock = std::make_shared<ManualClock>(kStartMs);
+  std::vector<std::string> instants;         ///< completed write instants, oldest first
+  std::map<std::string, Snapshot> as_of;     ///< the table as of each of them
+
+  TableOpenOptions Options(std::shared_ptr<Storage> over = nullptr) const {
+    TableOpenOptions o;
+    o.clock = clock;
+    o.storage_override = over ? over : storage;
+    return o;
+  }
+  std::shared_ptr<Table> Open(std::shared_ptr<Storage> over = nullptr) const { return *Table::Open(uri, Options(over)); }
+};
+
+/// A table with `n` completed upserts (each updates one key and inserts one), and the oracle.
+History MakeHistory(int n) {
+  History h;
+  h.uri = "mem://archive_" + std::to_string(table_counter++);
+  h.storage = *Storage::Open(h.uri);
+  auto table = *Table::Create(h.uri, testing::PeopleConfig(), h.Options());
+  for (int i = 0; i < n; ++i) {
+    h.clock->Advance(1000);
+    auto r = table->Write(WriteOperation::kUpsert,
+                          PeopleReader({{i % 5, "v" + std::to_string(i), i, i % 2 ? "x" : "y"}, {100 + i, "n", 0, "z"}}));
+    EXPECT_TRUE(r.ok()) << r.status();
+    h.instants.push_back(r->instant_time);
+    h.as_of[r->instant_time] = ReadPeople(*table);
+  }
+  h.clock->Advance(1000);
+  return h;
+}
+
+/// Every instant reads as it did before any archival, and the whole history is there once.
+void ExpectHistoryIntact(const History& h, Table& table) {
+  for (const auto& [instant, expected] : h.as_of) {
+    ReadOptions at;
+    at.as_of = instant;
+    EXPECT_EQ(ReadPeople(table, at), expected) << "as_of " << instant;
+  }
+  EXPECT_EQ(ReadPeople(table), h.as_of.at(h.instants.back()));
+  auto archived = *ReadArchivedTimeline(*h.storage, kHistory, *Engine::Default());
+  std::set<std::string> all;
+  for (const auto& a : archived) all.insert(a.instant.time);
+  for (const auto& i : *table.Timeline()) {
+    if (i.state == "completed") all.insert(i.time);
+  }
+  for (const auto& i : h.instants) EXPECT_TRUE(all.count(i)) << "instant " << i << " is lost";
+}
+
+TEST(TimelineArchiver, MovesTheOldestBeyondTheBoundsAndKeepsEveryReadIntact) {
+  History h = MakeHistory(35);
+  auto table = h.Open();
+  ASSERT_OK_AND_ASSIGN(auto result, table->Archive());
+  ASSERT_EQ(result.archived_instants.size(), 15u);  // 35 > 30: keep the newest 20
+  EXPECT_EQ(result.archived_instants.front(), h.instants.front());
+  EXPECT_EQ(result.archived_instants.back(), h.instants[14]);
+  EXPECT_EQ(result.manifest_version, 1);
+  int active = 0;
+  for (const auto& i : *table->Timeline()) active += i.state == "completed";
+  EXPECT_EQ(active, 20);
+  EXPECT_EQ(*h.storage->ReadString(std::string(kHistory) + "/_version_"), "1");
+  ExpectHistoryIntact(h, *table);
+  // Incremental reads across the archive boundary.
+  auto changes = table->ReadIncremental(h.instants[10], h.instants[20]);
+  ASSERT_TRUE(changes.ok()) << changes.status();
+  EXPECT_GT((*changes)->num_rows(), 0);
+  // Within the bounds now: nothing more moves; the table is still written and read.
+  ASSERT_OK_AND_ASSIGN(auto again, table->Archive());
+  EXPECT_TRUE(again.archived_instants.empty());
+  ASSERT_TRUE(table->Write(WriteOperation::kUpsert, PeopleReader({{1, "after", 99, "y"}})).ok());
+  EXPECT_EQ(ReadPeople(*table).at({"y", 1}).name, "after");
+  // Bad bounds are refused before anything happens.
+  ArchiveOptions bad;
+  bad.keep_min_commits = 5;
+  bad.keep_max_commits = 5;
+  EXPECT_TRUE(table->Archive(bad).status().IsInvalid());
+}
+
+TEST(TimelineArchiver, StopsAtPendingInstantsAndSavepointsAndTellsItsCallback) {
+  History h = MakeHistory(12);
+  // A pending clustering scheduled after the 6th write, and a savepoint of the 4th.
+  ASSERT_OK(h.storage->WriteString(".hoodie/timeline/" + FormatInstantTime(*ParseInstantTime(h.instants[5]) + 1) +
+                                       ".clustering.requested", ""));
+  ASSERT_OK(h.storage->WriteString(
+      ".hoodie/timeline/" + h.instants[3] + "_" + FormatInstantTime(*ParseInstantTime(h.instants[11]) + 5) + ".savepoint", ""));
+  auto table = h.Open();
+  std::vector<std::string> told;
+  ArchiveOptions o;
+  o.keep_min_commits = 1;
+  o.keep_max_commits = 2;
+  o.on_archived = [&](const std::vector<std::string>& instants) {
+    told = instants;
+    return Status::OK();
+  };
+  ASSERT_OK_AND_ASSIGN(auto result, table->Archive(o));
+  EXPECT_EQ(result.archived_instants, (std::vector<std::string>{h.instants[0], h.instants[1], h.instants[2]}));
+  EXPECT_EQ(told, result.archived_instants);
+  ExpectHistoryIntact(h, *table);
+}
+
+TEST(TimelineArchiver, LayersCompactAndOldManifestsGo) {
+  History h = MakeHistory(3);
+  auto table = h.Open();
+  ArchiveOptions o;
+  o.keep_min_commits = 1;
+  o.keep_max_commits = 2;
+  // Each run archives once three commits are active: one level-0 file per two writes.
+  for (int i = 0; i < 24; ++i) {
+    h.clock->Advance(1000);
+    auto w = table->Write(WriteOperation::kUpsert, PeopleReader({{200 + i, "c", 0, "x"}}));
+    ASSERT_TRUE(w.ok()) << w.status();
+    h.instants.push_back(w->instant_time);
+    h.as_of[w->instant_time] = ReadPeople(*table);
+    ASSERT_OK(table->Archive(o).status());
+  }
+  auto version = *LatestArchivedVersion(*h.storage, kHistory);
+  auto files = *ReadArchivedManifest(*h.storage, kHistory, version);
+  int layer1 = 0;
+  for (const auto& f : files) layer1 += ArchivedFileLayer(f.name) == 1;
+  EXPECT_EQ(layer1, 1) << "ten level-0 files merge into one of level 1";
+  EXPECT_LT(files.size(), 10u);
+  int manifests = 0;
+  for (const auto& e : *h.storage->List(kHistory, false)) manifests += BaseName(e.path).rfind("manifest_", 0) == 0;
+  EXPECT_LE(manifests, 3);
+  ExpectHistoryIntact(h, *table);
+}
+
+TEST(TimelineArchiver, EveryCrashPointLeavesTheHistoryReadableAndTheNextRunFinishes) {
+  // How many mutating calls one archival makes.
+  int64_t calls = 0;
+  {
+    History h = MakeHistory(34);
+    auto counter = *FaultInjectionStorage::Make(h.storage, 0, FaultMode::kCrash);
+    ASSERT_OK(h.Open(counter)->Archive().status());
+    calls = counter->mutating_calls();
+  }
+  ASSERT_GT(calls, 3);
+  for (int64_t k = 1; k <= calls; ++k) {
+    SCOPED_TRACE("crash at mutating call " + std::to_string(k));
+    History h = MakeHistory(34);
+    auto faulty = *FaultInjectionStorage::Make(h.storage, k, FaultMode::kCrash);
+    (void)h.Open(faulty)->Archive();
+    // A restarted process reads every instant as before, then the next archival finishes.
+    h.clock->Advance(3600 * 1000);  // past the crashed holder's lock lease
+    auto table = h.Open();
+    ExpectHistoryIntact(h, *table);
+    ASSERT_OK(table->Archive().status());
+    ExpectHistoryIntact(h, *table);
+    auto archived = *ReadArchivedTimeline(*h.storage, kHistory, *Engine::Default());
+    std::set<std::string> in_archive;
+    for (const auto& a : archived) in_archive.insert(a.instant.time);
+    EXPECT_EQ(in_archive.size(), 14u);
+    for (const auto& i : *table->Timeline()) EXPECT_FALSE(in_archive.count(i.time)) << i.time << " is in both";
+  }
+}
+
+}  // namespace
+}  // namespace lakeshore

@@ -22,8 +22,15 @@ Status TableContext::LoadSettings() {
 }
 
 Result<std::vector<CompletedCommit>> TableContext::LoadCommits(const Timeline& timeline) {
-  ARROW_ASSIGN_OR_RAISE(auto active, commits.LoadCompleted(*storage, *engine, timeline));
-  if (archive_folder.empty()) return active;
+  if (archive_folder.empty()) return commits.LoadCompleted(*storage, *engine, timeline);
+  auto loaded = commits.LoadCompleted(*storage, *engine, timeline);
+  if (!loaded.ok()) {
+    // An archival may have moved instants between the listing and these reads (it publishes the
+    // archive before it deletes active files): list again, and find the moved ones archived.
+    ARROW_ASSIGN_OR_RAISE(auto relisted, LoadTimeline());
+    loaded = commits.LoadCompleted(*storage, *engine, relisted);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto active, std::move(loaded));
   ARROW_ASSIGN_OR_RAISE(auto archived, archived_commits.Load(*storage, archive_folder, *engine, codec()));
   return WithArchivedCommits(archived, std::move(active));
 }

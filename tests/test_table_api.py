@@ -400,3 +400,23 @@ def test_in_memory_table_is_shared_within_the_process() -> None:
     t.insert(rows((1, "oslo", 1, "a")))
     assert state(lakeshore.Table.open(uri)) == {1: ("oslo", 1, "a")}
     assert lakeshore.Table.open(uri).files() == t.files()
+
+
+def test_a_large_bulk_insert_splits_into_a_file_per_core(tmp_path: Any) -> None:
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    data = pa.table({"id": pa.array(range(600_000), pa.int64()), "v": ["x"] * 600_000}, schema=schema)
+    files = {}
+    for parallelism in ("1", "2", "4"):
+        t = lakeshore.Table.create(
+            str(tmp_path / parallelism),
+            schema,
+            record_key="id",
+            properties={"write.bulk_insert.parallelism": parallelism},
+        )
+        r = t.bulk_insert(data)
+        files[parallelism] = r["files_written"]
+        assert sorted(t.to_arrow(columns=["id"]).column("id").to_pylist()) == list(range(600_000))
+    # Each file holds at least 250,000 rows: four cores still make two files of 300,000.
+    assert files == {"1": 1, "2": 2, "4": 2}
+    small = lakeshore.Table.create(str(tmp_path / "small"), schema, record_key="id")
+    assert small.bulk_insert(data.slice(0, 400_000))["files_written"] == 1

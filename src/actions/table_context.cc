@@ -10,6 +10,9 @@ Status TableContext::LoadSettings() {
   ARROW_ASSIGN_OR_RAISE(plan.max_file_size_bytes, o::kMaxFileSizeBytes.Get(p));
   ARROW_ASSIGN_OR_RAISE(plan.small_file_limit_bytes, o::kSmallFileLimitBytes.Get(p));
   ARROW_ASSIGN_OR_RAISE(plan.record_size_estimate_bytes, o::kRecordSizeEstimateBytes.Get(p));
+  ARROW_ASSIGN_OR_RAISE(int64_t bulk_parallelism, o::kBulkInsertParallelism.Get(p));
+  plan.bulk_insert_parallelism = bulk_parallelism > 0 ? static_cast<int>(std::min<int64_t>(bulk_parallelism, 1024))
+                                                      : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   ARROW_ASSIGN_OR_RAISE(parquet.row_group_rows, o::kParquetRowGroupRows.Get(p));
   ARROW_ASSIGN_OR_RAISE(parquet.compression, o::kParquetCompression.Get(p));
   ARROW_ASSIGN_OR_RAISE(parquet.bloom_filter, o::kParquetBloomFilterEnabled.Get(p));

@@ -44,6 +44,12 @@ const ConfigOption<int64_t> kLockWaitTimeoutMs{
 const ConfigOption<std::string> kIndexType{
     "index.type", "simple", "Record-location index for upserts and deletes: simple.", KnownIndex};
 
+const ConfigOption<int64_t> kBulkInsertParallelism{
+    "write.bulk_insert.parallelism", 0,
+    "Files a bulk insert of one partition splits into (each at least 250,000 rows), to encode them on every "
+    "core; 0: the machine's core count.",
+    MustBeNonNegative};
+
 const ConfigOption<int64_t> kArchiveKeepMinCommits{
     "hoodie.keep.min.commits", 20, "Completed write instants an archival keeps on the active timeline.",
     MustBePositive};
@@ -71,7 +77,7 @@ const std::vector<const ConfigOptionBase*>& All() {
       &kParquetCompression,  &kRecordSizeEstimateBytes,  &kHeartbeatIntervalMs,
       &kHeartbeatTolerableMisses, &kLockLeaseMs,         &kLockWaitTimeoutMs,
       &kIndexType,           &kVacuumRetainHours,        &kParquetBloomFilterEnabled,
-      &kArchiveKeepMinCommits, &kArchiveKeepMaxCommits};
+      &kArchiveKeepMinCommits, &kArchiveKeepMaxCommits, &kBulkInsertParallelism};
   return all;
 }
 

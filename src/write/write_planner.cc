@@ -73,6 +73,14 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
     // would make file key ranges disjoint, but costs a string sort of the whole batch; input
     // that arrives ordered by key (time-ordered ids) gets disjoint ranges anyway.
     size_t next = 0;
+    int64_t rows_per_file = per_file;
+    if (op == WriteOperation::kBulkInsert && settings.bulk_insert_parallelism > 1) {
+      // Even files, as many as the cores but none below the minimum row count.
+      const int64_t n = static_cast<int64_t>(rows.size());
+      const int64_t files = std::max<int64_t>(
+          1, std::min<int64_t>(settings.bulk_insert_parallelism, n / std::max<int64_t>(1, settings.bulk_insert_min_file_rows)));
+      rows_per_file = std::min(per_file, (n + files - 1) / files);
+    }
     bool pack = op != WriteOperation::kBulkInsert && settings.small_file_limit_bytes > 0;
     if (pack) {
       for (const FileGroup* group : view.LiveFileGroupsIn(partition)) {
@@ -91,7 +99,7 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
     }
     while (next < rows.size()) {
       FileGroupWrite w = ForNew(partition);
-      size_t take = std::min<size_t>(static_cast<size_t>(per_file), rows.size() - next);
+      size_t take = std::min<size_t>(static_cast<size_t>(rows_per_file), rows.size() - next);
       w.upserts.assign(rows.begin() + next, rows.begin() + next + take);
       next += take;
       fresh.push_back(std::move(w));

@@ -20,6 +20,11 @@ struct WritePlanSettings {
   /// Bytes per record assumed when neither the table (no statistics yet) nor the input (empty)
   /// tells; otherwise the input's in-memory size per row is used, an upper bound.
   int64_t record_size_estimate_bytes = 1024;
+  /// A bulk insert splits each partition's rows into up to this many new file groups (of at
+  /// least bulk_insert_min_file_rows rows each), so the cores encode files side by side, as
+  /// Spark's bulk insert writes a file per task. 1: one file per max_file_size_bytes.
+  int bulk_insert_parallelism = 1;
+  int64_t bulk_insert_min_file_rows = 250000;
 };
 
 /// Plans the file group writes of one instant.

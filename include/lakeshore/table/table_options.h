@@ -26,6 +26,9 @@ extern const ConfigOption<int64_t> kHeartbeatTolerableMisses;
 extern const ConfigOption<int64_t> kLockLeaseMs;
 /// How long a writer waits for the table lock before failing with kLockTimeout.
 extern const ConfigOption<int64_t> kLockWaitTimeoutMs;
+/// Files a bulk insert of one partition splits into, to encode them on every core (0: the
+/// machine's core count); each holds at least 250,000 rows.
+extern const ConfigOption<int64_t> kBulkInsertParallelism;
 /// The record-location index used by upserts and deletes: "simple".
 extern const ConfigOption<std::string> kIndexType;
 

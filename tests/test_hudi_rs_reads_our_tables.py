@@ -48,6 +48,8 @@ step = st.one_of(
     st.tuples(st.just("bulk_insert"), st.lists(KEY, min_size=1, max_size=6, unique=True)),
     st.tuples(st.just("delete"), st.lists(KEY, min_size=1, max_size=4, unique=True)),
     st.tuples(st.just("crashed"), st.lists(KEY, min_size=1, max_size=4, unique=True)),
+    st.tuples(st.just("insert_overwrite"), st.lists(KEY, min_size=1, max_size=4, unique=True)),
+    st.tuples(st.just("delete_partition"), st.lists(KEY, min_size=1, max_size=2, unique=True)),
 )
 
 # A writer process that dies after writing its files, before its commit.
@@ -102,7 +104,7 @@ def _check(t: lakeshore.Table, root: Path, oracle: dict[tuple[Any, ...], tuple[A
     assert got == {k: (v[0], v[1]) for k, v in oracle.items()}
     assert ours.num_rows == len(oracle)
     _same(ours, _hudi(root), "snapshot")
-    writes = [i for i in t.timeline() if i["state"] == "completed" and i["action"] == "commit"]
+    writes = [i for i in t.timeline() if i["state"] == "completed" and i["action"] in ("commit", "replacecommit")]
     for i in writes:
         _same(t.to_arrow(as_of=i["completion_time"]), _hudi(root, as_of=i["completion_time"]), f"as_of {i}")
     bounds = ["19700101000000000"] + [i["completion_time"] for i in writes]
@@ -121,6 +123,14 @@ def _check(t: lakeshore.Table, root: Path, oracle: dict[tuple[Any, ...], tuple[A
         ("bulk_insert", [("ü", "a", 7)]),
     ]
 )
+@example(
+    history=[
+        ("upsert", [("eu", "a", 1), (None, "b:c", 2), ("x/y", "ü", 3), ("eu", "b:c", 4)]),
+        ("insert_overwrite", [("eu", "ü", 5), (None, "a", 6)]),
+        ("delete_partition", [("x/y", "a", 0), (None, "a", 0)]),
+        ("upsert", [("eu", "ü", 5), ("x/y", "a", 7)]),
+    ]
+)
 def test_hudi_rs_reads_what_lakeshore_wrote_after_every_step(history: list[tuple[str, list[Any]]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "t"
@@ -136,6 +146,10 @@ def test_hudi_rs_reads_what_lakeshore_wrote_after_every_step(history: list[tuple
                 t.delete(pa.Table.from_pylist([{"zone": z, "name": a, "n": n} for z, a, n in keys]))
                 for k in keys:
                     oracle.pop(k, None)
+            elif mode == "delete_partition":
+                zones = {z for z, _, _ in keys}
+                t.delete_partitions([z for z in zones])
+                oracle = {k: v for k, v in oracle.items() if k[0] not in zones}
             else:
                 if mode in ("insert", "bulk_insert"):
                     keys = [k for k in keys if k not in oracle]  # insert semantics: new keys only
@@ -165,6 +179,9 @@ def test_hudi_rs_reads_what_lakeshore_wrote_after_every_step(history: list[tuple
                     assert any(i["state"] != "completed" for i in t.timeline())  # left pending
                 else:
                     t.write(data, mode)
+                    if mode == "insert_overwrite":  # the records' partitions hold just them
+                        zones = {z for z, _, _ in keys}
+                        oracle = {k: v for k, v in oracle.items() if k[0] not in zones}
                     oracle.update(rows)
             _check(t, root, oracle)
         # A reopened table and hudi-rs agree too.

@@ -82,6 +82,7 @@ def test_write_modes_and_results(table: lakeshore.Table) -> None:
         "files_written",
         "bytes_written",
         "file_groups_touched",
+        "file_groups_replaced",
         "rolled_back_instants",
         "duration_ms",
     }

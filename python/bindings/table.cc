@@ -105,6 +105,7 @@ nb::dict WriteResultDict(const WriteResult& r) {
   d["files_written"] = r.files_written;
   d["bytes_written"] = r.bytes_written;
   d["file_groups_touched"] = r.file_groups_touched;
+  d["file_groups_replaced"] = r.file_groups_replaced;
   d["rolled_back_instants"] = nb::cast(r.rolled_back_instants);
   d["duration_ms"] = r.duration_ms;
   return d;

@@ -214,10 +214,11 @@ class Table:
 
     def write(self, data: Any, mode: str = "upsert", *, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Writes ``data`` as one instant with ``mode`` ("insert", "upsert", "delete",
-        "bulk_insert") and returns what the write did (the WriteResult fields as a dict:
-        instant_time, operation, records_in, records_inserted, records_updated,
-        records_deleted, files_written, bytes_written, file_groups_touched,
-        rolled_back_instants, duration_ms).
+        "bulk_insert", "insert_overwrite", "insert_overwrite_table", "delete_partition") and
+        returns what the write did (the WriteResult fields as a dict: instant_time, operation,
+        records_in, records_inserted, records_updated, records_deleted, files_written,
+        bytes_written, file_groups_touched, file_groups_replaced, rolled_back_instants,
+        duration_ms).
 
         Raises SchemaMismatchError if the data does not match the table schema and
         CommitConflictError if a concurrent writer committed to the same file groups first (then
@@ -240,6 +241,23 @@ class Table:
         for loading a table). See :meth:`write`."""
         return self.write(data, "bulk_insert", progress=progress)
 
+    def insert_overwrite(self, data: Any, *, progress: ProgressFn | None = None) -> dict[str, Any]:
+        """Replaces every partition the records fall in with just these records, as one
+        replacecommit (Hudi's insert_overwrite): the partitions' file groups end at this instant
+        (time travel still reads them); other partitions are untouched. See :meth:`write`."""
+        return self.write(data, "insert_overwrite", progress=progress)
+
+    def insert_overwrite_table(self, data: Any, *, progress: ProgressFn | None = None) -> dict[str, Any]:
+        """Replaces the whole table with these records, as one replacecommit (Hudi's
+        insert_overwrite_table). See :meth:`write`."""
+        return self.write(data, "insert_overwrite_table", progress=progress)
+
+    def delete_partitions(self, partitions: Any, *, progress: ProgressFn | None = None) -> dict[str, Any]:
+        """Drops whole partitions, as one replacecommit (Hudi's delete_partition): their file
+        groups end at this instant. ``partitions`` is Arrow data holding the partition field(s),
+        or a list of values (one partition field) or of dicts / tuples of them. See :meth:`write`."""
+        return self.write(self._rows_of(partitions, self.partition_by), "delete_partition", progress=progress)
+
     def delete(self, keys: Any, *, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Deletes records by key. ``keys`` is Arrow data holding the key field(s), or a list of
         key values (one key field), or a list of tuples or dicts (composite keys). See
@@ -253,6 +271,11 @@ class Table:
         return self.write(self._keys_to_arrow(keys), "delete", progress=progress)
 
     def _keys_to_arrow(self, keys: Any) -> Any:
+        return self._rows_of(keys, self.record_key)
+
+    def _rows_of(self, keys: Any, fields: list[str]) -> Any:
+        """Arrow data of ``fields`` from Arrow data, a list of values (one field), or a list of
+        dicts or tuples."""
         if (
             hasattr(keys, "__arrow_c_stream__")
             or isinstance(keys, pa.RecordBatch)
@@ -261,7 +284,6 @@ class Table:
             return keys
         if isinstance(keys, (str, bytes)) or not isinstance(keys, Iterable):
             raise TypeError("keys must be Arrow data or a list of key values")
-        fields = self.record_key
         schema = self.schema
         rows = list(keys)
         if len(fields) == 1:

@@ -22,15 +22,26 @@ const char* WriteOperationName(WriteOperation op) {
     case WriteOperation::kUpsert: return "upsert";
     case WriteOperation::kDelete: return "delete";
     case WriteOperation::kBulkInsert: return "bulk_insert";
+    case WriteOperation::kInsertOverwrite: return "insert_overwrite";
+    case WriteOperation::kInsertOverwriteTable: return "insert_overwrite_table";
+    case WriteOperation::kDeletePartition: return "delete_partition";
   }
   return "?";
 }
 
+bool IsReplaceOperation(WriteOperation op) {
+  return op == WriteOperation::kInsertOverwrite || op == WriteOperation::kInsertOverwriteTable ||
+         op == WriteOperation::kDeletePartition;
+}
+
 Result<WriteOperation> ParseWriteOperation(const std::string& name) {
   for (auto op : {WriteOperation::kInsert, WriteOperation::kUpsert, WriteOperation::kDelete,
-                  WriteOperation::kBulkInsert})
+                  WriteOperation::kBulkInsert, WriteOperation::kInsertOverwrite, WriteOperation::kInsertOverwriteTable,
+                  WriteOperation::kDeletePartition})
     if (name == WriteOperationName(op)) return op;
-  return Status::Invalid("unknown write operation '", name, "' (insert, upsert, delete, bulk_insert)");
+  return Status::Invalid("unknown write operation '", name,
+                         "' (insert, upsert, delete, bulk_insert, insert_overwrite, insert_overwrite_table, "
+                         "delete_partition)");
 }
 
 class Table::Impl {

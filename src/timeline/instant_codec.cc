@@ -54,7 +54,7 @@ Result<std::string> EncodeRecord(const char* schema_name, const json& record) {
   return format::WriteAvroContainer(schema, {record});
 }
 
-Result<std::string> EncodeCommit(const CommitMetadata& m, bool inflight) {
+Result<std::string> EncodeCommit(const CommitMetadata& m, bool inflight, bool replace) {
   json by_partition = json::object();
   json ranges = json::object();
   if (inflight) {
@@ -82,7 +82,11 @@ Result<std::string> EncodeCommit(const CommitMetadata& m, bool inflight) {
                  {"compacted", false},
                  {"extraMetadata", extra},
                  {"operationType", HudiOperation(m.operation)}};
-  return EncodeRecord("HoodieCommitMetadata", record);
+  if (!replace || inflight) return EncodeRecord("HoodieCommitMetadata", record);
+  json replaced = json::object();
+  for (const auto& [partition, ids] : m.replaced_file_ids) replaced[partition] = ids;
+  record["partitionToReplaceFileIds"] = replaced;
+  return EncodeRecord("HoodieReplaceCommitMetadata", record);
 }
 
 std::string Absolute(const std::string& root, const std::string& path) { return JoinPath(root, path); }
@@ -238,8 +242,16 @@ Result<std::string> InstantCodec::Encode(const Instant& instant, const CommitMet
   }
   if (instant.action == actions::kRollback) return EncodeRollback(instant, metadata, table_root);
   if (actions::WritesData(instant.action)) {
-    if (instant.state == InstantState::kRequested) return std::string();
-    return EncodeCommit(metadata, instant.state == InstantState::kInflight);
+    const bool replace = instant.action == actions::kReplaceCommit;
+    if (instant.state == InstantState::kRequested) {
+      if (!replace) return std::string();
+      // Hudi's request of an insert_overwrite or delete_partition: the operation, no plan.
+      return EncodeRecord("HoodieRequestedReplaceMetadata", {{"operationType", HudiOperation(metadata.operation)},
+                                                             {"clusteringPlan", nullptr},
+                                                             {"extraMetadata", json::object()},
+                                                             {"version", 1}});
+    }
+    return EncodeCommit(metadata, instant.state == InstantState::kInflight, replace);
   }
   return UnsupportedFeature("this build does not write " + instant.action + " instants");
 }

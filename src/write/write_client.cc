@@ -69,10 +69,11 @@ Status Begin(TableContext& ctx, WriteOperation op, WriteState& state) {
   ARROW_ASSIGN_OR_RAISE(
       auto lifecycle,
       InstantLifecycle::Plan(
-          ctx.storage, ctx.timeline_location, actions::kCommit, LatestTime({&timeline}),
+          ctx.storage, ctx.timeline_location, IsReplaceOperation(op) ? actions::kReplaceCommit : actions::kCommit,
+          LatestTime({&timeline}),
           [&](const Instant& instant) { return ctx.EncodeInstant(instant, InstantState::kRequested, requested); },
           *ctx.clock, *guard));
-  state.instant = Instant{lifecycle.instant().time, actions::kCommit, InstantState::kRequested, ""};
+  state.instant = lifecycle.instant();
   state.lifecycle.emplace(std::move(lifecycle));
   // The heartbeat starts under the lock, before anyone can judge the new instant by it.
   ARROW_ASSIGN_OR_RAISE(state.heartbeat, Heartbeat::Start(ctx.storage, ctx.clock, state.instant.time, ctx.heartbeat));
@@ -226,9 +227,24 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
   ARROW_ASSIGN_OR_RAISE(auto clustering, FileGroupsUnderClustering(ctx, state.timeline));
   std::set<FileGroupKey> frozen;
   for (const auto& [key, time] : clustering) frozen.insert(key);
-  std::vector<FileGroupWrite> plan =
-      PlanFileGroupWrites(op, input, tags, view, ctx.plan, state.instant.time, frozen);
-  std::set<FileGroupKey> changed;
+  // A replace operation ends file groups: every live one of the partitions its records fall in
+  // (insert_overwrite, delete_partition) or of the table (insert_overwrite_table); its records
+  // go to new file groups, as a bulk insert writes them.
+  std::set<FileGroupKey> replaced;
+  if (IsReplaceOperation(op)) {
+    const std::set<std::string> partitions(input.partitions.paths.begin(), input.partitions.paths.end());
+    for (const FileGroup* g : view.LiveFileGroups()) {
+      if (op == WriteOperation::kInsertOverwriteTable || partitions.count(g->partition)) {
+        replaced.insert({g->partition, g->file_id});
+      }
+    }
+  }
+  std::vector<FileGroupWrite> plan;
+  if (op != WriteOperation::kDeletePartition) {
+    plan = PlanFileGroupWrites(IsReplaceOperation(op) ? WriteOperation::kBulkInsert : op, input, tags, view, ctx.plan,
+                               state.instant.time, frozen);
+  }
+  std::set<FileGroupKey> changed = replaced;
   for (const auto& w : plan) {
     if (w.old_base) changed.insert({w.partition, w.file_id});
   }
@@ -238,7 +254,8 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
   CommitMetadata metadata;
   metadata.operation = WriteOperationName(op);
   if (!ctx.avro_schema.empty()) metadata.extra["schema"] = ctx.avro_schema;
-  std::set<FileGroupKey> touched;
+  std::set<FileGroupKey> touched = replaced;  // a concurrent change to a replaced group conflicts
+  for (const auto& [partition, file_id] : replaced) metadata.replaced_file_ids[partition].push_back(file_id);
   for (const auto& w : plan) {
     metadata.planned_files.push_back(w.new_path);
     if (w.old_base) touched.insert({w.partition, w.file_id});
@@ -277,6 +294,7 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
       }));
 
   WriteResult result;
+  result.file_groups_replaced = static_cast<int64_t>(replaced.size());
   result.instant_time = state.instant.time;
   result.operation = op;
   result.records_in = input.records_in;

@@ -57,9 +57,21 @@ Fixture MakeBaseline(Snapshot* baseline) {
   return f;
 }
 
-// The write under test: updates in an existing group, inserts, a new partition.
+// The write under test: updates in an existing group, inserts, a new partition; as an upsert
+// or as an insert_overwrite (a replacecommit ending partition x's group).
 std::shared_ptr<arrow::RecordBatchReader> SecondWrite() {
   return PeopleReader({{1, "a2", 2, "x"}, {4, "d", 1, "x"}, {5, "e", 1, "z"}});
+}
+
+// The table after the second write, from the baseline.
+Snapshot AfterSecondWrite(Snapshot baseline, WriteOperation op) {
+  if (op == WriteOperation::kInsertOverwrite) {
+    for (auto it = baseline.begin(); it != baseline.end();) it = it->first.first == "x" ? baseline.erase(it) : ++it;
+  }
+  baseline[{"x", 1}] = {1, "a2", 2, "x"};
+  baseline[{"x", 4}] = {4, "d", 1, "x"};
+  baseline[{"z", 5}] = {5, "e", 1, "z"};
+  return baseline;
 }
 
 // Every data file in storage is referenced by a completed commit.
@@ -79,27 +91,25 @@ void ExpectNoOrphanDataFiles(Storage& storage) {
   EXPECT_TRUE(timeline.Pending().empty()) << "pending instants remain after recovery";
 }
 
-int64_t CountMutatingCalls() {
+int64_t CountMutatingCalls(WriteOperation op = WriteOperation::kUpsert) {
   Snapshot baseline;
   Fixture f = MakeBaseline(&baseline);
   auto faulty = *FaultInjectionStorage::Make(f.inner, 0, FaultMode::kCrash);
   auto table = *Table::Open(f.uri, f.Options(faulty));
-  EXPECT_TRUE(table->Write(WriteOperation::kUpsert, SecondWrite()).ok());
+  EXPECT_TRUE(table->Write(op, SecondWrite()).ok());
   return faulty->mutating_calls();
 }
 
-void RunCrashAt(int64_t k, FaultMode mode) {
-  SCOPED_TRACE("k=" + std::to_string(k) + (mode == FaultMode::kCrash ? " crash" : " fail-once"));
+void RunCrashAt(int64_t k, FaultMode mode, WriteOperation op = WriteOperation::kUpsert) {
+  SCOPED_TRACE("k=" + std::to_string(k) + (mode == FaultMode::kCrash ? " crash" : " fail-once") + " " +
+               WriteOperationName(op));
   Snapshot baseline;
   Fixture f = MakeBaseline(&baseline);
-  Snapshot after = baseline;
-  after[{"x", 1}] = {1, "a2", 2, "x"};
-  after[{"x", 4}] = {4, "d", 1, "x"};
-  after[{"z", 5}] = {5, "e", 1, "z"};
+  const Snapshot after = AfterSecondWrite(baseline, op);
 
   auto faulty = *FaultInjectionStorage::Make(f.inner, k, mode);
   auto writer = *Table::Open(f.uri, f.Options(faulty));
-  auto result = writer->Write(WriteOperation::kUpsert, SecondWrite());
+  auto result = writer->Write(op, SecondWrite());
   writer.reset();
 
   // A restarted process sees the last completed state: before or after, never a mix.
@@ -136,6 +146,14 @@ TEST(WriteCrash, EveryCrashPointRecovers) {
 TEST(WriteCrash, EveryFailurePointRecovers) {
   int64_t n = CountMutatingCalls();
   for (int64_t k = 1; k <= n + 1; ++k) RunCrashAt(k, FaultMode::kFailOnce);
+}
+
+TEST(WriteCrash, EveryCrashPointOfAnInsertOverwriteRecovers) {
+  // The replacecommit's own files (its requested replace metadata, the replaced file ids in the
+  // completed instant) recover as a commit's do: before or after, never a mix.
+  int64_t n = CountMutatingCalls(WriteOperation::kInsertOverwrite);
+  ASSERT_GT(n, 5);
+  for (int64_t k = 1; k <= n + 1; ++k) RunCrashAt(k, FaultMode::kCrash, WriteOperation::kInsertOverwrite);
 }
 
 TEST(WriteCrash, LiveWriterIsNotRolledBack) {

@@ -58,6 +58,16 @@ std::shared_ptr<arrow::Schema> DeleteSchema(const TableConfig& config) {
   return arrow::schema(std::move(fields));
 }
 
+/// The partition fields alone: what delete_partition needs.
+std::shared_ptr<arrow::Schema> PartitionSchema(const TableConfig& config) {
+  std::vector<std::shared_ptr<arrow::Field>> fields;
+  for (const auto& p : config.partition_fields) {
+    auto f = config.schema->GetFieldByName(p);
+    if (f != nullptr) fields.push_back(f);
+  }
+  return arrow::schema(std::move(fields));
+}
+
 struct RecordIdHash {
   size_t operator()(const std::pair<int32_t, std::string_view>& id) const {
     return std::hash<std::string_view>()(id.second) * 31 + static_cast<size_t>(id.first);
@@ -153,8 +163,17 @@ Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation o
   ARROW_ASSIGN_OR_RAISE(auto raw, reader->ToTable());
   WriteInput in;
   in.records_in = raw->num_rows();
-  auto target = op == WriteOperation::kDelete ? DeleteSchema(config) : config.schema;
+  auto target = op == WriteOperation::kDelete            ? DeleteSchema(config)
+                : op == WriteOperation::kDeletePartition ? PartitionSchema(config)
+                                                         : config.schema;
   ARROW_ASSIGN_OR_RAISE(in.table, Conform(*raw, *target));
+  if (op == WriteOperation::kDeletePartition) {
+    // Only the partitions the batch names: no keys, no rows to write.
+    ARROW_ASSIGN_OR_RAISE(in.partitions, ComputePartitions(*in.table, config.partition_fields,
+                                                            PartitionStyle{config.hive_style_partitioning,
+                                                                           config.url_encode_partitions}));
+    return in;
+  }
   ARROW_RETURN_NOT_OK(CheckKeyColumnsAreUtf8(*in.table, config));
   ARROW_RETURN_NOT_OK(CheckBlobValues(*in.table));
   ARROW_ASSIGN_OR_RAISE(in.key_column, ComputeRecordKeys(*in.table, config.record_key_fields,

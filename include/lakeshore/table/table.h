@@ -37,9 +37,21 @@ enum class WriteOperation {
   kUpsert,      ///< tag each record's location; update where it lives, insert elsewhere
   kDelete,      ///< delete records by key (the batch needs only the key fields)
   kBulkInsert,  ///< new records, sorted by partition and key into new file groups
+  /// A replacecommit: the records replace every file group of the partitions they fall in
+  /// (Hudi's insert_overwrite); other partitions are untouched.
+  kInsertOverwrite,
+  /// A replacecommit: the records replace every file group of the table (insert_overwrite_table).
+  kInsertOverwriteTable,
+  /// A replacecommit: the partitions named by the batch (its partition fields) lose every file
+  /// group; nothing is written (Hudi's delete_partition).
+  kDeletePartition,
 };
 
-/// "insert", "upsert", "delete", "bulk_insert".
+/// True for the operations that complete as a replacecommit.
+bool IsReplaceOperation(WriteOperation op);
+
+/// "insert", "upsert", "delete", "bulk_insert", "insert_overwrite", "insert_overwrite_table",
+/// "delete_partition".
 const char* WriteOperationName(WriteOperation op);
 Result<WriteOperation> ParseWriteOperation(const std::string& name);
 
@@ -69,6 +81,7 @@ struct WriteResult {
   int64_t files_written = 0;
   int64_t bytes_written = 0;
   int64_t file_groups_touched = 0;
+  int64_t file_groups_replaced = 0;  ///< replace operations: the file groups that ended
   std::vector<std::string> rolled_back_instants;  ///< failed writes this write rolled back first
   int64_t duration_ms = 0;
 };

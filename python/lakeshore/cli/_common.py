@@ -240,6 +240,8 @@ def write_summary_table(result: dict[str, Any], title: str = "write") -> RichTab
         "file_groups_touched",
     ):
         t.add_row(key.replace("_", " "), f"{result[key]:,}")
+    if result.get("file_groups_replaced"):
+        t.add_row("file groups replaced", f"{result['file_groups_replaced']:,}")
     t.add_row("bytes written", human_bytes(int(result["bytes_written"])))
     t.add_row("time", f"{result['duration_ms'] / 1000:.2f} s")
     if result.get("rolled_back_instants"):

@@ -23,6 +23,7 @@ examples:
   lakeshore write ./trips backfill/*.parquet --mode bulk_insert
   lakeshore write ./trips new.csv --mode insert
   lakeshore write ./trips cancelled.json --mode delete       the files need only the key field(s)
+  lakeshore write ./trips fixed-oslo.parquet --mode insert_overwrite
 
 modes:
   upsert       update records whose key is stored, insert the others (the ordering field picks the
@@ -30,12 +31,16 @@ modes:
   insert       add records without looking keys up (an existing key is stored again)
   bulk_insert  add records sorted into new file groups: the fast path for a first load
   delete       delete the records whose keys the files list
+  insert_overwrite        replace every partition the records fall in with these records
+  insert_overwrite_table  replace the whole table with these records
+  delete_partition        drop the partitions the files name (they need only the partition
+                          field(s))
 
 All files of one call are written as one instant: all of it becomes visible, or none of it.
 CSV and JSON values are parsed as the table's column types.
 """
 
-MODES = ("upsert", "insert", "bulk_insert", "delete")
+MODES = ("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table", "delete_partition")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,6 +65,8 @@ def input_schema(table: Table, mode: str, files: list[str], fmt: str | None) -> 
     """The columns to read from the files: the table schema, or for delete the key fields (and
     the partition fields, when the files have them)."""
     schema = table.schema
+    if mode == "delete_partition":
+        return pa.schema([schema.field(n) for n in table.partition_by])
     if mode != "delete":
         return schema
     present = set(open_input(files, fmt, None).schema.names)

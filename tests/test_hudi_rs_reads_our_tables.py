@@ -224,3 +224,27 @@ def test_after_archival_hudi_rs_and_every_instant_read_as_before(tmp_path: Path)
     assert '"archived_instants": []' in out.stdout
     t.upsert(pa.table({"id": [1], "v": ["last"]}, schema=schema))
     _same(t.to_arrow(), _hudi(root), "hudi-rs after a write to the archived table")
+
+
+def test_savepoints_are_hudis_and_hold_archival_back(tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    t = lakeshore.Table.create(str(root), schema, record_key="id")
+    for i in range(6):
+        t.upsert(pa.table({"id": [i], "v": [f"v{i}"]}, schema=schema))
+    writes = [i["time"] for i in t.timeline()]
+    sp = t.savepoint(writes[1], user="ana", comment="keep")
+    assert (sp["instant_time"], sp["user"], sp["comment"], sp["files"]) == (writes[1], "ana", "keep", 1)
+    # Hudi's files: the savepoint shares its commit's instant time.
+    names = sorted(p.name for p in (root / ".hoodie" / "timeline").iterdir() if "savepoint" in p.name)
+    assert names[0] == f"{writes[1]}.savepoint.inflight" and names[1].startswith(f"{writes[1]}_")
+    _same(t.to_arrow(), _hudi(root), "hudi-rs with a savepoint")
+    assert t.archive(keep_min_commits=1, keep_max_commits=2)["archived_instants"] == [writes[0]]
+    cli = str(Path(sys.executable).parent / "lakeshore")
+    listed = subprocess.run([cli, "savepoint", "list", str(root), "--json"], capture_output=True, text=True, check=True)
+    assert writes[1] in listed.stdout
+    subprocess.run([cli, "savepoint", "delete", str(root), writes[1]], capture_output=True, check=True)
+    assert t.savepoints() == []
+    assert t.archive(keep_min_commits=1, keep_max_commits=2)["archived_instants"] == writes[1:5]
+    with pytest.raises(lakeshore.LakeshoreError, match="not a completed commit"):
+        t.savepoint("20000101000000000")

@@ -44,6 +44,17 @@ auto WithoutGil(Fn&& fn) {
   }
 }
 
+nb::dict SavepointDict(const SavepointView& s) {
+  nb::dict d;
+  d["instant_time"] = s.instant_time;
+  d["completion_time"] = s.completion_time;
+  d["user"] = s.user;
+  d["comment"] = s.comment;
+  d["savepointed_at_s"] = s.savepointed_at_s;
+  d["files"] = s.files;
+  return d;
+}
+
 TableOpenOptions MakeOpenOptions(const StringMap& storage_options) {
   TableOpenOptions options;
   for (const auto& [key, value] : storage_options) {
@@ -254,6 +265,24 @@ void BindTable(nb::module_& m) {
           },
           nb::arg("as_of").none(),
           "The data files of the latest slices as of `as_of`, as other tools open them.")
+      .def(
+          "create_savepoint",
+          [](Table& t, const std::string& instant, const std::string& user, const std::string& comment) {
+            return SavepointDict(WithoutGil([&] { return t.CreateSavepoint(instant, user, comment); }));
+          },
+          nb::arg("instant"), nb::arg("user"), nb::arg("comment"), "Savepoints a completed write instant.")
+      .def(
+          "delete_savepoint",
+          [](Table& t, const std::string& instant) { WithoutGil([&] { return t.DeleteSavepoint(instant); }); },
+          nb::arg("instant"), "Removes the savepoint of an instant.")
+      .def(
+          "savepoints",
+          [](Table& t) {
+            nb::list out;
+            for (const auto& s : WithoutGil([&] { return t.Savepoints(); })) out.append(SavepointDict(s));
+            return out;
+          },
+          "The table's savepoints, oldest first, as dicts.")
       .def(
           "archive",
           [](Table& t, std::optional<int64_t> keep_min, std::optional<int64_t> keep_max) {

@@ -117,6 +117,15 @@ class Table:
         The data files of the latest slices as of `as_of`, as other tools open them.
         """
 
+    def create_savepoint(self, instant: str, user: str, comment: str) -> dict[str, Any]:
+        """Savepoints a completed write instant."""
+
+    def delete_savepoint(self, instant: str) -> None:
+        """Removes the savepoint of an instant."""
+
+    def savepoints(self) -> list[dict[str, Any]]:
+        """The table's savepoints, oldest first, as dicts."""
+
     def archive(self, keep_min_commits: int | None, keep_max_commits: int | None) -> dict[str, Any]:
         """
         Moves old completed instants into the archived timeline; returns a dict (archived_instants, data_files_written, manifest_version, duration_ms).

@@ -356,6 +356,27 @@ class Table:
         ``duckdb.read_parquet(t.files())`` works."""
         return list(self._native.files(_instant(as_of, "as_of")))
 
+    def savepoint(self, instant: AsOf, *, user: str = "", comment: str = "") -> dict[str, Any]:
+        """Savepoints a completed write instant (Hudi's savepoint action): while it exists,
+        archival keeps that instant and everything after it on the active timeline. Returns the
+        savepoint (``instant_time``, ``completion_time``, ``user``, ``comment``,
+        ``savepointed_at_s``, ``files``: the data files of its latest slices)."""
+        instant_time = _instant(instant, "instant")
+        if instant_time is None:
+            raise ValueError("savepoint needs an instant")
+        return dict(self._native.create_savepoint(instant_time, user, comment))
+
+    def delete_savepoint(self, instant: AsOf) -> None:
+        """Removes the savepoint of ``instant``."""
+        instant_time = _instant(instant, "instant")
+        if instant_time is None:
+            raise ValueError("delete_savepoint needs an instant")
+        self._native.delete_savepoint(instant_time)
+
+    def savepoints(self) -> list[dict[str, Any]]:
+        """The table's savepoints, oldest first (the dicts :meth:`savepoint` returns)."""
+        return [dict(s) for s in self._native.savepoints()]
+
     def archive(self, *, keep_min_commits: int | None = None, keep_max_commits: int | None = None) -> dict[str, Any]:
         """Moves old completed instants from the active timeline into Hudi 1.x's archived
         timeline (``.hoodie/timeline/history/``), as Hudi's archiver does, once more than

@@ -24,6 +24,17 @@ Result<InstantLifecycle> InstantLifecycle::Plan(std::shared_ptr<Storage> storage
   return lifecycle;
 }
 
+Result<InstantLifecycle> InstantLifecycle::StartAt(std::shared_ptr<Storage> storage, TimelineLocation location,
+                                                   Instant instant, const std::string& inflight_bytes,
+                                                   const LockGuard& guard) {
+  instant.state = InstantState::kRequested;
+  instant.completion_time.clear();
+  InstantLifecycle lifecycle(std::move(storage), std::move(location), std::move(instant));
+  ARROW_RETURN_NOT_OK(guard.CheckHeld());
+  ARROW_RETURN_NOT_OK(lifecycle.StartInflight(inflight_bytes));
+  return lifecycle;
+}
+
 InstantLifecycle InstantLifecycle::Resume(std::shared_ptr<Storage> storage, TimelineLocation location,
                                           Instant pending) {
   return InstantLifecycle(std::move(storage), std::move(location), std::move(pending));

@@ -40,6 +40,12 @@ class InstantLifecycle {
                                        const std::function<Result<std::string>(const Instant&)>& requested_bytes,
                                        const Clock& clock, const LockGuard& guard);
 
+  /// The plan step of an action Hudi starts inflight, at a time the action names (a savepoint
+  /// takes its commit's time): under `guard` (checked held), the inflight file with
+  /// `inflight_bytes`. An inflight file already there → kCommitConflict.
+  static Result<InstantLifecycle> StartAt(std::shared_ptr<Storage> storage, TimelineLocation location, Instant instant,
+                                          const std::string& inflight_bytes, const LockGuard& guard);
+
   /// An instant found pending on the timeline (recovery): the steps continue from its state.
   static InstantLifecycle Resume(std::shared_ptr<Storage> storage, TimelineLocation location, Instant pending);
 

@@ -8,6 +8,7 @@
 #include "read/snapshot_reader.h"
 #include "read/table_view.h"
 #include "services/archive/timeline_archiver.h"
+#include "services/savepoint/savepoints.h"
 #include "table/layout.h"
 #include "table/meta_columns.h"
 #include "actions/table_context.h"
@@ -271,6 +272,19 @@ Result<std::shared_ptr<arrow::Table>> Table::ReadIncremental(const std::string& 
                                                              const ReadOptions& options) {
   return lakeshore::ReadIncremental(impl_->ctx, start_exclusive, end_inclusive, options);
 }
+
+Result<SavepointView> Table::CreateSavepoint(const std::string& instant_time, const std::string& user,
+                                            const std::string& comment) {
+  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  return lakeshore::CreateSavepoint(impl_->ctx, instant_time, user, comment);
+}
+
+Status Table::DeleteSavepoint(const std::string& instant_time) {
+  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  return lakeshore::DeleteSavepoint(impl_->ctx, instant_time);
+}
+
+Result<std::vector<SavepointView>> Table::Savepoints() { return ListSavepoints(impl_->ctx); }
 
 Result<ArchiveResult> Table::Archive(const ArchiveOptions& options) {
   std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);

@@ -123,6 +123,16 @@ struct InstantView {
   std::string completion_time;  ///< empty unless completed
 };
 
+/// One savepoint (Table::Savepoints).
+struct SavepointView {
+  std::string instant_time;     ///< the commit it savepoints
+  std::string completion_time;  ///< when the savepoint completed
+  std::string user;
+  std::string comment;
+  int64_t savepointed_at_s = 0;  ///< Hudi's savepointedAt (seconds since the epoch)
+  int64_t files = 0;             ///< data files it names
+};
+
 /// What an archival may do (Table::Archive).
 struct ArchiveOptions {
   /// Hudi's hoodie.keep.min.commits / hoodie.keep.max.commits; unset: the table's options
@@ -191,6 +201,15 @@ class Table {
 
   /// Rolls back every failed (pending, heartbeat expired) write; returns their instant times.
   Result<std::vector<std::string>> RollbackFailedWrites();
+
+  /// Savepoints a completed write instant (services/savepoint/savepoints.h): archival keeps it
+  /// and everything after it on the active timeline while the savepoint exists.
+  Result<SavepointView> CreateSavepoint(const std::string& instant_time, const std::string& user = "",
+                                        const std::string& comment = "");
+  /// Removes the savepoint of `instant_time`.
+  Status DeleteSavepoint(const std::string& instant_time);
+  /// The table's savepoints, oldest first.
+  Result<std::vector<SavepointView>> Savepoints();
 
   /// Moves old completed instants into Hudi 1.x's archived timeline (`timeline/history/`), as
   /// Hudi's archiver does; reads keep the whole history (services/archive/timeline_archiver.h).

@@ -248,3 +248,21 @@ def test_savepoints_are_hudis_and_hold_archival_back(tmp_path: Path) -> None:
     assert t.archive(keep_min_commits=1, keep_max_commits=2)["archived_instants"] == writes[1:5]
     with pytest.raises(lakeshore.LakeshoreError, match="not a completed commit"):
         t.savepoint("20000101000000000")
+
+
+def test_a_rolled_back_write_vanishes_for_hudi_rs_too(tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    t = lakeshore.Table.create(str(root), schema, record_key="id")
+    t.upsert(pa.table({"id": [1, 2], "v": ["a", "b"]}, schema=schema))
+    before = _sorted(t.to_arrow())
+    r = t.insert_overwrite_table(pa.table({"id": [3], "v": ["c"]}, schema=schema))
+    cli = str(Path(sys.executable).parent / "lakeshore")
+    done = subprocess.run([cli, "rollback", str(root), r["instant_time"], "--json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert _sorted(t.to_arrow()) == before
+    _same(t.to_arrow(), _hudi(root), "hudi-rs after a rollback of a replacecommit")
+    actions = [(i["action"], i["state"]) for i in t.timeline()]
+    assert actions == [("commit", "completed"), ("rollback", "completed")]
+    t.upsert(pa.table({"id": [2], "v": ["b2"]}, schema=schema))
+    _same(t.to_arrow(), _hudi(root), "hudi-rs after a write on top")

@@ -301,6 +301,10 @@ void BindTable(nb::module_& m) {
           "Moves old completed instants into the archived timeline; returns a dict (archived_instants, "
           "data_files_written, manifest_version, duration_ms).")
       .def(
+          "rollback",
+          [](Table& t, const std::string& instant) { return WithoutGil([&] { return t.Rollback(instant); }); },
+          nb::arg("instant"), "Rolls back the latest completed write; returns the rollback instant's time.")
+      .def(
           "rollback_failed_writes",
           [](Table& t) { return WithoutGil([&] { return t.RollbackFailedWrites(); }); },
           "Rolls back every failed write (pending, heartbeat expired); returns their instant "

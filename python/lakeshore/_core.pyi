@@ -131,6 +131,11 @@ class Table:
         Moves old completed instants into the archived timeline; returns a dict (archived_instants, data_files_written, manifest_version, duration_ms).
         """
 
+    def rollback(self, instant: str) -> str:
+        """
+        Rolls back the latest completed write; returns the rollback instant's time.
+        """
+
     def rollback_failed_writes(self) -> list[str]:
         """
         Rolls back every failed write (pending, heartbeat expired); returns their instant times.

@@ -387,6 +387,15 @@ class Table:
         ``manifest_version`` and ``duration_ms``."""
         return dict(self._native.archive(keep_min_commits, keep_max_commits))
 
+    def rollback(self, instant: AsOf) -> str:
+        """Rolls back the latest completed write ``instant`` (Hudi's rollback of a commit): the
+        table then reads as before it, and its files are deleted. Refused for an older write or
+        one a savepoint keeps. Returns the rollback instant's time."""
+        instant_time = _instant(instant, "instant")
+        if instant_time is None:
+            raise ValueError("rollback needs an instant")
+        return str(self._native.rollback(instant_time))
+
     def rollback_failed_writes(self) -> list[str]:
         """Rolls back every failed write (pending, with an expired heartbeat) and returns their
         instant times. Writers do this on their own before they write."""

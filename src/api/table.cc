@@ -273,6 +273,12 @@ Result<std::shared_ptr<arrow::Table>> Table::ReadIncremental(const std::string& 
   return lakeshore::ReadIncremental(impl_->ctx, start_exclusive, end_inclusive, options);
 }
 
+Result<std::string> Table::Rollback(const std::string& instant_time) {
+  ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("roll back"));
+  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  return RollbackCompletedInstant(impl_->ctx, instant_time);
+}
+
 Result<SavepointView> Table::CreateSavepoint(const std::string& instant_time, const std::string& user,
                                             const std::string& comment) {
   std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);

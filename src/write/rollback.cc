@@ -232,6 +232,55 @@ Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const T
   return rolled_back;
 }
 
+Result<std::string> RollbackCompletedInstant(TableContext& ctx, const std::string& instant_time) {
+  ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("rollback"));
+  ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
+  auto target = timeline.Find(instant_time);
+  auto refuse = [&](const std::string& why) {
+    return Status::Invalid("cannot roll back ", instant_time, " of table ", ctx.uri, ": ", why);
+  };
+  if (!target || !target->is_completed() || !actions::WritesData(target->action)) {
+    return refuse("it is not a completed write on the active timeline");
+  }
+  for (const auto& i : timeline.instants()) {
+    if (i.is_completed() && actions::WritesData(i.action) && i.completion_time > target->completion_time) {
+      return refuse("write " + i.time + " completed after it; only the latest write can be rolled back");
+    }
+    if (i.action == actions::kSavepoint && i.time >= instant_time) {
+      return refuse("savepoint " + i.time + " keeps it; delete the savepoint first");
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
+  CommitMetadata plan;
+  plan.operation = "rollback";
+  plan.rollback = RollbackRecord{Instant{target->time, target->action, InstantState::kCompleted, ""}};
+  for (const auto& c : commits) {
+    if (c.instant.time != instant_time) continue;
+    for (const auto& stat : c.metadata.write_stats) {
+      // Only data files of this very instant, whatever its metadata says.
+      auto name = ParseDataFileName(BaseName(stat.path));
+      if (!stat.path.empty() && name && name->instant_time == instant_time) plan.planned_files.push_back(stat.path);
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(
+      auto rollback,
+      InstantLifecycle::Plan(
+          ctx.storage, ctx.timeline_location, actions::kRollback, LatestTime({&timeline}),
+          [&](const Instant& instant) { return ctx.EncodeInstant(instant, InstantState::kRequested, plan); },
+          *ctx.clock, *guard));
+  ARROW_ASSIGN_OR_RAISE(auto inflight, ctx.EncodeInstant(rollback.instant(), InstantState::kInflight, plan));
+  ARROW_RETURN_NOT_OK(rollback.StartInflight(inflight));
+  // The commit becomes invisible before any of its files goes: its completed file is removed
+  // first (it is then a pending instant that this pending rollback names, finished by whoever
+  // recovers it), then the rollback runs as for a failed write.
+  ARROW_RETURN_NOT_OK(guard->CheckHeld());
+  ARROW_RETURN_NOT_OK(ctx.storage->DeleteFiles({ctx.timeline_location.PathOf(*target)}).status());
+  ARROW_ASSIGN_OR_RAISE(auto after, ctx.LoadTimeline());
+  ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, after, rollback, plan, *guard));
+  ARROW_RETURN_NOT_OK(guard->Release());
+  return rollback.instant().time;
+}
+
 Status AbortWrite(TableContext& ctx, InstantLifecycle& write, const std::vector<std::string>& planned_files) {
   ARROW_RETURN_NOT_OK(ctx.storage->DeleteFiles(planned_files).status());
   ARROW_RETURN_NOT_OK(write.Abandon());

@@ -33,6 +33,15 @@ Result<std::vector<std::string>> RollForwardDecidedWrites(TableContext& ctx, con
 Result<bool> IsNamedByRollback(TableContext& ctx, const Timeline& timeline,
                                const std::vector<CompletedCommit>& commits, const std::string& instant_time);
 
+/// Rolls back the completed write `instant_time` (Hudi's rollback of a commit): only the latest
+/// completed write, and not one a savepoint keeps (Invalid otherwise, naming why). Under the
+/// table lock: a rollback instant is planned naming the instant's data files; the instant's
+/// completed file goes first, so readers stop seeing it before any of its files goes; then the
+/// rollback deletes its files and pending files as for a failed write, and completes. A crash
+/// leaves either the write untouched or a pending rollback that the next writer finishes.
+/// Returns the rollback instant's time.
+Result<std::string> RollbackCompletedInstant(TableContext& ctx, const std::string& instant_time);
+
 /// Deletes an aborted write of this process at once (its files, its pending instant files);
 /// used when a write fails before its commit point, e.g. on a commit conflict. Errors are
 /// returned, and the instant is then left for RollbackFailedWrites.

@@ -392,3 +392,75 @@ TEST(WriteRecovery, APendingInstantThatVanishesWhileBeingReadIsNotAnError) {
 
 }  // namespace
 }  // namespace lakeshore
+
+namespace lakeshore {
+namespace {
+
+TEST(RollbackCrash, RollingBackTheLatestWriteIsAllOrNothingAtEveryCrashPoint) {
+  // The write rolled back: the second write of the crash tests, on the baseline.
+  auto make = [](Snapshot* baseline, Snapshot* written, std::string* instant) {
+    Fixture f = MakeBaseline(baseline);
+    auto table = *Table::Open(f.uri, f.Options(f.inner));
+    auto r = table->Write(WriteOperation::kUpsert, SecondWrite());
+    EXPECT_TRUE(r.ok()) << r.status();
+    *instant = r->instant_time;
+    *written = ReadPeople(*table);
+    f.clock->Advance(10);
+    return f;
+  };
+  int64_t calls = 0;
+  {
+    Snapshot baseline, written;
+    std::string instant;
+    Fixture f = make(&baseline, &written, &instant);
+    auto counter = *FaultInjectionStorage::Make(f.inner, 0, FaultMode::kCrash);
+    auto table = *Table::Open(f.uri, f.Options(counter));
+    ASSERT_TRUE(table->Rollback(instant).ok());
+    EXPECT_EQ(ReadPeople(*table), baseline);
+    calls = counter->mutating_calls();
+    ExpectNoOrphanDataFiles(*f.inner);
+  }
+  ASSERT_GT(calls, 3);
+  for (int64_t k = 1; k <= calls; ++k) {
+    SCOPED_TRACE("crash at mutating call " + std::to_string(k));
+    Snapshot baseline, written;
+    std::string instant;
+    Fixture f = make(&baseline, &written, &instant);
+    auto faulty = *FaultInjectionStorage::Make(f.inner, k, FaultMode::kCrash);
+    (void)(*Table::Open(f.uri, f.Options(faulty)))->Rollback(instant);
+    // A restarted process sees the write whole or not at all; the next writer finishes the job.
+    auto reader = *Table::Open(f.uri, f.Options(f.inner));
+    Snapshot seen = ReadPeople(*reader);
+    EXPECT_TRUE(seen == baseline || seen == written);
+    f.clock->Advance(kLongAfterMs);
+    ASSERT_TRUE(reader->Write(WriteOperation::kUpsert, PeopleReader({{6, "f", 1, "y"}})).ok());
+    Snapshot expected = seen;
+    expected[{"y", 6}] = {6, "f", 1, "y"};
+    EXPECT_EQ(ReadPeople(*reader), expected);
+    ExpectNoOrphanDataFiles(*f.inner);
+  }
+}
+
+TEST(Rollback, OnlyTheLatestWriteAndNotASavepointedOne) {
+  Snapshot baseline;
+  Fixture f = MakeBaseline(&baseline);
+  auto table = *Table::Open(f.uri, f.Options(f.inner));
+  const std::string first = (*table->Timeline())[0].time;
+  auto second = table->Write(WriteOperation::kUpsert, SecondWrite());
+  ASSERT_TRUE(second.ok());
+  auto refused = table->Rollback(first);
+  EXPECT_TRUE(refused.status().IsInvalid()) << refused.status();
+  EXPECT_NE(refused.status().message().find("only the latest"), std::string::npos);
+  ASSERT_TRUE(table->CreateSavepoint(second->instant_time).ok());
+  EXPECT_TRUE(table->Rollback(second->instant_time).status().IsInvalid());
+  ASSERT_TRUE(table->DeleteSavepoint(second->instant_time).ok());
+  ASSERT_TRUE(table->Rollback(second->instant_time).ok());
+  EXPECT_EQ(ReadPeople(*table), baseline);
+  // Then the first is the latest.
+  ASSERT_TRUE(table->Rollback(first).ok());
+  EXPECT_TRUE(ReadPeople(*table).empty());
+  EXPECT_TRUE(table->Rollback("20000101000000000").status().IsInvalid());
+}
+
+}  // namespace
+}  // namespace lakeshore

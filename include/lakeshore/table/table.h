@@ -202,6 +202,10 @@ class Table {
   /// Rolls back every failed (pending, heartbeat expired) write; returns their instant times.
   Result<std::vector<std::string>> RollbackFailedWrites();
 
+  /// Rolls back the latest completed write `instant_time` (write/rollback.h); returns the
+  /// rollback instant's time. The table then reads as before that write.
+  Result<std::string> Rollback(const std::string& instant_time);
+
   /// Savepoints a completed write instant (services/savepoint/savepoints.h): archival keeps it
   /// and everything after it on the active timeline while the savepoint exists.
   Result<SavepointView> CreateSavepoint(const std::string& instant_time, const std::string& user = "",

@@ -266,3 +266,24 @@ def test_a_rolled_back_write_vanishes_for_hudi_rs_too(tmp_path: Path) -> None:
     assert actions == [("commit", "completed"), ("rollback", "completed")]
     t.upsert(pa.table({"id": [2], "v": ["b2"]}, schema=schema))
     _same(t.to_arrow(), _hudi(root), "hudi-rs after a write on top")
+
+
+def test_a_restore_to_a_savepoint_reads_the_same_in_hudi_rs(tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("zone", pa.string())])
+    t = lakeshore.Table.create(str(root), schema, record_key="id", partition_by="zone")
+    t.upsert(pa.table({"id": [1, 2], "zone": ["a", "b"]}, schema=schema))
+    saved = t.timeline()[-1]["time"]
+    then = _sorted(t.to_arrow())
+    t.savepoint(saved)
+    t.upsert(pa.table({"id": [3], "zone": ["a"]}, schema=schema))
+    t.insert_overwrite(pa.table({"id": [4], "zone": ["b"]}, schema=schema))
+    t.delete_partitions(["a"])
+    cli = str(Path(sys.executable).parent / "lakeshore")
+    done = subprocess.run([cli, "restore", str(root), saved, "--json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert _sorted(t.to_arrow()) == then
+    _same(t.to_arrow(), _hudi(root), "hudi-rs after a restore")
+    assert [i["action"] for i in t.timeline() if i["action"] == "restore"] == ["restore"]
+    t.upsert(pa.table({"id": [5], "zone": ["c"]}, schema=schema))
+    _same(t.to_arrow(), _hudi(root), "hudi-rs after a write on the restored table")

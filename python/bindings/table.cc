@@ -305,6 +305,10 @@ void BindTable(nb::module_& m) {
           [](Table& t, const std::string& instant) { return WithoutGil([&] { return t.Rollback(instant); }); },
           nb::arg("instant"), "Rolls back the latest completed write; returns the rollback instant's time.")
       .def(
+          "restore",
+          [](Table& t, const std::string& savepoint) { return WithoutGil([&] { return t.Restore(savepoint); }); },
+          nb::arg("savepoint"), "Restores the table to a savepoint; returns the restore instant's time.")
+      .def(
           "rollback_failed_writes",
           [](Table& t) { return WithoutGil([&] { return t.RollbackFailedWrites(); }); },
           "Rolls back every failed write (pending, heartbeat expired); returns their instant "

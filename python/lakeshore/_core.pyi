@@ -136,6 +136,9 @@ class Table:
         Rolls back the latest completed write; returns the rollback instant's time.
         """
 
+    def restore(self, savepoint: str) -> str:
+        """Restores the table to a savepoint; returns the restore instant's time."""
+
     def rollback_failed_writes(self) -> list[str]:
         """
         Rolls back every failed write (pending, heartbeat expired); returns their instant times.

@@ -396,6 +396,16 @@ class Table:
             raise ValueError("rollback needs an instant")
         return str(self._native.rollback(instant_time))
 
+    def restore(self, savepoint: AsOf) -> str:
+        """Restores the table to the savepoint of ``savepoint`` (Hudi's restore): every later
+        write is rolled back, newest first, each with its own rollback instant, under one
+        ``restore`` instant. Refused when ``savepoint`` is not a savepoint, a later savepoint
+        exists, or a later write is still running. Returns the restore instant's time."""
+        instant_time = _instant(savepoint, "savepoint")
+        if instant_time is None:
+            raise ValueError("restore needs a savepoint")
+        return str(self._native.restore(instant_time))
+
     def rollback_failed_writes(self) -> list[str]:
         """Rolls back every failed write (pending, with an expired heartbeat) and returns their
         instant times. Writers do this on their own before they write."""

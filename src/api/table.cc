@@ -279,6 +279,12 @@ Result<std::string> Table::Rollback(const std::string& instant_time) {
   return RollbackCompletedInstant(impl_->ctx, instant_time);
 }
 
+Result<std::string> Table::Restore(const std::string& savepoint_time) {
+  ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("restore"));
+  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  return RestoreToSavepoint(impl_->ctx, savepoint_time);
+}
+
 Result<SavepointView> Table::CreateSavepoint(const std::string& instant_time, const std::string& user,
                                             const std::string& comment) {
   std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);

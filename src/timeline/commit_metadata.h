@@ -37,6 +37,13 @@ struct RollbackRecord {
   bool target_had_completed = false;  ///< completed: nothing was deleted (not recorded by Hudi)
 };
 
+/// What a restore instant rolls back: Hudi's HoodieRestorePlan (instantsToRollback,
+/// savepointToRestoreTimestamp) and HoodieRestoreMetadata.
+struct RestoreRecord {
+  std::string savepoint;        ///< the savepointed instant the table goes back to
+  std::vector<Instant> targets;  ///< the instants rolled back, newest first (time and action)
+};
+
 /// The content of a completed commit (and, with an empty stat list, of its inflight plan).
 struct CommitMetadata {
   std::string operation;               ///< insert, upsert, delete, bulk_insert, rollback, ...
@@ -48,6 +55,8 @@ struct CommitMetadata {
   std::map<std::string, std::vector<std::string>> replaced_file_ids;
   /// Set for rollback instants (plans and metadata).
   std::optional<RollbackRecord> rollback;
+  /// Set for restore instants (plans and metadata).
+  std::optional<RestoreRecord> restore;
   /// A pending clustering's input file groups (its requested HoodieRequestedReplaceMetadata's
   /// clustering plan): partition → file ids. Writers leave them alone until it completes.
   std::map<std::string, std::vector<std::string>> clustering_file_ids;

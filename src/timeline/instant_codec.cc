@@ -234,6 +234,51 @@ Result<CommitMetadata> DecodeRequestedReplace(std::string_view content, const st
   return m;
 }
 
+Result<std::string> EncodeRestore(const Instant& instant, const CommitMetadata& m) {
+  if (!m.restore) return Status::Invalid("restore instant ", instant.time, " has no plan");
+  json infos = json::array();
+  json times = json::array();
+  json details = json::object();
+  for (const auto& t : m.restore->targets) {
+    infos.push_back({{"commitTime", t.time}, {"action", t.action}});
+    times.push_back(t.time);
+    details[t.time] = json::array();
+  }
+  if (instant.state == InstantState::kRequested) {
+    return EncodeRecord("HoodieRestorePlan", {{"instantsToRollback", infos},
+                                              {"version", 2},
+                                              {"savepointToRestoreTimestamp", m.restore->savepoint}});
+  }
+  if (instant.state == InstantState::kInflight) return std::string();
+  return EncodeRecord("HoodieRestoreMetadata", {{"startRestoreTime", instant.time},
+                                                {"timeTakenInMillis", 0},
+                                                {"instantsToRollback", times},
+                                                {"hoodieRestoreMetadata", details},
+                                                {"version", 1},
+                                                {"restoreInstantInfo", infos},
+                                                {"extraMetadata", nullptr}});
+}
+
+Result<CommitMetadata> DecodeRestore(const Instant& instant, std::string_view content, const std::string& source) {
+  CommitMetadata m;
+  m.operation = "restore";
+  if (content.empty()) return m;
+  ARROW_ASSIGN_OR_RAISE(json record, OneRecord(content, source));
+  RestoreRecord restore;
+  auto field = instant.state == InstantState::kRequested ? "instantsToRollback" : "restoreInstantInfo";
+  auto infos = record.find(field);
+  if (infos != record.end() && infos->is_array()) {
+    for (const auto& info : *infos) {
+      const std::string time = StringAt(info, "commitTime");
+      if (time.empty()) return CorruptMetadata("restore instant '" + source + "' names an instant without a time");
+      restore.targets.push_back(Instant{time, StringAt(info, "action"), InstantState::kCompleted, ""});
+    }
+  }
+  restore.savepoint = StringAt(record, "savepointToRestoreTimestamp");
+  m.restore = std::move(restore);
+  return m;
+}
+
 }  // namespace
 
 Result<std::string> InstantCodec::Encode(const Instant& instant, const CommitMetadata& metadata) const {
@@ -241,6 +286,7 @@ Result<std::string> InstantCodec::Encode(const Instant& instant, const CommitMet
     return UnsupportedFeature("this build writes timeline layout 2 only (table versions 8 and 9)");
   }
   if (instant.action == actions::kRollback) return EncodeRollback(instant, metadata, table_root);
+  if (instant.action == actions::kRestore) return EncodeRestore(instant, metadata);
   if (actions::WritesData(instant.action)) {
     const bool replace = instant.action == actions::kReplaceCommit;
     if (instant.state == InstantState::kRequested) {
@@ -261,6 +307,10 @@ Result<CommitMetadata> InstantCodec::Decode(const Instant& instant, std::string_
   if (instant.action == actions::kRollback) {
     if (layout == TimelineLayout::kV1) return CommitMetadata{};  // not needed from version-6 tables
     return DecodeRollback(instant, content, table_root, source);
+  }
+  if (instant.action == actions::kRestore) {
+    if (layout == TimelineLayout::kV1) return CommitMetadata{};  // not needed from version-6 tables
+    return DecodeRestore(instant, content, source);
   }
   if (!actions::WritesData(instant.action)) return CommitMetadata{};
   if (instant.state == InstantState::kRequested &&

@@ -1,5 +1,6 @@
 #include "write/rollback.h"
 
+#include <algorithm>
 #include <set>
 
 #include "actions/instant_lifecycle.h"
@@ -167,6 +168,118 @@ Result<bool> IsNamedByRollback(TableContext& ctx, const Timeline& timeline,
   return false;
 }
 
+namespace {
+
+/// Rolls back the pending write `pending` (its heartbeat expired), behind the commit fence:
+/// decide "rollback" before deleting anything; a writer that decided "commit" first is
+/// completed instead (write/commit_decision.h). Returns whether it was rolled back.
+Result<bool> RollBackPending(TableContext& ctx, const Timeline& timeline, const Instant& pending,
+                             const LockGuard& guard) {
+  ARROW_RETURN_NOT_OK(guard.CheckHeld());
+  ARROW_ASSIGN_OR_RAISE(auto decision, Decide(*ctx.storage, pending.time, CommitDecision{}));
+  if (decision.kind == CommitDecision::Kind::kCommit) {
+    ARROW_RETURN_NOT_OK(RollForward(ctx, pending, decision));
+    return false;
+  }
+  CommitMetadata plan;
+  plan.operation = "rollback";
+  ARROW_ASSIGN_OR_RAISE(plan.planned_files, PlannedFiles(ctx, pending));
+  plan.rollback = RollbackRecord{Instant{pending.time, pending.action, pending.state, ""}};
+  ARROW_ASSIGN_OR_RAISE(auto latest, ctx.LoadTimeline());
+  ARROW_ASSIGN_OR_RAISE(
+      auto rollback,
+      InstantLifecycle::Plan(
+          ctx.storage, ctx.timeline_location, actions::kRollback, LatestTime({&latest}),
+          [&](const Instant& instant) { return ctx.EncodeInstant(instant, InstantState::kRequested, plan); },
+          *ctx.clock, guard));
+  ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, timeline, rollback, plan, guard));
+  // Its pending files are gone: a writer that wakes now finds them gone and fails.
+  ARROW_RETURN_NOT_OK(ForgetDecision(*ctx.storage, pending.time));
+  return true;
+}
+
+/// Rolls back the completed write `target` (no check that it is the latest): a rollback
+/// instant names its data files (only those its name carries); its completed file goes first,
+/// so readers stop seeing it before any file goes; then the rollback runs as for a failed write.
+Status RollBackCompleted(TableContext& ctx, const Timeline& timeline, const Instant& target, const LockGuard& guard) {
+  ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
+  CommitMetadata plan;
+  plan.operation = "rollback";
+  plan.rollback = RollbackRecord{Instant{target.time, target.action, InstantState::kCompleted, ""}};
+  for (const auto& c : commits) {
+    if (c.instant.time != target.time) continue;
+    for (const auto& stat : c.metadata.write_stats) {
+      auto name = ParseDataFileName(BaseName(stat.path));
+      if (!stat.path.empty() && name && name->instant_time == target.time) plan.planned_files.push_back(stat.path);
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(
+      auto rollback,
+      InstantLifecycle::Plan(
+          ctx.storage, ctx.timeline_location, actions::kRollback, LatestTime({&timeline}),
+          [&](const Instant& instant) { return ctx.EncodeInstant(instant, InstantState::kRequested, plan); },
+          *ctx.clock, guard));
+  ARROW_ASSIGN_OR_RAISE(auto inflight, ctx.EncodeInstant(rollback.instant(), InstantState::kInflight, plan));
+  ARROW_RETURN_NOT_OK(rollback.StartInflight(inflight));
+  ARROW_RETURN_NOT_OK(guard.CheckHeld());
+  ARROW_RETURN_NOT_OK(ctx.storage->DeleteFiles({ctx.timeline_location.PathOf(target)}).status());
+  ARROW_ASSIGN_OR_RAISE(auto after, ctx.LoadTimeline());
+  return ExecuteRollback(ctx, after, rollback, plan, guard);
+}
+
+/// Runs a restore instant to completion: each target still on the timeline, newest first, is
+/// rolled back (completed ones as RollBackCompleted, pending ones behind the commit fence), a
+/// target a rollback already names is done. Idempotent: recovery runs it again from the top.
+Status ExecuteRestore(TableContext& ctx, InstantLifecycle& restore, const CommitMetadata& plan,
+                      const LockGuard& guard) {
+  ARROW_RETURN_NOT_OK(restore.StartInflight(""));
+  for (const Instant& target : plan.restore->targets) {
+    ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
+    std::optional<Instant> current;
+    for (const auto& i : timeline.instants()) {
+      if (i.time == target.time && i.action != actions::kSavepoint) current = i;
+    }
+    if (!current) continue;  // gone already
+    if (current->is_completed()) {
+      // Still visible, even if a rollback names it (one interrupted before the completed file
+      // went completes as a no-op): roll it back now.
+      ARROW_RETURN_NOT_OK(RollBackCompleted(ctx, timeline, *current, guard));
+      continue;
+    }
+    ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
+    ARROW_ASSIGN_OR_RAISE(bool named, IsNamedByRollback(ctx, timeline, commits, target.time));
+    if (named) {
+      ARROW_RETURN_NOT_OK(RemoveLeftovers(ctx, *current));  // its rollback deleted its files
+    } else {
+      ARROW_RETURN_NOT_OK(RollBackPending(ctx, timeline, *current, guard).status());
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(auto bytes, ctx.EncodeInstant(restore.instant(), InstantState::kCompleted, plan));
+  ARROW_ASSIGN_OR_RAISE(auto latest, ctx.LoadTimeline());
+  return restore.Complete(LatestTime({&latest}), bytes, *ctx.clock, guard).status();
+}
+
+/// Finishes the restores a crash interrupted (their plans are in their requested files);
+/// returns the instants they roll back.
+Result<std::vector<std::string>> FinishPendingRestores(TableContext& ctx, const Timeline& timeline,
+                                                       const LockGuard& guard) {
+  std::vector<std::string> targets;
+  for (const Instant& pending : timeline.Pending()) {
+    if (pending.action != actions::kRestore) continue;
+    Instant requested = pending;
+    requested.state = InstantState::kRequested;
+    ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(*ctx.storage, ctx.timeline_location, requested));
+    ARROW_ASSIGN_OR_RAISE(auto plan, ctx.codec().Decode(requested, text, ctx.timeline_location.PathOf(requested)));
+    if (!plan.restore) return CorruptMetadata("restore plan '" + ctx.timeline_location.PathOf(requested) + "' is empty");
+    auto restore = InstantLifecycle::Resume(ctx.storage, ctx.timeline_location, pending);
+    ARROW_RETURN_NOT_OK(ExecuteRestore(ctx, restore, plan, guard));
+    for (const auto& t : plan.restore->targets) targets.push_back(t.time);
+  }
+  return targets;
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const Timeline& listed,
                                                       const LockGuard& guard) {
   // Nothing is written on a timeline whose times cannot go on (a far-future instant).
@@ -195,6 +308,13 @@ Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const T
     already_rolled_back.insert(target);
     rolled_back.push_back(target);
   }
+  // Then interrupted restores, whose rollbacks have just been finished.
+  if (std::any_of(timeline.instants().begin(), timeline.instants().end(),
+                  [](const Instant& i) { return i.action == actions::kRestore && !i.is_completed(); })) {
+    ARROW_ASSIGN_OR_RAISE(auto restored, FinishPendingRestores(ctx, timeline, guard));
+    rolled_back.insert(rolled_back.end(), restored.begin(), restored.end());
+    return rolled_back;  // the restore rolled back everything after its savepoint; callers re-list
+  }
   for (const Instant& pending : timeline.Pending()) {
     if (pending.action == actions::kRollback) continue;  // finished above
     ARROW_ASSIGN_OR_RAISE(bool writer, IsWriterInstant(ctx, pending));
@@ -205,29 +325,8 @@ Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const T
     }
     ARROW_ASSIGN_OR_RAISE(bool expired, IsHeartbeatExpired(*ctx.storage, *ctx.clock, pending.time, ctx.heartbeat));
     if (!expired) continue;  // a slow writer is alive: never roll it back under its feet
-    // The fence: decide "rollback" before deleting anything. A writer that decided "commit"
-    // first is completed instead (write/commit_decision.h).
-    ARROW_RETURN_NOT_OK(guard.CheckHeld());
-    ARROW_ASSIGN_OR_RAISE(auto decision, Decide(*ctx.storage, pending.time, CommitDecision{}));
-    if (decision.kind == CommitDecision::Kind::kCommit) {
-      ARROW_RETURN_NOT_OK(RollForward(ctx, pending, decision));
-      continue;
-    }
-    CommitMetadata plan;
-    plan.operation = "rollback";
-    ARROW_ASSIGN_OR_RAISE(plan.planned_files, PlannedFiles(ctx, pending));
-    plan.rollback = RollbackRecord{Instant{pending.time, pending.action, pending.state, ""}};
-    ARROW_ASSIGN_OR_RAISE(auto latest, ctx.LoadTimeline());
-    ARROW_ASSIGN_OR_RAISE(
-        auto rollback,
-        InstantLifecycle::Plan(
-            ctx.storage, ctx.timeline_location, actions::kRollback, LatestTime({&latest}),
-            [&](const Instant& instant) { return ctx.EncodeInstant(instant, InstantState::kRequested, plan); },
-            *ctx.clock, guard));
-    ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, timeline, rollback, plan, guard));
-    // Its pending files are gone: a writer that wakes now finds them gone and fails.
-    ARROW_RETURN_NOT_OK(ForgetDecision(*ctx.storage, pending.time));
-    rolled_back.push_back(pending.time);
+    ARROW_ASSIGN_OR_RAISE(bool rolled, RollBackPending(ctx, timeline, pending, guard));
+    if (rolled) rolled_back.push_back(pending.time);
   }
   return rolled_back;
 }
@@ -250,35 +349,53 @@ Result<std::string> RollbackCompletedInstant(TableContext& ctx, const std::strin
       return refuse("savepoint " + i.time + " keeps it; delete the savepoint first");
     }
   }
-  ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
+  ARROW_RETURN_NOT_OK(RollBackCompleted(ctx, timeline, *target, *guard));
+  ARROW_ASSIGN_OR_RAISE(auto after, ctx.LoadTimeline());
+  ARROW_RETURN_NOT_OK(guard->Release());
+  // The rollback instant is the newest one naming the target.
+  std::string rollback_time;
+  for (const auto& i : after.instants()) {
+    if (i.action == actions::kRollback) rollback_time = i.time;
+  }
+  return rollback_time;
+}
+
+Result<std::string> RestoreToSavepoint(TableContext& ctx, const std::string& savepoint_time) {
+  ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("restore"));
+  ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
+  auto refuse = [&](const std::string& why) {
+    return Status::Invalid("cannot restore table ", ctx.uri, " to ", savepoint_time, ": ", why);
+  };
+  bool savepointed = false;
+  for (const auto& i : timeline.instants()) {
+    if (i.action != actions::kSavepoint || !i.is_completed()) continue;
+    if (i.time == savepoint_time) savepointed = true;
+    if (i.time > savepoint_time) return refuse("savepoint " + i.time + " is later; delete it first");
+  }
+  if (!savepointed) return refuse("it is not a savepoint (lakeshore savepoint list)");
+  // Recovery first: interrupted rollbacks and restores, so the plan sees the table as it is.
+  ARROW_RETURN_NOT_OK(RollbackFailedWrites(ctx, timeline, *guard).status());
+  ARROW_ASSIGN_OR_RAISE(timeline, ctx.LoadTimeline());
   CommitMetadata plan;
-  plan.operation = "rollback";
-  plan.rollback = RollbackRecord{Instant{target->time, target->action, InstantState::kCompleted, ""}};
-  for (const auto& c : commits) {
-    if (c.instant.time != instant_time) continue;
-    for (const auto& stat : c.metadata.write_stats) {
-      // Only data files of this very instant, whatever its metadata says.
-      auto name = ParseDataFileName(BaseName(stat.path));
-      if (!stat.path.empty() && name && name->instant_time == instant_time) plan.planned_files.push_back(stat.path);
+  plan.operation = "restore";
+  RestoreRecord& restore = plan.restore.emplace();
+  restore.savepoint = savepoint_time;
+  for (auto it = timeline.instants().rbegin(); it != timeline.instants().rend(); ++it) {
+    if (it->time <= savepoint_time || !actions::WritesData(it->action)) continue;
+    if (!it->is_completed()) {
+      ARROW_ASSIGN_OR_RAISE(bool expired, IsHeartbeatExpired(*ctx.storage, *ctx.clock, it->time, ctx.heartbeat));
+      if (!expired) return refuse("write " + it->time + " is in progress; restore once it has finished");
     }
+    restore.targets.push_back(Instant{it->time, it->action, InstantState::kCompleted, ""});
   }
   ARROW_ASSIGN_OR_RAISE(
-      auto rollback,
+      auto instant,
       InstantLifecycle::Plan(
-          ctx.storage, ctx.timeline_location, actions::kRollback, LatestTime({&timeline}),
-          [&](const Instant& instant) { return ctx.EncodeInstant(instant, InstantState::kRequested, plan); },
-          *ctx.clock, *guard));
-  ARROW_ASSIGN_OR_RAISE(auto inflight, ctx.EncodeInstant(rollback.instant(), InstantState::kInflight, plan));
-  ARROW_RETURN_NOT_OK(rollback.StartInflight(inflight));
-  // The commit becomes invisible before any of its files goes: its completed file is removed
-  // first (it is then a pending instant that this pending rollback names, finished by whoever
-  // recovers it), then the rollback runs as for a failed write.
-  ARROW_RETURN_NOT_OK(guard->CheckHeld());
-  ARROW_RETURN_NOT_OK(ctx.storage->DeleteFiles({ctx.timeline_location.PathOf(*target)}).status());
-  ARROW_ASSIGN_OR_RAISE(auto after, ctx.LoadTimeline());
-  ARROW_RETURN_NOT_OK(ExecuteRollback(ctx, after, rollback, plan, *guard));
+          ctx.storage, ctx.timeline_location, actions::kRestore, LatestTime({&timeline}),
+          [&](const Instant& i) { return ctx.EncodeInstant(i, InstantState::kRequested, plan); }, *ctx.clock, *guard));
+  ARROW_RETURN_NOT_OK(ExecuteRestore(ctx, instant, plan, *guard));
   ARROW_RETURN_NOT_OK(guard->Release());
-  return rollback.instant().time;
+  return instant.instant().time;
 }
 
 Status AbortWrite(TableContext& ctx, InstantLifecycle& write, const std::vector<std::string>& planned_files) {

@@ -42,6 +42,16 @@ Result<bool> IsNamedByRollback(TableContext& ctx, const Timeline& timeline,
 /// Returns the rollback instant's time.
 Result<std::string> RollbackCompletedInstant(TableContext& ctx, const std::string& instant_time);
 
+/// Restores the table to the savepoint of `savepoint_time` (Hudi's restore): under the table
+/// lock, a restore instant is requested with a HoodieRestorePlan listing every write after the
+/// savepoint, newest first; each is rolled back in that order (its own rollback instant;
+/// completed ones become invisible before their files go); the restore completes with
+/// HoodieRestoreMetadata. Refused (Invalid, naming why) when `savepoint_time` is not a
+/// savepoint, a later savepoint exists, or a write after it is still in progress. A crash
+/// leaves the table as of some instant between the two, and the next writer (or restore)
+/// finishes it. Returns the restore instant's time.
+Result<std::string> RestoreToSavepoint(TableContext& ctx, const std::string& savepoint_time);
+
 /// Deletes an aborted write of this process at once (its files, its pending instant files);
 /// used when a write fails before its commit point, e.g. on a commit conflict. Errors are
 /// returned, and the instant is then left for RollbackFailedWrites.

@@ -61,9 +61,9 @@ Status Begin(TableContext& ctx, WriteOperation op, WriteState& state) {
   ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("write"));
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
   ARROW_ASSIGN_OR_RAISE(state.rolled_back, RollbackFailedWrites(ctx, timeline, *guard));
-  if (!state.rolled_back.empty()) {
-    ARROW_ASSIGN_OR_RAISE(timeline, ctx.LoadTimeline());
-  }
+  // Recovery may have changed the timeline in ways rolled_back does not list (a write rolled
+  // forward, a restore finished): this write's view starts from a fresh listing.
+  ARROW_ASSIGN_OR_RAISE(timeline, ctx.LoadTimeline());
   CommitMetadata requested;
   requested.operation = WriteOperationName(op);
   ARROW_ASSIGN_OR_RAISE(

@@ -464,3 +464,85 @@ TEST(Rollback, OnlyTheLatestWriteAndNotASavepointedOne) {
 
 }  // namespace
 }  // namespace lakeshore
+
+namespace lakeshore {
+namespace {
+
+// A table with a savepoint after the baseline and three later writes (an upsert, an
+// insert_overwrite, and a failed write left pending), and what it read at the savepoint.
+struct RestoreScenario {
+  Fixture f;
+  Snapshot at_savepoint;
+  Snapshot latest;
+  std::string savepoint;
+};
+
+RestoreScenario MakeRestoreScenario() {
+  RestoreScenario s;
+  s.f = MakeBaseline(&s.at_savepoint);
+  auto table = *Table::Open(s.f.uri, s.f.Options(s.f.inner));
+  s.savepoint = (*table->Timeline())[0].time;
+  EXPECT_TRUE(table->CreateSavepoint(s.savepoint).ok());
+  EXPECT_TRUE(table->Write(WriteOperation::kUpsert, SecondWrite()).ok());
+  EXPECT_TRUE(table->Write(WriteOperation::kInsertOverwrite, PeopleReader({{9, "i", 1, "x"}})).ok());
+  // A writer that crashes at its 4th mutating call leaves a pending instant behind.
+  auto crashing = *FaultInjectionStorage::Make(s.f.inner, 4, FaultMode::kCrash);
+  (void)(*Table::Open(s.f.uri, s.f.Options(crashing)))->Write(WriteOperation::kUpsert, PeopleReader({{7, "g", 1, "y"}}));
+  s.latest = ReadPeople(*table);
+  s.f.clock->Advance(kLongAfterMs);  // the crashed writer's heartbeat expires
+  return s;
+}
+
+TEST(Restore, RollsBackEveryLaterWriteNewestFirst) {
+  RestoreScenario s = MakeRestoreScenario();
+  auto table = *Table::Open(s.f.uri, s.f.Options(s.f.inner));
+  EXPECT_NE(s.latest, s.at_savepoint);
+  auto restore = table->Restore(s.savepoint);
+  ASSERT_TRUE(restore.ok()) << restore.status();
+  EXPECT_EQ(ReadPeople(*table), s.at_savepoint);
+  ExpectNoOrphanDataFiles(*s.f.inner);
+  int restores = 0, rollbacks = 0;
+  for (const auto& i : *table->Timeline()) {
+    restores += i.action == "restore" && i.state == "completed";
+    rollbacks += i.action == "rollback" && i.state == "completed";
+  }
+  EXPECT_EQ(restores, 1);
+  EXPECT_EQ(rollbacks, 3);
+  EXPECT_TRUE(table->Restore("20000101000000000").status().IsInvalid());
+  // The table goes on from there.
+  ASSERT_TRUE(table->Write(WriteOperation::kUpsert, PeopleReader({{6, "f", 1, "y"}})).ok());
+  EXPECT_EQ(ReadPeople(*table).size(), s.at_savepoint.size() + 1);
+}
+
+TEST(RestoreCrash, EveryCrashPointEndsRestoredOnceRecovered) {
+  int64_t calls = 0;
+  {
+    RestoreScenario s = MakeRestoreScenario();
+    auto counter = *FaultInjectionStorage::Make(s.f.inner, 0, FaultMode::kCrash);
+    ASSERT_TRUE((*Table::Open(s.f.uri, s.f.Options(counter)))->Restore(s.savepoint).ok());
+    calls = counter->mutating_calls();
+  }
+  ASSERT_GT(calls, 5);
+  for (int64_t k = 1; k <= calls; ++k) {
+    SCOPED_TRACE("crash at mutating call " + std::to_string(k));
+    RestoreScenario s = MakeRestoreScenario();
+    auto faulty = *FaultInjectionStorage::Make(s.f.inner, k, FaultMode::kCrash);
+    (void)(*Table::Open(s.f.uri, s.f.Options(faulty)))->Restore(s.savepoint);
+    bool requested = false;
+    for (const auto& e : *s.f.inner->List(".hoodie/timeline", false)) {
+      requested = requested || BaseName(e.path).find(".restore.requested") != std::string::npos;
+    }
+    // Readers see a table as of some instant; the next writer finishes what the restore began.
+    auto reader = *Table::Open(s.f.uri, s.f.Options(s.f.inner));
+    (void)ReadPeople(*reader);
+    s.f.clock->Advance(kLongAfterMs);
+    ASSERT_TRUE(reader->Write(WriteOperation::kUpsert, PeopleReader({{6, "f", 1, "y"}})).ok());
+    Snapshot expected = requested ? s.at_savepoint : s.latest;
+    expected[{"y", 6}] = {6, "f", 1, "y"};
+    EXPECT_EQ(ReadPeople(*reader), expected);
+    ExpectNoOrphanDataFiles(*s.f.inner);
+  }
+}
+
+}  // namespace
+}  // namespace lakeshore

@@ -206,6 +206,10 @@ class Table {
   /// rollback instant's time. The table then reads as before that write.
   Result<std::string> Rollback(const std::string& instant_time);
 
+  /// Restores the table to the savepoint of `savepoint_time` (write/rollback.h): every later
+  /// write is rolled back, newest first; returns the restore instant's time.
+  Result<std::string> Restore(const std::string& savepoint_time);
+
   /// Savepoints a completed write instant (services/savepoint/savepoints.h): archival keeps it
   /// and everything after it on the active timeline while the savepoint exists.
   Result<SavepointView> CreateSavepoint(const std::string& instant_time, const std::string& user = "",

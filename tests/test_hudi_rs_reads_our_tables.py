@@ -287,3 +287,56 @@ def test_a_restore_to_a_savepoint_reads_the_same_in_hudi_rs(tmp_path: Path) -> N
     assert [i["action"] for i in t.timeline() if i["action"] == "restore"] == ["restore"]
     t.upsert(pa.table({"id": [5], "zone": ["c"]}, schema=schema))
     _same(t.to_arrow(), _hudi(root), "hudi-rs after a write on the restored table")
+
+
+def test_schema_evolution_adds_widens_and_reorders_and_refuses_the_rest(tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    v1 = pa.schema(
+        [
+            pa.field("id", pa.int64(), nullable=False),
+            pa.field("n", pa.int32()),
+            pa.field("f", pa.float32()),
+            pa.field("v", pa.string()),
+        ]
+    )
+    t = lakeshore.Table.create(str(root), v1, record_key="id")
+    t.upsert(pa.table({"id": [1, 2], "n": [10, 20], "f": [1.5, 2.5], "v": ["a", "b"]}, schema=v1))
+    before = t.timeline()[-1]["time"]
+    stale = lakeshore.Table.open(str(root))  # opened before the change
+    v2 = pa.schema(
+        [
+            pa.field("id", pa.int64(), nullable=False),
+            pa.field("note", pa.string()),
+            pa.field("v", pa.string()),
+            pa.field("n", pa.int64()),
+            pa.field("f", pa.float64()),
+        ]
+    )
+    t.evolve_schema(v2)
+    assert t.schema == v2
+    # A writer that still has the old schema would undo the change: it must reopen.
+    with pytest.raises(lakeshore.CommitConflictError, match="reopen"):
+        stale.upsert(pa.table({"id": [9], "n": [9], "f": [9.0], "v": ["z"]}, schema=v1))
+    assert [i["action"] for i in t.timeline()] == ["commit", "commit"]
+    rows = sorted(t.to_arrow(columns=["id", "note", "n", "f"]).to_pylist(), key=lambda r: r["id"])
+    assert rows == [{"id": 1, "note": None, "n": 10, "f": 1.5}, {"id": 2, "note": None, "n": 20, "f": 2.5}]
+    t.upsert(
+        pa.table({"id": [2, 3], "note": ["x", "y"], "v": ["b2", "c"], "n": [2**40, 3], "f": [0.25, 3.0]}, schema=v2)
+    )
+    got = {r["id"]: (r["note"], r["n"]) for r in t.to_arrow().to_pylist()}
+    assert got == {1: (None, 10), 2: ("x", 2**40), 3: ("y", 3)}
+    reopened = lakeshore.Table.open(str(root))
+    assert reopened.schema == v2
+    assert sorted(reopened.to_arrow(as_of=before).column("id").to_pylist()) == [1, 2]
+    _same(reopened.to_arrow(), _hudi(root), "hudi-rs after a schema evolution")
+    # What cannot be read back under the new schema is refused, and nothing is committed.
+    count = len(t.timeline())
+    for bad in (
+        pa.schema([f for f in v2 if f.name != "note"]),  # a dropped column
+        v2.set(3, pa.field("n", pa.int32())),  # narrowed
+        v2.set(2, pa.field("v", pa.int64())),  # retyped
+        v2.append(pa.field("must", pa.string(), nullable=False)),  # a new non-nullable column
+    ):
+        with pytest.raises(lakeshore.SchemaMismatchError):
+            t.evolve_schema(bad)
+    assert len(t.timeline()) == count

@@ -305,6 +305,13 @@ void BindTable(nb::module_& m) {
           [](Table& t, const std::string& instant) { return WithoutGil([&] { return t.Rollback(instant); }); },
           nb::arg("instant"), "Rolls back the latest completed write; returns the rollback instant's time.")
       .def(
+          "evolve_schema",
+          [](Table& t, nb::handle schema_capsule) {
+            auto schema = ImportSchemaCapsule(schema_capsule);
+            WithoutGil([&] { return t.EvolveSchema(schema); });
+          },
+          nb::arg("schema"), "Changes the table's schema (add nullable columns, widen, reorder).")
+      .def(
           "restore",
           [](Table& t, const std::string& savepoint) { return WithoutGil([&] { return t.Restore(savepoint); }); },
           nb::arg("savepoint"), "Restores the table to a savepoint; returns the restore instant's time.")

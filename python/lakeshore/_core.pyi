@@ -136,6 +136,9 @@ class Table:
         Rolls back the latest completed write; returns the rollback instant's time.
         """
 
+    def evolve_schema(self, schema: object) -> None:
+        """Changes the table's schema (add nullable columns, widen, reorder)."""
+
     def restore(self, savepoint: str) -> str:
         """Restores the table to a savepoint; returns the restore instant's time."""
 

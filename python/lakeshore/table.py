@@ -396,6 +396,15 @@ class Table:
             raise ValueError("rollback needs an instant")
         return str(self._native.rollback(instant_time))
 
+    def evolve_schema(self, schema: pa.Schema) -> None:
+        """Changes the table's schema (its user columns) to ``schema``, as Hudi's ALTER TABLE does:
+        one ``alter_schema`` commit carrying the new schema. Columns can be added (nullable),
+        widened (int8/int16 to int32 to int64, float to double) and reordered; a dropped,
+        renamed, narrowed or retyped column, or a new non-nullable one, is SchemaMismatchError.
+        Files written before are read under the new schema (new columns null). Other open
+        ``Table`` objects of this table must be reopened before they write."""
+        self._native.evolve_schema(schema_capsule(schema))
+
     def restore(self, savepoint: AsOf) -> str:
         """Restores the table to the savepoint of ``savepoint`` (Hudi's restore): every later
         write is rolled back, newest first, each with its own rollback instant, under one

@@ -9,6 +9,7 @@
 #include "read/table_view.h"
 #include "services/archive/timeline_archiver.h"
 #include "services/savepoint/savepoints.h"
+#include "write/schema_evolution.h"
 #include "table/layout.h"
 #include "table/meta_columns.h"
 #include "actions/table_context.h"
@@ -102,6 +103,37 @@ std::string LatestAvroSchema(const TableContext& ctx, const std::vector<Complete
   return ctx.hoodie->create_schema;
 }
 
+/// A base file's schema (its types are what readers return) brought to the table's latest Avro
+/// schema, which a schema evolution may have changed since the file was written: columns added
+/// since come in (nullable), widened ones take their new type, the order is the schema's. An
+/// Avro schema that does not convert leaves the file's schema as it is.
+std::shared_ptr<arrow::Schema> WithEvolution(const std::shared_ptr<arrow::Schema>& file_schema, const std::string& avro,
+                                             const std::string& source) {
+  if (avro.empty()) return file_schema;
+  auto user = format::AvroSchemaToArrow(avro, source);
+  if (!user.ok()) return file_schema;
+  std::vector<std::shared_ptr<arrow::Field>> fields;
+  for (const auto& f : file_schema->fields()) {
+    if (meta_columns::IsReserved(f->name())) fields.push_back(f);
+  }
+  for (const auto& f : (*user)->fields()) {
+    if (meta_columns::IsReserved(f->name())) continue;
+    auto in_file = file_schema->GetFieldByName(f->name());
+    if (in_file == nullptr) {
+      fields.push_back(f->WithNullable(true));
+    } else if (!in_file->type()->Equals(*f->type()) && IsWidening(*in_file->type(), *f->type())) {
+      fields.push_back(in_file->WithType(f->type()));
+    } else {
+      fields.push_back(in_file);
+    }
+  }
+  // Columns the file has that the schema does not name (it cannot drop any): kept.
+  for (const auto& f : file_schema->fields()) {
+    if (!meta_columns::IsReserved(f->name()) && (*user)->GetFieldByName(f->name()) == nullptr) fields.push_back(f);
+  }
+  return arrow::schema(fields);
+}
+
 Result<std::shared_ptr<arrow::Schema>> ResolveHoodieSchema(TableContext& ctx) {
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
   ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
@@ -110,7 +142,9 @@ Result<std::shared_ptr<arrow::Schema>> ResolveHoodieSchema(TableContext& ctx) {
   ARROW_ASSIGN_OR_RAISE(FileSystemView view, TableView(ctx, timeline, commits, ""));
   for (const FileGroup* g : view.LiveFileGroups()) {
     const FileSlice& slice = g->latest();
-    if (slice.base_file) return ReadBaseFileSchema(*ctx.storage, slice.base_file->path, slice.base_file->size);
+    if (!slice.base_file) continue;
+    ARROW_ASSIGN_OR_RAISE(auto file_schema, ReadBaseFileSchema(*ctx.storage, slice.base_file->path, slice.base_file->size));
+    return WithEvolution(file_schema, ctx.avro_schema, source);
   }
   const std::string& avro = ctx.avro_schema;
   if (avro.empty()) {
@@ -135,18 +169,6 @@ Table::Table(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Table::~Table() = default;
 
 namespace {
-/// An Avro name made of `name`: Hudi names a table's record `<table>_record` in namespace
-/// `hoodie.<table>`; characters Avro does not allow become '_'.
-std::string AvroSafe(const std::string& name) {
-  std::string out = name.empty() ? "table" : name;
-  for (char& c : out) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-    if (!ok) c = '_';
-  }
-  if (out[0] >= '0' && out[0] <= '9') out = "_" + out;
-  return out;
-}
-
 /// Refuses writes this build cannot make Hudi-correct on `hoodie`; OK for the tables it writes.
 std::optional<std::string> WhyNotWritable(const HoodieTableConfig& hoodie) {
   if (hoodie.table_version != 8 && hoodie.table_version != 9) {
@@ -185,7 +207,7 @@ Result<std::shared_ptr<Table>> Table::Create(const std::string& uri, TableConfig
   }
   // The schema as Hudi stores it (Avro): every reader of the table sees these types.
   config.schema = format::NormalizeForHudi(*config.schema);
-  const std::string record = AvroSafe(config.name);
+  const std::string record = format::AvroSafeName(config.name);
   ARROW_ASSIGN_OR_RAISE(std::string avro, format::ArrowSchemaToAvro(*config.schema, record + "_record", "hoodie." + record));
   NewHoodieTable spec;
   spec.name = config.name;
@@ -301,6 +323,20 @@ Result<std::vector<SavepointView>> Table::Savepoints() { return ListSavepoints(i
 Result<ArchiveResult> Table::Archive(const ArchiveOptions& options) {
   std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
   return ArchiveTimeline(impl_->ctx, options);
+}
+
+Status Table::EvolveSchema(const std::shared_ptr<arrow::Schema>& schema) {
+  TableContext& ctx = impl_->ctx;
+  ARROW_RETURN_NOT_OK(CommitSchemaEvolution(ctx, schema).status());
+  // The new schema is the table's from now on: re-read it as Open does.
+  ARROW_ASSIGN_OR_RAISE(ctx.full_schema, ResolveHoodieSchema(ctx));
+  std::vector<std::shared_ptr<arrow::Field>> user;
+  for (const auto& f : ctx.full_schema->fields()) {
+    if (!meta_columns::IsReserved(f->name())) user.push_back(f);
+  }
+  ctx.config.schema = arrow::schema(user);
+  ARROW_ASSIGN_OR_RAISE(ctx.parquet.avro_schema, format::WithHudiMetaFields(ctx.avro_schema));
+  return Status::OK();
 }
 
 Result<std::vector<InstantView>> Table::Timeline() {

@@ -5,6 +5,16 @@
 #include <nlohmann/json.hpp>
 
 namespace lakeshore::format {
+
+std::string AvroSafeName(const std::string& name) {
+  std::string out = name.empty() ? "table" : name;
+  for (char& c : out) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    if (!ok) c = '_';
+  }
+  if (out[0] >= '0' && out[0] <= '9') out = "_" + out;
+  return out;
+}
 namespace {
 
 using nlohmann::json;

@@ -39,6 +39,10 @@ std::shared_ptr<arrow::DataType> HudiBlobType();
 /// cannot store). Writes cast their batches to this schema.
 std::shared_ptr<arrow::Schema> NormalizeForHudi(const arrow::Schema& schema);
 
+/// `name` as an Avro name: characters Avro does not allow become '_', a leading digit gets a
+/// '_' before it, "" is "table". Hudi names a table's record `<name>_record` in `hoodie.<name>`.
+std::string AvroSafeName(const std::string& name);
+
 /// The Avro record schema (JSON text) of a normalized Arrow schema, as Hudi's Spark writer
 /// names it: record `<record_name>` in namespace `<name_space>`, nested records named after
 /// their field in the parent's namespace; nullable fields are ["null", T] with default null;

@@ -200,7 +200,7 @@ Result<std::shared_ptr<arrow::Schema>> ReadBaseFileSchema(Storage& storage, cons
 
 Result<std::shared_ptr<arrow::Table>> ReadBaseFile(Storage& storage, const std::string& path,
                                                    const std::vector<std::string>& columns,
-                                                   std::optional<int64_t> size_hint) {
+                                                   std::optional<int64_t> size_hint, bool missing_ok) {
   ARROW_ASSIGN_OR_RAISE(auto reader, OpenBaseFile(storage, path, size_hint));
   if (columns.empty()) return reader->ReadTable();
   // Map each top-level column name to its Parquet leaf columns (nested types have several).
@@ -220,12 +220,15 @@ Result<std::shared_ptr<arrow::Table>> ReadBaseFile(Storage& storage, const std::
         break;
       }
     }
-    if (!found) return Status::Invalid("base file '", path, "' has no column '", name, "'");
+    if (!found && !missing_ok) return Status::Invalid("base file '", path, "' has no column '", name, "'");
   }
   ARROW_ASSIGN_OR_RAISE(auto table, reader->ReadTable(leaves));
   // ReadTable returns columns in file order; restore the order the caller asked for.
   std::vector<int> order;
-  for (const auto& name : columns) order.push_back(table->schema()->GetFieldIndex(name));
+  for (const auto& name : columns) {
+    const int index = table->schema()->GetFieldIndex(name);
+    if (index >= 0) order.push_back(index);
+  }
   return table->SelectColumns(order);
 }
 

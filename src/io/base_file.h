@@ -51,10 +51,12 @@ Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arro
                                                       const std::shared_ptr<arrow::Schema>& schema,
                                                       const std::string& source);
 
-/// Reads the named columns (empty: all) of a base file. Cost: the footer plus the column
-/// chunks of the named columns.
+/// Reads the named columns (empty: all) of a base file. A named column the file does not have
+/// is Invalid, or with `missing_ok` left out (a file written before a schema evolution added it:
+/// the caller conforms the result). Cost: the footer plus the column chunks of the named columns.
 Result<std::shared_ptr<arrow::Table>> ReadBaseFile(Storage& storage, const std::string& path,
                                                    const std::vector<std::string>& columns = {},
-                                                   std::optional<int64_t> size_hint = std::nullopt);
+                                                   std::optional<int64_t> size_hint = std::nullopt,
+                                                   bool missing_ok = false);
 
 }  // namespace lakeshore

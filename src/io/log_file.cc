@@ -72,9 +72,8 @@ Result<std::shared_ptr<arrow::Table>> DecodeParquetBlock(const std::shared_ptr<a
   if (!st.ok()) return BadBlock(source, block, "the Parquet data block does not open: " + st.message());
   std::unique_ptr<parquet::arrow::FileReader> reader;
   ARROW_ASSIGN_OR_RAISE(reader, builder.Build());
-  std::shared_ptr<arrow::Table> table;
-  st = reader->ReadTable(&table);
-  if (!st.ok()) return BadBlock(source, block, "the Parquet data block does not read: " + st.message());
+  auto table = reader->ReadTable();
+  if (!table.ok()) return BadBlock(source, block, "the Parquet data block does not read: " + table.status().message());
   return table;
 }
 

@@ -21,7 +21,7 @@ Result<std::shared_ptr<arrow::Table>> ReadFiles(TableContext& ctx, const std::ve
                                          static_cast<int64_t>(files.size()),
                                          [&](int64_t i) -> Result<std::shared_ptr<arrow::Table>> {
                                            const auto& f = files[static_cast<size_t>(i)];
-                                           ARROW_ASSIGN_OR_RAISE(auto t, ReadBaseFile(*ctx.storage, f.path, columns, f.size));
+                                           ARROW_ASSIGN_OR_RAISE(auto t, ReadBaseFile(*ctx.storage, f.path, columns, f.size, /*missing_ok=*/true));
                                            return t;
                                          }));
   std::shared_ptr<arrow::Schema> schema = ctx.full_schema;
@@ -34,14 +34,20 @@ Result<std::shared_ptr<arrow::Table>> ReadFiles(TableContext& ctx, const std::ve
   for (size_t i = 0; i < tables.size(); ++i) {
     const auto& t = tables[i];
     if (t->num_rows() == 0) continue;
-    // A file whose columns are not the table's (damaged or foreign) is an error, not a crash.
+    // A file written before a schema evolution is read under the new schema (added columns
+    // null, widened ones cast); one whose columns cannot be (damaged or foreign) is an error.
     bool same = t->num_columns() == schema->num_fields();
     for (int c = 0; same && c < t->num_columns(); ++c) same = t->column(c)->type()->Equals(*schema->field(c)->type());
-    if (!same) {
-      return CorruptMetadata("base file '" + files[i].path + "' does not hold the table's columns (" +
-                             t->schema()->ToString(false) + ")");
+    if (same) {
+      conformed.push_back(arrow::Table::Make(schema, t->columns(), t->num_rows()));
+      continue;
     }
-    conformed.push_back(arrow::Table::Make(schema, t->columns(), t->num_rows()));
+    auto evolved = ConformToSchema(t, schema, "base file '" + files[i].path + "'");
+    if (!evolved.ok()) {
+      return CorruptMetadata("base file '" + files[i].path + "' does not hold the table's columns (" +
+                             t->schema()->ToString(false) + "): " + evolved.status().message());
+    }
+    conformed.push_back(*evolved);
   }
   if (conformed.empty()) return arrow::Table::MakeEmpty(schema);
   return arrow::ConcatenateTables(conformed);

@@ -57,7 +57,7 @@ struct WriteState {
   bool commit_attempted = false;
 };
 
-Status Begin(TableContext& ctx, WriteOperation op, WriteState& state) {
+Status Begin(TableContext& ctx, WriteOperation op, WriteState& state, const char* operation = nullptr) {
   ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("write"));
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
   ARROW_ASSIGN_OR_RAISE(state.rolled_back, RollbackFailedWrites(ctx, timeline, *guard));
@@ -65,7 +65,7 @@ Status Begin(TableContext& ctx, WriteOperation op, WriteState& state) {
   // forward, a restore finished): this write's view starts from a fresh listing.
   ARROW_ASSIGN_OR_RAISE(timeline, ctx.LoadTimeline());
   CommitMetadata requested;
-  requested.operation = WriteOperationName(op);
+  requested.operation = operation != nullptr ? operation : WriteOperationName(op);
   ARROW_ASSIGN_OR_RAISE(
       auto lifecycle,
       InstantLifecycle::Plan(
@@ -80,6 +80,16 @@ Status Begin(TableContext& ctx, WriteOperation op, WriteState& state) {
   ARROW_RETURN_NOT_OK(guard->Release());
   state.base_completion = timeline.LastCompletionTime();
   ARROW_ASSIGN_OR_RAISE(state.commits, ctx.LoadCommits(timeline));
+  // A schema change committed since this table was opened: writing the old schema would undo it.
+  for (auto it = state.commits.rbegin(); it != state.commits.rend(); ++it) {
+    auto schema = it->metadata.extra.find("schema");
+    if (schema == it->metadata.extra.end() || schema->second.empty()) continue;
+    if (it->metadata.operation == "alter_schema" && schema->second != ctx.avro_schema) {
+      return CommitConflict("the schema of table " + ctx.uri + " changed at instant " + it->instant.time +
+                            " after it was opened; reopen the table and retry");
+    }
+    break;
+  }
   state.timeline = std::move(timeline);
   return Status::OK();
 }
@@ -125,6 +135,10 @@ Status CheckConflicts(const std::vector<CompletedCommit>& commits, const WriteSt
                       const std::set<FileGroupKey>& touched) {
   for (const auto& c : commits) {
     if (c.instant.completion_time <= state.base_completion || !actions::WritesData(c.instant.action)) continue;
+    if (c.metadata.operation == "alter_schema") {
+      return CommitConflict("write " + state.instant.time + " conflicts with schema change " + c.instant.time +
+                            ", which committed first; reopen the table and retry");
+    }
     for (const auto& stat : c.metadata.write_stats) {
       if (touched.count({stat.partition, stat.file_id}) == 0) continue;
       return CommitConflict("write " + state.instant.time + " conflicts with " + c.instant.action + " " +
@@ -347,6 +361,25 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> LocateKeysToDelete(TableContex
   ARROW_ASSIGN_OR_RAISE(auto located, arrow::compute::Filter(stored, mask));
   auto table = located.table();
   return std::make_shared<arrow::TableBatchReader>(table);
+}
+
+Result<std::string> CommitSchemaChange(TableContext& ctx, const std::string& avro_schema) {
+  ARROW_RETURN_NOT_OK(ctx.CheckNotInsideProgressCallback("change the schema of"));
+  std::lock_guard<std::mutex> serial(ctx.write_mu);
+  WriteState state;
+  Status st = Begin(ctx, WriteOperation::kUpsert, state, "alter_schema");
+  if (st.ok()) {
+    CommitMetadata metadata;
+    metadata.operation = "alter_schema";
+    metadata.extra["schema"] = avro_schema;
+    auto inflight = ctx.EncodeInstant(state.instant, InstantState::kInflight, metadata);
+    st = inflight.ok() ? state.lifecycle->StartInflight(*inflight) : inflight.status();
+    if (st.ok()) st = Commit(ctx, state, metadata, {});
+  }
+  if (!st.ok() && state.lifecycle && !state.commit_attempted) (void)AbortWrite(ctx, *state.lifecycle, {});
+  if (state.heartbeat) (void)state.heartbeat->Stop();
+  ARROW_RETURN_NOT_OK(st);
+  return state.instant.time;
 }
 
 Result<WriteResult> ExecuteWrite(TableContext& ctx, WriteOperation op,

@@ -20,6 +20,10 @@ namespace lakeshore {
 ///    create the completed instant — the commit point.
 /// A failure before the commit point deletes this write's files and pending instant files; if
 /// that fails too (a crash), the next writer rolls the instant back once its heartbeat expires.
+/// Commits `avro_schema` as the table's schema: an `alter_schema` commit with no files, through
+/// the same protocol (write/schema_evolution.h checks the change first). Returns its instant.
+Result<std::string> CommitSchemaChange(TableContext& ctx, const std::string& avro_schema);
+
 Result<WriteResult> ExecuteWrite(TableContext& ctx, WriteOperation op,
                                  const std::shared_ptr<arrow::RecordBatchReader>& data,
                                  const WriteOptions& options);

@@ -206,6 +206,11 @@ class Table {
   /// rollback instant's time. The table then reads as before that write.
   Result<std::string> Rollback(const std::string& instant_time);
 
+  /// Changes the table's schema to `schema` (user columns), as Hudi's ALTER TABLE does: an
+  /// `alter_schema` commit carrying it (write/schema_evolution.h says which changes are allowed:
+  /// add nullable columns, widen int and float types, reorder). Older files are read under it.
+  Status EvolveSchema(const std::shared_ptr<arrow::Schema>& schema);
+
   /// Restores the table to the savepoint of `savepoint_time` (write/rollback.h): every later
   /// write is rolled back, newest first; returns the restore instant's time.
   Result<std::string> Restore(const std::string& savepoint_time);

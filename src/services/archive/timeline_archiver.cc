@@ -48,6 +48,32 @@ Result<std::string> EarliestCommitRetainedByClean(TableContext& ctx, const Timel
   return it != container.records[0].end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+/// The earliest active replacecommit some of whose replaced file groups still have files on
+/// storage ("" for none). Readers that do not read the archived timeline (hudi-rs) hide replaced
+/// groups by the active replacecommits: one can only be archived once the cleaner has deleted
+/// what it replaced, as Hudi's archiver holds it back too. One existence check per replaced group.
+Result<std::string> EarliestReplaceWithLiveFiles(TableContext& ctx, const Timeline& timeline) {
+  ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> files_of_group;
+  for (const auto& c : commits) {
+    for (const auto& stat : c.metadata.write_stats) {
+      if (!stat.path.empty()) files_of_group[{stat.partition, stat.file_id}].push_back(stat.path);
+    }
+  }
+  for (const auto& c : commits) {
+    if (c.metadata.replaced_file_ids.empty() || !timeline.Find(c.instant.time)) continue;  // archived already
+    for (const auto& [partition, ids] : c.metadata.replaced_file_ids) {
+      for (const auto& id : ids) {
+        for (const auto& path : files_of_group[{partition, id}]) {
+          ARROW_ASSIGN_OR_RAISE(bool exists, ctx.storage->Exists(path));
+          if (exists) return c.instant.time;
+        }
+      }
+    }
+  }
+  return std::string();
+}
+
 /// The instants to archive (oldest first), by the rules in the header.
 Result<std::vector<Instant>> ChooseInstants(TableContext& ctx, const Timeline& timeline, int64_t keep_min,
                                             int64_t keep_max) {
@@ -63,6 +89,8 @@ Result<std::vector<Instant>> ChooseInstants(TableContext& ctx, const Timeline& t
   }
   ARROW_ASSIGN_OR_RAISE(std::string retained, EarliestCommitRetainedByClean(ctx, timeline));
   limit(retained);
+  ARROW_ASSIGN_OR_RAISE(std::string replace, EarliestReplaceWithLiveFiles(ctx, timeline));
+  limit(replace);
   if (static_cast<int64_t>(commits.size()) <= keep_max) return std::vector<Instant>();
   std::sort(commits.begin(), commits.end(), [](const Instant& a, const Instant& b) { return a.time < b.time; });
   std::vector<Instant> chosen;

@@ -4,9 +4,10 @@
 // history. Under the table lock:
 //   1. choose: when more than `keep_max_commits` completed write instants (commit, deltacommit,
 //      replacecommit) are active, the oldest beyond `keep_min_commits`, but none at or after the
-//      earliest pending instant of any action, the earliest savepoint, or the earliest commit
-//      the latest clean retains; completed cleans and rollbacks older than the last chosen
-//      commit go along (savepoints never do);
+//      earliest pending instant of any action, the earliest savepoint, the earliest commit the
+//      latest clean retains, or the earliest replacecommit whose replaced files are still on
+//      storage (readers that do not read the archive hide replaced groups by it); completed
+//      cleans and rollbacks older than the last chosen commit go along (savepoints never do);
 //   2. write one level-0 data file `<first>_<last>_0.parquet` with a row per instant (its
 //      completed file's bytes, its plan), then publish the next manifest — the commit point;
 //   3. delete the instants' active files, pending states first, then completed ones oldest first;

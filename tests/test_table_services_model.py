@@ -1,0 +1,109 @@
+"""A model-based test of the table services: random histories of upserts, deletes, replace
+operations, savepoints, rollbacks, restores and archivals against a dict oracle. After every
+step the snapshot, `as_of` every completed write still in the history, and hudi-rs's snapshot
+must match the oracle."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import lakeshore
+
+hudi = pytest.importorskip("hudi")
+
+SCHEMA = pa.schema(
+    [pa.field("id", pa.int64(), nullable=False), pa.field("zone", pa.string()), pa.field("v", pa.int64())]
+)
+ZONES = ["a", "b", "c"]
+ROW = st.tuples(st.integers(0, 9), st.sampled_from(ZONES))
+step = st.one_of(
+    st.tuples(st.just("upsert"), st.lists(ROW, min_size=1, max_size=4)),
+    st.tuples(st.just("delete"), st.lists(ROW, min_size=1, max_size=3)),
+    st.tuples(st.just("insert_overwrite"), st.lists(ROW, min_size=1, max_size=3)),
+    st.tuples(st.just("delete_partition"), st.lists(ROW, min_size=1, max_size=1)),
+    st.tuples(st.just("savepoint"), st.just([])),
+    st.tuples(st.just("rollback"), st.just([])),
+    st.tuples(st.just("restore"), st.just([])),
+    st.tuples(st.just("archive"), st.just([])),
+)
+
+State = dict[tuple[int, str], int]
+
+
+def _read(table: pa.Table) -> State:
+    return {(r["id"], r["zone"]): r["v"] for r in table.to_pylist()}
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(history=st.lists(step, min_size=1, max_size=10))
+def test_every_service_keeps_every_view_right(history: list[tuple[str, list[Any]]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "t"
+        t = lakeshore.Table.create(str(root), SCHEMA, record_key="id", partition_by="zone")
+        state: State = {}
+        writes: list[tuple[str, State]] = []  # completed writes still in the history, oldest first
+        savepoints: list[str] = []
+        version = 0
+        for mode, rows in history:
+            version += 1
+            if mode in ("upsert", "insert_overwrite"):
+                keyed = {(i, z): version for i, z in rows}
+                batch = pa.table(
+                    {"id": [k[0] for k in keyed], "zone": [k[1] for k in keyed], "v": list(keyed.values())},
+                    schema=SCHEMA,
+                )
+                # Keys are unique per partition (Hudi's non-global index): the oracle keys by both.
+                if mode == "upsert":
+                    r = t.upsert(batch)
+                    state.update(keyed)
+                else:
+                    r = t.insert_overwrite(batch)
+                    zones = {z for _, z in keyed}
+                    state = {k: v for k, v in state.items() if k[1] not in zones}
+                    state.update(keyed)
+                writes.append((r["instant_time"], dict(state)))
+            elif mode == "delete":
+                r = t.delete(pa.table({"id": [i for i, _ in rows], "zone": [z for _, z in rows]}))
+                for k in rows:
+                    state.pop(k, None)
+                writes.append((r["instant_time"], dict(state)))
+            elif mode == "delete_partition":
+                zone = rows[0][1]
+                r = t.delete_partitions([zone])
+                state = {k: v for k, v in state.items() if k[1] != zone}
+                writes.append((r["instant_time"], dict(state)))
+            elif mode == "savepoint" and writes and writes[-1][0] not in savepoints:
+                t.savepoint(writes[-1][0])
+                savepoints.append(writes[-1][0])
+            elif mode == "rollback" and writes and writes[-1][0] not in savepoints:
+                t.rollback(writes[-1][0])
+                writes.pop()
+                state = dict(writes[-1][1]) if writes else {}
+            elif mode == "restore" and savepoints:
+                t.restore(savepoints[-1])
+                while writes[-1][0] != savepoints[-1]:
+                    writes.pop()
+                state = dict(writes[-1][1])
+            elif mode == "archive":
+                t.archive(keep_min_commits=1, keep_max_commits=2)
+            assert _read(t.to_arrow()) == state, f"snapshot after {mode}"
+            for instant, expected in writes:
+                assert _read(t.to_arrow(as_of=instant)) == expected, f"as_of {instant} after {mode}"
+            # hudi-rs 0.5 does not read the archived timeline and reads a table whose active
+            # timeline holds no completed write as empty: a rollback or restore after an archival
+            # can leave it so (Hudi's Java readers read the archive). Compared otherwise.
+            active_writes = [
+                i for i in t.timeline() if i["state"] == "completed" and i["action"] in ("commit", "replacecommit")
+            ]
+            archived = (root / ".hoodie" / "timeline" / "history" / "_version_").exists()
+            if active_writes or not archived:
+                batches = hudi.HudiTable(str(root)).read()
+                theirs = _read(pa.Table.from_batches(batches).select(["id", "zone", "v"])) if batches else {}
+                assert theirs == state, f"hudi-rs after {mode}"

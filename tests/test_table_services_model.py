@@ -1,5 +1,6 @@
 """A model-based test of the table services: random histories of upserts, deletes, replace
-operations, savepoints, rollbacks, restores and archivals against a dict oracle. After every
+operations, savepoints, rollbacks, restores, archivals and vacuums (with no retention) against
+a dict oracle. After every
 step the snapshot, `as_of` every completed write still in the history, and hudi-rs's snapshot
 must match the oracle."""
 
@@ -32,6 +33,7 @@ step = st.one_of(
     st.tuples(st.just("rollback"), st.just([])),
     st.tuples(st.just("restore"), st.just([])),
     st.tuples(st.just("archive"), st.just([])),
+    st.tuples(st.just("vacuum"), st.just([])),
 )
 
 State = dict[tuple[int, str], int]
@@ -93,6 +95,9 @@ def test_every_service_keeps_every_view_right(history: list[tuple[str, list[Any]
                 state = dict(writes[-1][1])
             elif mode == "archive":
                 t.archive(keep_min_commits=1, keep_max_commits=2)
+            elif mode == "vacuum":
+                # No retention at all: every file older than now that no view needs may go.
+                lakeshore.vacuum(str(root), retain_hours=0, enforce_retention=False)
             assert _read(t.to_arrow()) == state, f"snapshot after {mode}"
             for instant, expected in writes:
                 assert _read(t.to_arrow(as_of=instant)) == expected, f"as_of {instant} after {mode}"

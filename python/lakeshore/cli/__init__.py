@@ -21,6 +21,11 @@ examples:
   lakeshore write ./t gone.csv --mode delete       delete the keys listed in a file
   lakeshore show ./t                               schema, config, latest files, row count, rows
   lakeshore timeline ./t --json                    every instant, as JSON
+  lakeshore write ./t fix.parquet --mode insert_overwrite   replace the partitions the rows are in
+  lakeshore savepoint create ./t 20260101093000123 keep an instant (list, delete too)
+  lakeshore rollback ./t 20260101094500456         undo the latest completed write
+  lakeshore restore ./t 20260101093000123          go back to a savepoint
+  lakeshore archive ./t                            move old instants into the archived timeline
 
 Tables may live in a folder, at file:///abs/path, or on S3:
   s3://bucket/prefix?endpoint_override=host:port&scheme=http
@@ -37,8 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser with one subcommand per verb module."""
     parser = argparse.ArgumentParser(
         prog="lakeshore",
-        description="Lakeshore: a lakehouse table engine. Create tables, write and read records, "
-        "look at their timeline.",
+        description="Lakeshore: a native engine for Apache Hudi tables. Create tables, write and read "
+        "records, savepoint, roll back, restore and archive them, and vacuum Hudi and Delta tables.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -38,6 +38,20 @@ Result<std::vector<CompletedCommit>> TableContext::LoadCommits(const Timeline& t
   return WithArchivedCommits(archived, std::move(active));
 }
 
+Result<std::optional<CommitMetadata>> TableContext::LoadRequestedPlan(const Instant& pending) {
+  Instant requested = pending;
+  requested.state = InstantState::kRequested;
+  const std::string path = timeline_location.PathOf(requested);
+  auto text = timeline_ops::ReadContent(*storage, timeline_location, requested);
+  if (!text.ok()) {
+    ARROW_ASSIGN_OR_RAISE(bool exists, storage->Exists(path));
+    if (!exists) return std::optional<CommitMetadata>();
+    return text.status();
+  }
+  ARROW_ASSIGN_OR_RAISE(auto plan, codec().Decode(requested, *text, path));
+  return std::optional<CommitMetadata>(std::move(plan));
+}
+
 Status TableContext::CheckWritable(const char* what) const {
   if (!read_only_reason) return Status::OK();
   return UnsupportedFeature(std::string("cannot ") + what + " table " + uri + ": it is " + *read_only_reason +

@@ -81,6 +81,10 @@ struct TableContext {
   /// them the archived ones (layout 2). List the active timeline first, then call this: an
   /// instant archived in between is then found in the archive.
   Result<std::vector<CompletedCommit>> LoadCommits(const Timeline& timeline);
+  /// The plan in the requested file of the pending instant `pending`, decoded (a rollback's,
+  /// a restore's, a clustering's request); nullopt when the file vanished since the listing (the
+  /// instant completed or was removed meanwhile: normal, re-listed next time).
+  Result<std::optional<CommitMetadata>> LoadRequestedPlan(const Instant& pending);
   /// A lock on this table.
   TableLock Lock() { return TableLock(storage, clock, lock); }
 };

@@ -61,16 +61,9 @@ Result<bool> IsWriterInstant(TableContext& ctx, const Instant& pending) {
   const std::string& a = pending.action;
   if (a == actions::kCommit || a == actions::kDeltaCommit) return true;
   if (a != actions::kReplaceCommit) return false;
-  Instant requested = pending;
-  requested.state = InstantState::kRequested;
-  auto text = timeline_ops::ReadContent(*ctx.storage, ctx.timeline_location, requested);
-  if (!text.ok()) {
-    ARROW_ASSIGN_OR_RAISE(bool exists, ctx.storage->Exists(ctx.timeline_location.PathOf(requested)));
-    if (!exists) return true;  // an inflight replacecommit without its request: a writer's leftover
-    return text.status();
-  }
-  ARROW_ASSIGN_OR_RAISE(auto plan, ctx.codec().Decode(requested, *text, ctx.timeline_location.PathOf(requested)));
-  return plan.clustering_file_ids.empty();
+  ARROW_ASSIGN_OR_RAISE(auto plan, ctx.LoadRequestedPlan(pending));
+  // No request (an inflight replacecommit without it) is a writer's leftover.
+  return !plan || plan->clustering_file_ids.empty();
 }
 
 // The instant a rollback plan names (none: an empty time).
@@ -87,17 +80,8 @@ Result<std::vector<std::pair<Instant, CommitMetadata>>> PendingRollbacks(TableCo
   for (const Instant& pending : timeline.Pending()) {
     if (pending.action != actions::kRollback) continue;
     // The plan is the requested file's (the inflight file is empty, as Hudi writes it).
-    Instant requested = pending;
-    requested.state = InstantState::kRequested;
-    auto text = timeline_ops::ReadContent(*ctx.storage, ctx.timeline_location, requested);
-    if (!text.ok()) {
-      // Between the listing and this read another writer may have completed it: re-listed next time.
-      ARROW_ASSIGN_OR_RAISE(bool exists, ctx.storage->Exists(ctx.timeline_location.PathOf(requested)));
-      if (!exists) continue;
-      return text.status();
-    }
-    ARROW_ASSIGN_OR_RAISE(auto plan, ctx.codec().Decode(requested, *text, ctx.timeline_location.PathOf(requested)));
-    out.emplace_back(pending, std::move(plan));
+    ARROW_ASSIGN_OR_RAISE(auto plan, ctx.LoadRequestedPlan(pending));
+    if (plan) out.emplace_back(pending, std::move(*plan));
   }
   return out;
 }
@@ -266,14 +250,16 @@ Result<std::vector<std::string>> FinishPendingRestores(TableContext& ctx, const 
   std::vector<std::string> targets;
   for (const Instant& pending : timeline.Pending()) {
     if (pending.action != actions::kRestore) continue;
-    Instant requested = pending;
-    requested.state = InstantState::kRequested;
-    ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(*ctx.storage, ctx.timeline_location, requested));
-    ARROW_ASSIGN_OR_RAISE(auto plan, ctx.codec().Decode(requested, text, ctx.timeline_location.PathOf(requested)));
-    if (!plan.restore) return CorruptMetadata("restore plan '" + ctx.timeline_location.PathOf(requested) + "' is empty");
+    ARROW_ASSIGN_OR_RAISE(auto plan, ctx.LoadRequestedPlan(pending));
+    if (!plan) continue;  // finished meanwhile
+    if (!plan->restore) {
+      Instant requested = pending;
+      requested.state = InstantState::kRequested;
+      return CorruptMetadata("restore plan '" + ctx.timeline_location.PathOf(requested) + "' is empty");
+    }
     auto restore = InstantLifecycle::Resume(ctx.storage, ctx.timeline_location, pending);
-    ARROW_RETURN_NOT_OK(ExecuteRestore(ctx, restore, plan, guard));
-    for (const auto& t : plan.restore->targets) targets.push_back(t.time);
+    ARROW_RETURN_NOT_OK(ExecuteRestore(ctx, restore, *plan, guard));
+    for (const auto& t : plan->restore->targets) targets.push_back(t.time);
   }
   return targets;
 }

@@ -101,16 +101,9 @@ Result<std::map<FileGroupKey, std::string>> FileGroupsUnderClustering(TableConte
   std::map<FileGroupKey, std::string> out;
   for (const Instant& pending : timeline.Pending()) {
     if (pending.action != actions::kReplaceCommit && pending.action != actions::kClustering) continue;
-    Instant requested = pending;
-    requested.state = InstantState::kRequested;
-    auto text = timeline_ops::ReadContent(*ctx.storage, ctx.timeline_location, requested);
-    if (!text.ok()) {
-      ARROW_ASSIGN_OR_RAISE(bool exists, ctx.storage->Exists(ctx.timeline_location.PathOf(requested)));
-      if (!exists) continue;
-      return text.status();
-    }
-    ARROW_ASSIGN_OR_RAISE(auto plan, ctx.codec().Decode(requested, *text, ctx.timeline_location.PathOf(requested)));
-    for (const auto& [partition, ids] : plan.clustering_file_ids) {
+    ARROW_ASSIGN_OR_RAISE(auto plan, ctx.LoadRequestedPlan(pending));
+    if (!plan) continue;
+    for (const auto& [partition, ids] : plan->clustering_file_ids) {
       for (const auto& id : ids) out.emplace(FileGroupKey{partition, id}, pending.time);
     }
   }

@@ -104,7 +104,11 @@ def _check(t: lakeshore.Table, root: Path, oracle: dict[tuple[Any, ...], tuple[A
     assert got == {k: (v[0], v[1]) for k, v in oracle.items()}
     assert ours.num_rows == len(oracle)
     _same(ours, _hudi(root), "snapshot")
-    writes = [i for i in t.timeline() if i["state"] == "completed" and i["action"] in ("commit", "replacecommit")]
+    writes = [
+        i
+        for i in t.timeline()
+        if i["state"] == "completed" and i["action"] in ("commit", "deltacommit", "replacecommit")
+    ]
     for i in writes:
         _same(t.to_arrow(as_of=i["completion_time"]), _hudi(root, as_of=i["completion_time"]), f"as_of {i}")
     bounds = ["19700101000000000"] + [i["completion_time"] for i in writes]
@@ -131,13 +135,22 @@ def _check(t: lakeshore.Table, root: Path, oracle: dict[tuple[Any, ...], tuple[A
         ("upsert", [("eu", "ü", 5), ("x/y", "a", 7)]),
     ]
 )
-def test_hudi_rs_reads_what_lakeshore_wrote_after_every_step(history: list[tuple[str, list[Any]]]) -> None:
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_hudi_rs_reads_what_lakeshore_wrote_after_every_step(
+    table_type: str, history: list[tuple[str, list[Any]]]
+) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "t"
         # Short heartbeats: a crashed writer's instant is rolled back by the next writer soon.
         props = {"write.heartbeat.interval_ms": "100", "write.heartbeat.tolerable_misses": "1"}
         t = lakeshore.Table.create(
-            str(root), SCHEMA, record_key=["name", "n"], partition_by="zone", ordering_field="ver", properties=props
+            str(root),
+            SCHEMA,
+            record_key=["name", "n"],
+            partition_by="zone",
+            ordering_field="ver",
+            table_type=table_type,
+            properties=props,
         )
         oracle: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         counter = 0

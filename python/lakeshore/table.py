@@ -144,8 +144,8 @@ class Table:
         column); ``record_key`` names the key field(s) (several make a composite key);
         ``partition_by`` the hive-style partition field(s); ``ordering_field`` the field whose
         larger value wins between records with the same key (None: the latest write wins);
-        ``table_type`` "cow" (copy-on-write); "mor" (merge-on-read) is reserved and refused by
-        this build. ``name`` defaults to the last segment of the path. Raises AlreadyExistsError
+        ``table_type`` "cow" / "COPY_ON_WRITE" (updates rewrite base files) or "mor" /
+        "MERGE_ON_READ" (updates and deletes go to log files, merged on read until a compaction). ``name`` defaults to the last segment of the path. Raises AlreadyExistsError
         if a table is there, InvalidArgumentError if the folder holds anything else (a vacuum of
         the new table would delete files it does not track), and InvalidArgumentError naming
         the field if the config is invalid.

@@ -13,6 +13,7 @@ Status TableContext::LoadSettings() {
   ARROW_ASSIGN_OR_RAISE(int64_t bulk_parallelism, o::kBulkInsertParallelism.Get(p));
   plan.bulk_insert_parallelism = bulk_parallelism > 0 ? static_cast<int>(std::min<int64_t>(bulk_parallelism, 1024))
                                                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  plan.merge_on_read = config.table_type == TableType::kMergeOnRead;
   ARROW_ASSIGN_OR_RAISE(parquet.row_group_rows, o::kParquetRowGroupRows.Get(p));
   ARROW_ASSIGN_OR_RAISE(parquet.compression, o::kParquetCompression.Get(p));
   ARROW_ASSIGN_OR_RAISE(parquet.bloom_filter, o::kParquetBloomFilterEnabled.Get(p));

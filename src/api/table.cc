@@ -174,7 +174,6 @@ std::optional<std::string> WhyNotWritable(const HoodieTableConfig& hoodie) {
   if (hoodie.table_version != 8 && hoodie.table_version != 9) {
     return "table version " + std::to_string(hoodie.table_version) + " (this build writes versions 8 and 9)";
   }
-  if (hoodie.is_merge_on_read()) return std::string("a MERGE_ON_READ table (merge-on-read writes come next)");
   if (!hoodie.metadata_partitions.empty() || !hoodie.metadata_partitions_inflight.empty()) {
     return std::string("its metadata table is enabled, and this build does not keep it current yet (a write would "
                        "leave it disagreeing with the data, and Hudi readers would miss the new files)");
@@ -200,17 +199,14 @@ std::optional<std::string> WhyNotWritable(const HoodieTableConfig& hoodie) {
 
 Result<std::shared_ptr<Table>> Table::Create(const std::string& uri, TableConfig config, TableOpenOptions options) {
   ARROW_RETURN_NOT_OK(config.Validate());
-  if (config.table_type == TableType::kMergeOnRead) {
-    // The format reserves it (log files, compaction); writing it comes with merge-on-read.
-    return UnsupportedFeature("merge-on-read tables cannot be written by this build yet; create a "
-                              "copy-on-write table (table_type \"cow\")");
-  }
   // The schema as Hudi stores it (Avro): every reader of the table sees these types.
   config.schema = format::NormalizeForHudi(*config.schema);
   const std::string record = format::AvroSafeName(config.name);
   ARROW_ASSIGN_OR_RAISE(std::string avro, format::ArrowSchemaToAvro(*config.schema, record + "_record", "hoodie." + record));
   NewHoodieTable spec;
   spec.name = config.name;
+  spec.table_type = config.table_type == TableType::kMergeOnRead ? HoodieTableType::kMergeOnRead
+                                                                  : HoodieTableType::kCopyOnWrite;
   spec.record_key_fields = config.record_key_fields;
   spec.partition_fields = config.partition_fields;
   spec.ordering_field = config.ordering_field;

@@ -531,4 +531,26 @@ Result<std::string> WriteAvroContainer(std::string_view schema_json,
   return std::string(buffer, length);
 }
 
+Result<std::string> WriteAvroDatum(std::string_view schema_json, const nlohmann::json& record) {
+  SchemaRef schema;
+  if (avro_schema_from_json_length(schema_json.data(), schema_json.size(), &schema.schema) != 0) {
+    return Status::Invalid("Avro schema does not parse: ", AvroError());
+  }
+  IfaceRef iface{avro_generic_class_from_schema(schema.schema)};
+  if (iface.iface == nullptr) return Status::Invalid("Avro schema is unusable: ", AvroError());
+  ValueRef value;
+  if (avro_generic_value_new(iface.iface, &value.value) != 0) return Status::OutOfMemory(AvroError());
+  value.live = true;
+  ARROW_RETURN_NOT_OK(FromJson(record, "record", 0, &value.value));
+  size_t size = 0;
+  if (avro_value_sizeof(&value.value, &size) != 0) return Status::Invalid("Avro datum cannot be sized: ", AvroError());
+  std::string out(size, '\0');
+  avro_writer_t writer = avro_writer_memory(out.data(), static_cast<int64_t>(out.size()));
+  if (writer == nullptr) return Status::OutOfMemory("cannot open an Avro datum writer");
+  const int rc = avro_value_write(writer, &value.value);
+  avro_writer_free(writer);
+  if (rc != 0) return Status::Invalid("Avro datum cannot be written: ", AvroError());
+  return out;
+}
+
 }  // namespace lakeshore::format

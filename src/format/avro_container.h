@@ -49,4 +49,8 @@ Result<std::vector<nlohmann::json>> ReadAvroDatums(std::string_view schema_json,
 Result<std::string> WriteAvroContainer(std::string_view schema_json,
                                        const std::vector<nlohmann::json>& records);
 
+/// Encodes one JSON value (the mapping of WriteAvroContainer) as a bare Avro datum in the binary
+/// encoding under `schema_json`: what Hudi's delete blocks hold. Invalid as WriteAvroContainer.
+Result<std::string> WriteAvroDatum(std::string_view schema_json, const nlohmann::json& record);
+
 }  // namespace lakeshore::format

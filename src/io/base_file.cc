@@ -131,9 +131,12 @@ Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arro
   return arrow::Table::Make(schema, std::move(columns), table->num_rows());
 }
 
-Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& path,
-                                          const arrow::Table& rows,
-                                          const ParquetWriteSettings& settings) {
+namespace {
+/// Encodes `rows` as one Parquet file into `sink` (not closed) with `settings`; the footer comes
+/// from `footer` (run while the rows encode) and the key range it states is returned.
+Result<std::pair<std::string, std::string>> EncodeParquet(
+    const arrow::Table& rows, const ParquetWriteSettings& settings,
+    const std::shared_ptr<arrow::io::OutputStream>& sink, bool hudi_footer) {
   ARROW_ASSIGN_OR_RAISE(auto codec, Codec(settings.compression));
   // Record keys are unique within a file, and so are many user columns (sampled): a dictionary
   // attempt there is wasted work before the writer falls back to plain encoding. The other
@@ -147,32 +150,56 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
   // No Arrow schema in the footer: readers see Parquet's types (utf8 meta columns), as Hudi's
   // own files give them.
   auto arrow_props = parquet::ArrowWriterProperties::Builder().set_use_threads(true)->build();
-  ARROW_ASSIGN_OR_RAISE(auto sink, storage.OpenOutputStream(path));
   // Buffered row groups: each batch's columns are encoded in parallel on Arrow's CPU pool
   // (WriteTable would encode them one after another).
   ARROW_ASSIGN_OR_RAISE(auto writer, parquet::arrow::FileWriter::Open(*rows.schema(), arrow::default_memory_pool(),
                                                                       sink, props, arrow_props));
   // Hudi's footer (the bloom filter's hashing above all) is computed while the rows encode.
-  auto footer_future = std::async(std::launch::async, [&rows, &settings] { return HudiFooter(rows, settings); });
+  auto footer_future = std::async(std::launch::async, [&rows, &settings, hudi_footer]() -> Result<HudiFooterContent> {
+    if (hudi_footer) return HudiFooter(rows, settings);
+    HudiFooterContent only_schema;
+    auto kv = std::make_shared<arrow::KeyValueMetadata>();
+    if (!settings.avro_schema.empty()) kv->Append("parquet.avro.schema", settings.avro_schema);
+    only_schema.metadata = kv;
+    return only_schema;
+  });
   arrow::TableBatchReader batches(rows);
   batches.set_chunksize(settings.row_group_rows);
   std::shared_ptr<arrow::RecordBatch> batch;
-  while (true) {
-    ARROW_RETURN_NOT_OK(batches.ReadNext(&batch));
-    if (batch == nullptr) break;
-    ARROW_RETURN_NOT_OK(writer->WriteRecordBatch(*batch));
+  Status st;
+  while (st.ok()) {
+    st = batches.ReadNext(&batch);
+    if (!st.ok() || batch == nullptr) break;
+    st = writer->WriteRecordBatch(*batch);
   }
-  ARROW_ASSIGN_OR_RAISE(auto footer, footer_future.get());
-  ARROW_RETURN_NOT_OK(writer->AddKeyValueMetadata(footer.metadata));
+  auto footer = footer_future.get();  // joined on every path: it reads `rows`
+  ARROW_RETURN_NOT_OK(st);
+  ARROW_RETURN_NOT_OK(footer.status());
+  ARROW_RETURN_NOT_OK(writer->AddKeyValueMetadata(footer->metadata));
   ARROW_RETURN_NOT_OK(writer->Close());
+  return std::move(footer->key_range);
+}
+}  // namespace
+
+Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& path,
+                                          const arrow::Table& rows,
+                                          const ParquetWriteSettings& settings) {
+  ARROW_ASSIGN_OR_RAISE(auto sink, storage.OpenOutputStream(path));
+  ARROW_ASSIGN_OR_RAISE(auto range, EncodeParquet(rows, settings, sink, /*hudi_footer=*/true));
   BaseFileWriteResult result;
   ARROW_ASSIGN_OR_RAISE(result.size, sink->Tell());
   ARROW_RETURN_NOT_OK(sink->Close());  // the file appears whole, now
   result.num_records = rows.num_rows();
-  auto range = std::move(footer.key_range);
   result.min_record_key = std::move(range.first);
   result.max_record_key = std::move(range.second);
   return result;
+}
+
+Result<std::shared_ptr<arrow::Buffer>> EncodeParquetDataBlock(const arrow::Table& rows,
+                                                              const ParquetWriteSettings& settings) {
+  ARROW_ASSIGN_OR_RAISE(auto sink, arrow::io::BufferOutputStream::Create());
+  ARROW_RETURN_NOT_OK(EncodeParquet(rows, settings, sink, /*hudi_footer=*/false).status());
+  return sink->Finish();
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <arrow/buffer.h>
 #include <arrow/table.h>
 
 #include "lakeshore/storage/storage.h"
@@ -40,6 +41,11 @@ struct BaseFileWriteResult {
 Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& path,
                                           const arrow::Table& rows,
                                           const ParquetWriteSettings& settings);
+
+/// `rows` encoded as WriteBaseFile encodes them, in memory, with only the Avro schema in the
+/// footer: the content of a log file's Parquet data block (HoodieParquetDataBlock).
+Result<std::shared_ptr<arrow::Buffer>> EncodeParquetDataBlock(const arrow::Table& rows,
+                                                              const ParquetWriteSettings& settings);
 
 /// The Arrow schema of a base file, from its footer alone.
 Result<std::shared_ptr<arrow::Schema>> ReadBaseFileSchema(Storage& storage, const std::string& path,

@@ -119,6 +119,43 @@ Result<std::vector<LogDelete>> DecodeDeleteBlock(const LogBlock& block, const st
 
 }  // namespace
 
+namespace {
+std::string BigEndian32(int32_t v) {
+  std::string out(4, '\0');
+  for (int i = 0; i < 4; ++i) out[static_cast<size_t>(i)] = static_cast<char>((static_cast<uint32_t>(v) >> (24 - 8 * i)) & 0xff);
+  return out;
+}
+}  // namespace
+
+Result<int64_t> WriteLogFile(Storage& storage, const std::string& path, const LogFileContent& content,
+                             const ParquetWriteSettings& parquet) {
+  const bool has_records = content.records != nullptr && content.records->num_rows() > 0;
+  if (!has_records && content.deletes.empty()) return Status::Invalid("log file ", path, " would hold nothing");
+  const std::map<int32_t, std::string> header = {
+      {static_cast<int32_t>(LogHeaderKey::kInstantTime), content.instant_time},
+      {static_cast<int32_t>(LogHeaderKey::kSchema), content.avro_schema}};
+  std::string bytes;
+  if (has_records) {
+    ParquetWriteSettings block_settings = parquet;
+    block_settings.avro_schema = content.avro_schema;
+    ARROW_ASSIGN_OR_RAISE(auto encoded, EncodeParquetDataBlock(*content.records, block_settings));
+    bytes += format::RenderLogBlock(LogBlockType::kParquetData, header, std::string_view(*encoded));
+  }
+  if (!content.deletes.empty()) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const LogDelete& d : content.deletes) {
+      list.push_back({{"recordKey", d.record_key}, {"partitionPath", d.partition_path}, {"orderingVal", nullptr}});
+    }
+    ARROW_ASSIGN_OR_RAISE(std::string schema, format::HoodieAvroSchema("HoodieDeleteRecordList"));
+    ARROW_ASSIGN_OR_RAISE(std::string datum, format::WriteAvroDatum(schema, {{"deleteRecordList", list}}));
+    const std::string block = BigEndian32(3) + BigEndian32(static_cast<int32_t>(datum.size())) + datum;
+    bytes += format::RenderLogBlock(LogBlockType::kDelete, header, block);
+  }
+  const int64_t size = static_cast<int64_t>(bytes.size());
+  ARROW_RETURN_NOT_OK(storage.WriteString(path, bytes));
+  return size;
+}
+
 Result<std::vector<LogFileBlock>> ReadLogFile(Storage& storage, const std::string& path) {
   ARROW_ASSIGN_OR_RAISE(auto file, storage.ReadFile(path));
   const std::string source = storage.root_uri() + "/" + path;

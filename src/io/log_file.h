@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "format/log_block.h"
+#include "io/base_file.h"
 #include "lakeshore/status.h"
 #include "lakeshore/storage/storage.h"
 
@@ -40,5 +41,24 @@ struct LogFileBlock {
 /// (versions 1 and 2), is kUnsupportedFeature naming the file; undecodable content is
 /// kCorruptMetadata naming the file and the block. Cost: reads the whole file once.
 Result<std::vector<LogFileBlock>> ReadLogFile(Storage& storage, const std::string& path);
+
+/// What one deltacommit writes to one file group: its records (upserts) and its deletes.
+struct LogFileContent {
+  std::string instant_time;
+  /// The table's Avro schema with the meta fields: each block's SCHEMA header.
+  std::string avro_schema;
+  /// Rows in the table's full schema (meta columns first); null or empty: no data block.
+  std::shared_ptr<arrow::Table> records;
+  /// Keys deleted; empty: no delete block.
+  std::vector<LogDelete> deletes;
+};
+
+/// Writes a new log file at `path` as Hudi 1.x does (format version 1): a Parquet data block
+/// (HoodieParquetDataBlock, the rows encoded with `parquet`) and then a delete block (version 3,
+/// an Avro HoodieDeleteRecordList; ordering values are written as absent, so a delete wins over
+/// any earlier version), each with the INSTANT_TIME and SCHEMA headers. One mutating storage
+/// call (the file appears whole). Returns the file's size. Invalid when there is nothing to write.
+Result<int64_t> WriteLogFile(Storage& storage, const std::string& path, const LogFileContent& content,
+                             const ParquetWriteSettings& parquet);
 
 }  // namespace lakeshore

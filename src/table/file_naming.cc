@@ -38,6 +38,11 @@ std::string BaseFileName(const std::string& file_id, const std::string& write_to
   return file_id + "_" + write_token + "_" + instant_time + ".parquet";
 }
 
+std::string LogFileName(const std::string& file_id, const std::string& instant_time, int64_t version,
+                        const std::string& write_token) {
+  return "." + file_id + "_" + instant_time + ".log." + std::to_string(version) + "_" + write_token;
+}
+
 namespace {
 bool IsPlainToken(std::string_view s) {
   return !s.empty() && s.find('_') == std::string_view::npos && s.find('/') == std::string_view::npos;

@@ -18,6 +18,11 @@ std::string NewWriteToken();
 std::string BaseFileName(const std::string& file_id, const std::string& write_token,
                          const std::string& instant_time);
 
+/// `.<fileId>_<instant>.log.<version>_<writeToken>`: a log file as Hudi 1.x names it, after the
+/// deltacommit that writes it (table versions 8 and 9).
+std::string LogFileName(const std::string& file_id, const std::string& instant_time, int64_t version,
+                        const std::string& write_token);
+
 /// The parts of a data file name.
 struct DataFileName {
   std::string file_id;

@@ -30,13 +30,43 @@ TEST(Table, CreateOpenAndReject) {
   EXPECT_EQ((*reopened)->config().record_key_fields, std::vector<std::string>{"id"});
 }
 
-TEST(Table, MergeOnReadIsRefusedClearly) {
+TEST(Table, MergeOnReadUpdatesAndDeletesBecomeLogFilesOnTheirSlice) {
   testing::TempDir dir("table_mor");
   auto config = testing::PeopleConfig();
   config.table_type = TableType::kMergeOnRead;
-  auto st = Table::Create(dir.path(), config).status();
-  EXPECT_TRUE(IsError(st, ErrorKind::kUnsupportedFeature)) << st;
-  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/.hoodie/hoodie.properties"));
+  auto created = Table::Create(dir.path(), config);
+  ASSERT_TRUE(created.ok()) << created.status();
+  auto table = *created;
+  ASSERT_TRUE(table->Write(WriteOperation::kInsert, PeopleReader({{1, "a", 10, "x"}, {2, "b", 10, "x"}})).ok());
+  auto base_files = [&] {
+    std::vector<std::string> logs, bases;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path() + "/part=x")) {
+      const std::string name = e.path().filename().string();
+      if (name.find(".log.") != std::string::npos) logs.push_back(name);
+      if (name.size() > 8 && name.substr(name.size() - 8) == ".parquet") bases.push_back(name);
+    }
+    return std::make_pair(bases, logs);
+  };
+  // An update that loses on ordering, one that wins, and a delete: one log file, no new base.
+  auto upsert = table->Write(WriteOperation::kUpsert, PeopleReader({{1, "old", 9, "x"}, {2, "new", 11, "x"}}));
+  ASSERT_TRUE(upsert.ok()) << upsert.status();
+  ASSERT_TRUE(table->Write(WriteOperation::kDelete, testing::KeysReader({{1, "x"}})).ok());
+  auto [bases, logs] = base_files();
+  EXPECT_EQ(bases.size(), 1u);
+  ASSERT_EQ(logs.size(), 2u);
+  auto rows = ReadPeople(*table);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows.at({"x", 2}).name, "new");
+  // The read-optimized view is the base file alone.
+  ReadOptions optimized;
+  optimized.read_optimized = true;
+  auto base_rows = ReadPeople(*table, optimized);
+  EXPECT_EQ(base_rows.size(), 2u);
+  EXPECT_EQ(base_rows.at({"x", 2}).name, "b");
+  // Every write is a deltacommit.
+  auto timeline = table->Timeline();
+  ASSERT_TRUE(timeline.ok()) << timeline.status();
+  for (const auto& instant : *timeline) EXPECT_EQ(instant.action, "deltacommit") << instant.time;
 }
 
 TEST(Table, CorruptConfigIsAClearError) {

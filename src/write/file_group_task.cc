@@ -16,7 +16,7 @@ using json = nlohmann::json;
 /// The schema-metadata key holding the plan, and the column holding the keys in the stream.
 constexpr const char* kPlanKey = "lakeshore.file_group_task";
 constexpr const char* kKeyColumn = "lakeshore.record_key";
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 2;
 
 }  // namespace
 
@@ -130,6 +130,7 @@ Result<std::shared_ptr<arrow::Buffer>> SerializeFileGroupTask(const FileGroupTas
                {"deletes", p.deletes},
                {"new_path", p.new_path},
                {"task", p.task},
+               {"append_log", p.append_log},
                {"ordering_field", task.ordering_field},
                {"parquet",
                 {{"row_group_rows", task.parquet.row_group_rows},
@@ -185,6 +186,7 @@ Result<FileGroupTask> ParseFileGroupTask(const std::shared_ptr<arrow::Buffer>& b
   task.plan.deletes = r.Ints("deletes");
   task.plan.new_path = r.String("new_path");
   task.plan.task = r.Int("task");
+  task.plan.append_log = r.Bool("append_log");
   task.ordering_field = r.String("ordering_field");
   auto parquet = j.find("parquet");
   if (parquet == j.end() || !parquet->is_object()) return bad("no parquet settings");

@@ -27,7 +27,10 @@ struct FileGroupWrite {
   std::string prev_base_instant;
   std::vector<int64_t> upserts;       ///< rows to insert or update in this group
   std::vector<int64_t> deletes;       ///< rows whose keys leave this group
-  std::string new_path;               ///< where the new base file goes
+  std::string new_path;               ///< where the new base file (or the new log file) goes
+  /// Merge-on-read: write the upserts and deletes as a new log file on the latest slice
+  /// (new_path) instead of merging them into a new base file.
+  bool append_log = false;
   int64_t task = 0;                   ///< this write's index in its instant (commit seqnos)
 };
 

@@ -8,6 +8,7 @@
 #include <arrow/compute/api.h>
 #include <arrow/scalar.h>
 
+#include "io/log_file.h"
 #include "table/meta_columns.h"
 
 namespace lakeshore {
@@ -20,20 +21,24 @@ Result<std::shared_ptr<arrow::Array>> ToIndexArray(const std::vector<int64_t>& i
 
 // The new rows with Hudi's meta columns, in full-schema order. The near-constant meta columns
 // are dictionary arrays (cheap to build and write; Parquet stores plain strings).
-Result<std::shared_ptr<arrow::Table>> BuildNewRows(const FileGroupTask& task, const std::vector<int64_t>& rows) {
+//
+// `file_name` is the `_hoodie_file_name` value: the new base file's name, or for a log file's
+// records the file id, as Hudi's append handle writes it.
+Result<std::shared_ptr<arrow::Table>> BuildNewRows(const FileGroupTask& task, const std::vector<int64_t>& rows,
+                                                   const std::string& file_name) {
   const FileGroupWrite& plan = task.plan;
   ARROW_ASSIGN_OR_RAISE(auto user, TakeRows(task.rows, rows));
   int64_t n = static_cast<int64_t>(rows.size());
   ARROW_ASSIGN_OR_RAISE(auto commit_time, meta_columns::MakeConstantColumn(task.instant_time, n));
   ARROW_ASSIGN_OR_RAISE(auto seqno, meta_columns::MakeSeqnoColumn(task.instant_time, std::to_string(plan.task), 0, n));
   ARROW_ASSIGN_OR_RAISE(auto partition, meta_columns::MakeConstantColumn(plan.partition, n));
-  ARROW_ASSIGN_OR_RAISE(auto file_name, meta_columns::MakeConstantColumn(std::string(BaseName(plan.new_path)), n));
+  ARROW_ASSIGN_OR_RAISE(auto file_name_column, meta_columns::MakeConstantColumn(file_name, n));
   auto key_table = arrow::Table::Make(arrow::schema({arrow::field("k", arrow::utf8())}), {task.keys});
   ARROW_ASSIGN_OR_RAISE(auto keys, TakeRows(key_table, rows));
   std::vector<std::shared_ptr<arrow::ChunkedArray>> columns = {
       std::make_shared<arrow::ChunkedArray>(commit_time), std::make_shared<arrow::ChunkedArray>(seqno),
       keys->column(0), std::make_shared<arrow::ChunkedArray>(partition),
-      std::make_shared<arrow::ChunkedArray>(file_name)};
+      std::make_shared<arrow::ChunkedArray>(file_name_column)};
   std::vector<std::shared_ptr<arrow::Field>> fields;
   for (int i = 0; i < meta_columns::kCount; ++i) {
     fields.push_back(arrow::field(task.full_schema->field(i)->name(), columns[static_cast<size_t>(i)]->type()));
@@ -71,6 +76,31 @@ Result<std::vector<bool>> IncomingWins(const FileGroupTask& task, const std::sha
   for (size_t i = 0; i < n; ++i) wins[i] = ranks[n + i] > ranks[i];
   return wins;
 }
+
+/// Merge-on-read: the upserts as a Parquet data block and the deletes as a delete block of one
+/// new log file. Nothing is read: the ordering rule applies when the slice is read (or compacted).
+Result<std::optional<WriteStat>> AppendLogFile(Storage& storage, const FileGroupTask& task,
+                                               const arrow::StringArray& keys) {
+  const FileGroupWrite& plan = task.plan;
+  LogFileContent content;
+  content.instant_time = task.instant_time;
+  content.avro_schema = task.parquet.avro_schema;
+  if (!plan.upserts.empty()) {
+    ARROW_ASSIGN_OR_RAISE(content.records, BuildNewRows(task, plan.upserts, plan.file_id));
+  }
+  for (int64_t r : plan.deletes) content.deletes.push_back({std::string(keys.GetView(r)), plan.partition, nullptr});
+  WriteStat stat;
+  stat.partition = plan.partition;
+  stat.file_id = plan.file_id;
+  stat.prev_base_instant = plan.prev_base_instant;
+  stat.path = plan.new_path;
+  stat.num_updates = static_cast<int64_t>(plan.upserts.size());
+  stat.num_deletes = static_cast<int64_t>(plan.deletes.size());
+  stat.num_records = stat.num_updates;
+  if (stat.num_updates + stat.num_deletes == 0) return std::optional<WriteStat>();
+  ARROW_ASSIGN_OR_RAISE(stat.file_size, WriteLogFile(storage, plan.new_path, content, task.parquet));
+  return std::optional<WriteStat>(std::move(stat));
+}
 }  // namespace
 
 Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const FileGroupTask& task) {
@@ -80,6 +110,7 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
                                             : arrow::Concatenate(task.keys->chunks()));
   const auto& key_strings = static_cast<const arrow::StringArray&>(*key_array);
   auto key_of = [&](int64_t row) { return key_strings.GetView(row); };
+  if (plan.append_log) return AppendLogFile(storage, task, key_strings);
   WriteStat stat;
   stat.partition = plan.partition;
   stat.file_id = plan.file_id;
@@ -143,7 +174,7 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
     }
   }
   if (!new_rows.empty()) {
-    ARROW_ASSIGN_OR_RAISE(auto fresh, BuildNewRows(task, new_rows));
+    ARROW_ASSIGN_OR_RAISE(auto fresh, BuildNewRows(task, new_rows, std::string(BaseName(plan.new_path))));
     if (!parts.empty()) {
       // Kept rows read back as utf8: the new rows join them in that type.
       ARROW_ASSIGN_OR_RAISE(fresh, ConformToSchema(fresh, task.full_schema, "new rows"));

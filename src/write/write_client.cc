@@ -57,6 +57,16 @@ struct WriteState {
   bool commit_attempted = false;
 };
 
+/// The action of a write's instant: replace operations are replacecommits; every other write is a
+/// deltacommit on a merge-on-read table and a commit on a copy-on-write one.
+const char* WriteAction(const TableContext& ctx, WriteOperation op) {
+  if (IsReplaceOperation(op)) return actions::kReplaceCommit;
+  return ctx.config.table_type == TableType::kMergeOnRead ? actions::kDeltaCommit : actions::kCommit;
+}
+
+/// True for a write to a file group that exists (its latest slice may have no base file).
+bool ChangesExistingGroup(const FileGroupWrite& w) { return !w.prev_base_instant.empty(); }
+
 Status Begin(TableContext& ctx, WriteOperation op, WriteState& state, const char* operation = nullptr) {
   ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("write"));
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
@@ -69,7 +79,7 @@ Status Begin(TableContext& ctx, WriteOperation op, WriteState& state, const char
   ARROW_ASSIGN_OR_RAISE(
       auto lifecycle,
       InstantLifecycle::Plan(
-          ctx.storage, ctx.timeline_location, IsReplaceOperation(op) ? actions::kReplaceCommit : actions::kCommit,
+          ctx.storage, ctx.timeline_location, WriteAction(ctx, op),
           LatestTime({&timeline}),
           [&](const Instant& instant) { return ctx.EncodeInstant(instant, InstantState::kRequested, requested); },
           *ctx.clock, *guard));
@@ -253,7 +263,7 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
   }
   std::set<FileGroupKey> changed = replaced;
   for (const auto& w : plan) {
-    if (w.old_base) changed.insert({w.partition, w.file_id});
+    if (ChangesExistingGroup(w)) changed.insert({w.partition, w.file_id});
   }
   ARROW_RETURN_NOT_OK(CheckNotUnderClustering(clustering, state.instant.time, changed));
   for (size_t i = 0; i < plan.size(); ++i) plan[i].task = static_cast<int64_t>(i);
@@ -265,13 +275,16 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
   for (const auto& [partition, file_id] : replaced) metadata.replaced_file_ids[partition].push_back(file_id);
   for (const auto& w : plan) {
     metadata.planned_files.push_back(w.new_path);
-    if (w.old_base) touched.insert({w.partition, w.file_id});
+    if (ChangesExistingGroup(w)) touched.insert({w.partition, w.file_id});
   }
   state.planned_files = metadata.planned_files;
   // Markers first (Hudi's rollback reads them), then the partition metadata files, then the
   // inflight instant: a crash at any point leaves a pending instant whose files are named.
   std::vector<Marker> markers;
-  for (const auto& w : plan) markers.push_back({w.new_path, w.old_base ? MarkerType::kMerge : MarkerType::kCreate});
+  for (const auto& w : plan) {
+    markers.push_back({w.new_path, w.append_log ? MarkerType::kAppend
+                                                : (w.old_base ? MarkerType::kMerge : MarkerType::kCreate)});
+  }
   ARROW_RETURN_NOT_OK(WriteMarkers(*ctx.storage, state.instant.time, markers));
   ARROW_RETURN_NOT_OK(WritePartitionMetadata(ctx, plan, state.instant.time));
   ARROW_ASSIGN_OR_RAISE(auto inflight_bytes, ctx.EncodeInstant(state.instant, InstantState::kInflight, metadata));

@@ -28,6 +28,7 @@ FileGroupWrite ForNew(const std::string& partition) {
 int64_t AverageRecordSize(const FileSystemView& view, int64_t fallback) {
   int64_t bytes = 0, records = 0;
   for (const FileGroup* g : view.LiveFileGroups()) {
+    if (!g->latest().base_file) continue;  // a log-only slice
     bytes += g->latest().base_file->size;
     records += g->latest().base_file->num_records;
   }
@@ -65,6 +66,7 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
       view, input.bytes_per_record > 0 ? input.bytes_per_record : settings.record_size_estimate_bytes);
   int64_t per_file = std::max<int64_t>(1, settings.max_file_size_bytes / record_size);
   std::vector<FileGroupWrite> fresh;
+  std::set<std::pair<std::string, std::string>> packed;  // existing groups that take inserts
   for (size_t id = 0; id < inserts_by_id.size(); ++id) {
     auto& rows = inserts_by_id[id];
     if (rows.empty()) continue;
@@ -85,6 +87,9 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
     if (pack) {
       for (const FileGroup* group : view.LiveFileGroupsIn(partition)) {
         if (next >= rows.size()) break;
+        // A slice with log files is no small file: rewriting its base would drop their records
+        // (Hudi's rule for an index that cannot see log files).
+        if (!group->latest().base_file || !group->latest().log_files.empty()) continue;
         int64_t size = group->latest().base_file->size;
         if (size >= settings.small_file_limit_bytes || frozen.count({partition, group->file_id})) continue;
         int64_t room = (settings.max_file_size_bytes - size) / record_size;
@@ -93,6 +98,7 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
         auto it = existing.find(key);
         if (it == existing.end()) it = existing.emplace(key, ForExisting(*group)).first;
         size_t take = std::min<size_t>(static_cast<size_t>(room), rows.size() - next);
+        packed.insert(key);
         it->second.upserts.insert(it->second.upserts.end(), rows.begin() + next, rows.begin() + next + take);
         next += take;
       }
@@ -110,7 +116,14 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
   for (auto& [key, w] : existing) plan.push_back(std::move(w));
   for (auto& w : fresh) plan.push_back(std::move(w));
   std::string token = NewWriteToken();
-  for (auto& w : plan) w.new_path = JoinPath(w.partition, BaseFileName(w.file_id, token, instant_time));
+  for (auto& w : plan) {
+    // Merge-on-read: updates and deletes of an existing group go to a new log file of its latest
+    // slice; a group that takes inserts (a small file, so without log files) gets a new base.
+    const bool existing_group = !w.prev_base_instant.empty();
+    w.append_log = settings.merge_on_read && existing_group && packed.count({w.partition, w.file_id}) == 0;
+    w.new_path = JoinPath(w.partition, w.append_log ? LogFileName(w.file_id, instant_time, 1, token)
+                                                    : BaseFileName(w.file_id, token, instant_time));
+  }
   return plan;
 }
 

@@ -25,6 +25,8 @@ struct WritePlanSettings {
   /// Spark's bulk insert writes a file per task. 1: one file per max_file_size_bytes.
   int bulk_insert_parallelism = 1;
   int64_t bulk_insert_min_file_rows = 250000;
+  /// A merge-on-read table: updates and deletes of existing file groups become log files.
+  bool merge_on_read = false;
 };
 
 /// Plans the file group writes of one instant.
@@ -34,6 +36,9 @@ struct WritePlanSettings {
 /// while they have room by the average record size, then to new file groups of about
 /// max_file_size_bytes; bulk inserts skip small-file packing and keep their input order. Deletes of
 /// untagged keys are dropped (nothing to delete). New base file paths carry `instant_time`.
+/// On a merge-on-read table (settings.merge_on_read) an existing group's updates and deletes
+/// are appended as a new log file (`append_log`, a Hudi 1.x log file name) unless the group
+/// also takes inserts; slices with log files never take inserts.
 /// Inserts never go to the `frozen` file groups (partition, file id): those a pending
 /// clustering will replace.
 std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteInput& input,

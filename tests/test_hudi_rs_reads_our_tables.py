@@ -50,6 +50,7 @@ step = st.one_of(
     st.tuples(st.just("crashed"), st.lists(KEY, min_size=1, max_size=4, unique=True)),
     st.tuples(st.just("insert_overwrite"), st.lists(KEY, min_size=1, max_size=4, unique=True)),
     st.tuples(st.just("delete_partition"), st.lists(KEY, min_size=1, max_size=2, unique=True)),
+    st.tuples(st.just("compact"), st.just([])),  # merge-on-read tables only
 )
 
 # A writer process that dies after writing its files, before its commit.
@@ -135,6 +136,15 @@ def _check(t: lakeshore.Table, root: Path, oracle: dict[tuple[Any, ...], tuple[A
         ("upsert", [("eu", "ü", 5), ("x/y", "a", 7)]),
     ]
 )
+@example(
+    history=[
+        ("upsert", [("eu", "a", 1), (None, "b:c", 2), ("x/y", "ü", 3)]),
+        ("upsert", [("eu", "a", 1), (None, "b:c", 2)]),
+        ("delete", [("x/y", "ü", 3)]),
+        ("compact", []),
+        ("upsert", [("eu", "a", 1), ("x/y", "ü", 3)]),
+    ]
+)
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 def test_hudi_rs_reads_what_lakeshore_wrote_after_every_step(
     table_type: str, history: list[tuple[str, list[Any]]]
@@ -159,6 +169,9 @@ def test_hudi_rs_reads_what_lakeshore_wrote_after_every_step(
                 t.delete(pa.Table.from_pylist([{"zone": z, "name": a, "n": n} for z, a, n in keys]))
                 for k in keys:
                     oracle.pop(k, None)
+            elif mode == "compact":
+                if table_type == "MERGE_ON_READ":
+                    t.compact()
             elif mode == "delete_partition":
                 zones = {z for z, _, _ in keys}
                 t.delete_partitions([z for z in zones])

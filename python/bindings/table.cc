@@ -167,38 +167,87 @@ std::shared_ptr<Table> OpenTable(const std::string& uri, const StringMap& storag
   return WithoutGil([&] { return Table::Open(uri, std::move(options)); });
 }
 
-/// Table::Write with an optional Python progress callback `progress(phase, done, total, unit)`.
-/// The core calls the callback on its driver thread with the GIL released; the callback takes
-/// the GIL back. An exception in the callback does not interrupt the write (the core cannot be
-/// cancelled half-way); it is raised once the write returns, after a write error if any.
+/// A core ProgressCallback over an optional Python callback `progress(phase, done, total, unit)`.
+/// The core calls it with the GIL released (from its driver or engine threads, never
+/// concurrently); it takes the GIL back. An exception in the callback does not interrupt the
+/// work (the core cannot be cancelled half-way); Finish raises it once the work returns, after
+/// the work's own error if any.
+class PythonProgress {
+ public:
+  explicit PythonProgress(nb::object progress) : progress_(std::move(progress)) {}
+
+  ProgressCallback Callback() {
+    if (progress_.is_none()) return nullptr;
+    return [this](const Progress& p) {
+      nb::gil_scoped_acquire gil;
+      if (error_.has_value()) return;
+      try {
+        progress_(p.phase, p.done, p.total, p.unit);
+      } catch (nb::python_error& e) {
+        error_.emplace(std::move(e));
+      }
+    };
+  }
+
+  /// Raises the work's error, else the callback's; returns the value. Call with the GIL held.
+  template <typename T>
+  T Finish(arrow::Result<T> result) {
+    if (!result.ok()) RaiseStatus(result.status());
+    if (error_.has_value()) {
+      error_->restore();
+      throw nb::python_error();
+    }
+    return std::move(*result);
+  }
+
+ private:
+  nb::object progress_;
+  std::optional<nb::python_error> error_;  // touched only with the GIL held
+};
+
+/// Table::Write with an optional Python progress callback (PythonProgress).
 nb::dict Write(Table& table, const std::string& operation, nb::handle stream_capsule,
                nb::object progress) {
   WriteOperation op = ValueOrRaise(ParseWriteOperation(operation));
   std::shared_ptr<arrow::RecordBatchReader> reader = ImportStreamCapsule(stream_capsule);
+  PythonProgress reporter(std::move(progress));
   WriteOptions options;
-  std::optional<nb::python_error> callback_error;  // touched only with the GIL held
-  if (!progress.is_none()) {
-    options.progress = [&progress, &callback_error](const Progress& p) {
-      nb::gil_scoped_acquire gil;
-      if (callback_error.has_value()) return;
-      try {
-        progress(p.phase, p.done, p.total, p.unit);
-      } catch (nb::python_error& e) {
-        callback_error.emplace(std::move(e));
-      }
-    };
-  }
+  options.progress = reporter.Callback();
   arrow::Result<WriteResult> result;
   {
     nb::gil_scoped_release release;
     result = table.Write(op, std::move(reader), options);
   }
-  if (!result.ok()) RaiseStatus(result.status());
-  if (callback_error.has_value()) {
-    callback_error->restore();
-    throw nb::python_error();
+  return WriteResultDict(reporter.Finish(std::move(result)));
+}
+
+/// Table::Compact; the result as a dict.
+nb::dict Compact(Table& table, int64_t min_delta_commits, int64_t min_log_bytes, bool schedule_only,
+                 nb::object progress) {
+  PythonProgress reporter(std::move(progress));
+  CompactionOptions options;
+  options.min_delta_commits = min_delta_commits;
+  options.min_log_bytes = min_log_bytes;
+  options.schedule_only = schedule_only;
+  options.progress = reporter.Callback();
+  arrow::Result<CompactionResult> result;
+  {
+    nb::gil_scoped_release release;
+    result = table.Compact(options);
   }
-  return WriteResultDict(*result);
+  const CompactionResult r = reporter.Finish(std::move(result));
+  nb::dict d;
+  d["instant_time"] = r.instant_time.empty() ? nb::object(nb::none()) : nb::cast(r.instant_time);
+  d["scheduled"] = r.scheduled;
+  d["completed"] = r.completed;
+  d["reason"] = r.reason.empty() ? nb::object(nb::none()) : nb::cast(r.reason);
+  d["file_groups"] = r.file_groups;
+  d["log_files"] = r.log_files;
+  d["records_written"] = r.records_written;
+  d["bytes_written"] = r.bytes_written;
+  d["rolled_back_instants"] = nb::cast(r.rolled_back_instants);
+  d["duration_ms"] = r.duration_ms;
+  return d;
 }
 
 }  // namespace
@@ -300,6 +349,11 @@ void BindTable(nb::module_& m) {
           nb::arg("keep_min_commits").none(), nb::arg("keep_max_commits").none(),
           "Moves old completed instants into the archived timeline; returns a dict (archived_instants, "
           "data_files_written, manifest_version, duration_ms).")
+      .def("compact", &Compact, nb::arg("min_delta_commits"), nb::arg("min_log_bytes"), nb::arg("schedule_only"),
+           nb::arg("progress").none(),
+           "Compacts a merge-on-read table (finishing a pending compaction first); returns a dict "
+           "(instant_time, scheduled, completed, reason, file_groups, log_files, records_written, "
+           "bytes_written, rolled_back_instants, duration_ms).")
       .def(
           "rollback",
           [](Table& t, const std::string& instant) { return WithoutGil([&] { return t.Rollback(instant); }); },

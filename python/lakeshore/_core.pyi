@@ -131,6 +131,11 @@ class Table:
         Moves old completed instants into the archived timeline; returns a dict (archived_instants, data_files_written, manifest_version, duration_ms).
         """
 
+    def compact(self, min_delta_commits: int, min_log_bytes: int, schedule_only: bool, progress: object | None) -> dict[str, Any]:
+        """
+        Compacts a merge-on-read table (finishing a pending compaction first); returns a dict (instant_time, scheduled, completed, reason, file_groups, log_files, records_written, bytes_written, rolled_back_instants, duration_ms).
+        """
+
     def rollback(self, instant: str) -> str:
         """
         Rolls back the latest completed write; returns the rollback instant's time.

@@ -145,7 +145,8 @@ class Table:
         ``partition_by`` the hive-style partition field(s); ``ordering_field`` the field whose
         larger value wins between records with the same key (None: the latest write wins);
         ``table_type`` "cow" / "COPY_ON_WRITE" (updates rewrite base files) or "mor" /
-        "MERGE_ON_READ" (updates and deletes go to log files, merged on read until a compaction). ``name`` defaults to the last segment of the path. Raises AlreadyExistsError
+        "MERGE_ON_READ" (updates and deletes go to log files, merged on read until a compaction).
+        ``name`` defaults to the last segment of the path. Raises AlreadyExistsError
         if a table is there, InvalidArgumentError if the folder holds anything else (a vacuum of
         the new table would delete files it does not track), and InvalidArgumentError naming
         the field if the config is invalid.
@@ -386,6 +387,30 @@ class Table:
         keep the whole history. Returns ``archived_instants``, ``data_files_written``,
         ``manifest_version`` and ``duration_ms``."""
         return dict(self._native.archive(keep_min_commits, keep_max_commits))
+
+    def compact(
+        self,
+        *,
+        min_delta_commits: int = 0,
+        min_log_bytes: int = 0,
+        schedule_only: bool = False,
+        progress: ProgressFn | None = None,
+    ) -> dict[str, Any]:
+        """Compacts a merge-on-read table, as Hudi's compaction does: the latest slice of each
+        file group that has log files is merged (base file plus logs, under the table's merge
+        rule) into a new base file, in one ``compaction`` instant that completes as a ``commit``.
+        Reads give the same rows before and after; the read-optimized view catches up.
+
+        A pending compaction (left by ``schedule_only=True`` or a crash) is finished first.
+        Otherwise a plan is made when a trigger holds: ``min_delta_commits`` deltacommits since
+        the last compaction (Hudi's NUM_COMMITS), or a slice's log files holding
+        ``min_log_bytes`` bytes; with both 0, every slice with log files is compacted. Writers
+        keep writing meanwhile (their logs join the new slices). Returns ``instant_time``
+        (None when nothing was due), ``scheduled``, ``completed``, ``reason`` (why nothing ran),
+        ``file_groups``, ``log_files``, ``records_written``, ``bytes_written``,
+        ``rolled_back_instants`` and ``duration_ms``. InvalidArgumentError on a copy-on-write
+        table."""
+        return dict(self._native.compact(min_delta_commits, min_log_bytes, schedule_only, progress))
 
     def rollback(self, instant: AsOf) -> str:
         """Rolls back the latest completed write ``instant`` (Hudi's rollback of a commit): the

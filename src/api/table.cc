@@ -8,6 +8,7 @@
 #include "read/snapshot_reader.h"
 #include "read/table_view.h"
 #include "services/archive/timeline_archiver.h"
+#include "services/compaction/compactor.h"
 #include "services/savepoint/savepoints.h"
 #include "write/schema_evolution.h"
 #include "table/layout.h"
@@ -319,6 +320,13 @@ Result<std::vector<SavepointView>> Table::Savepoints() { return ListSavepoints(i
 Result<ArchiveResult> Table::Archive(const ArchiveOptions& options) {
   std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
   return ArchiveTimeline(impl_->ctx, options);
+}
+
+Result<CompactionResult> Table::Compact(const CompactionOptions& options) {
+  ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("compact"));
+  ARROW_RETURN_NOT_OK(impl_->ctx.CheckNotInsideProgressCallback("compact"));
+  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  return CompactTable(impl_->ctx, options);
 }
 
 Status Table::EvolveSchema(const std::shared_ptr<arrow::Schema>& schema) {

@@ -77,6 +77,21 @@ std::function<bool(const std::string&)> VisibleInstants(const Timeline& timeline
   };
 }
 
+}  // namespace
+
+SliceReadSpec SliceSpecFor(const TableContext& ctx, const Timeline& timeline,
+                           const std::vector<CompletedCommit>& commits, const std::string& bound) {
+  SliceReadSpec spec;
+  spec.schema = ctx.full_schema;
+  spec.merge_mode = ctx.hoodie ? ctx.hoodie->merge_mode
+                               : (ctx.config.ordering_field.empty() ? RecordMergeMode::kCommitTimeOrdering
+                                                                    : RecordMergeMode::kEventTimeOrdering);
+  spec.ordering_field = ctx.config.ordering_field;
+  spec.instant_is_visible = VisibleInstants(timeline, commits, bound);
+  return spec;
+}
+
+namespace {
 /// Reads the latest slices of `groups`: base files alone through ReadFiles when no slice has
 /// log files (or the read is read-optimized), else each slice merged with its logs.
 Result<std::shared_ptr<arrow::Table>> ReadSlices(TableContext& ctx, const Timeline& timeline,
@@ -93,13 +108,7 @@ Result<std::shared_ptr<arrow::Table>> ReadSlices(TableContext& ctx, const Timeli
     }
     return ReadFiles(ctx, files, columns);
   }
-  SliceReadSpec spec;
-  spec.schema = ctx.full_schema;
-  spec.merge_mode = ctx.hoodie ? ctx.hoodie->merge_mode
-                               : (ctx.config.ordering_field.empty() ? RecordMergeMode::kCommitTimeOrdering
-                                                                    : RecordMergeMode::kEventTimeOrdering);
-  spec.ordering_field = ctx.config.ordering_field;
-  spec.instant_is_visible = VisibleInstants(timeline, commits, bound);
+  const SliceReadSpec spec = SliceSpecFor(ctx, timeline, commits, bound);
   ARROW_ASSIGN_OR_RAISE(auto tables, ctx.engine->Map<std::shared_ptr<arrow::Table>>(
                                          static_cast<int64_t>(groups.size()),
                                          [&](int64_t i) -> Result<std::shared_ptr<arrow::Table>> {

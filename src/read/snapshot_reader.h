@@ -10,6 +10,7 @@
 
 #include "lakeshore/table/table.h"
 #include "actions/table_context.h"
+#include "read/file_slice_reader.h"
 
 namespace lakeshore {
 
@@ -18,6 +19,12 @@ namespace lakeshore {
 /// `as_of` itself read as a wall-clock time. Invalid for a malformed time or a pending instant.
 Result<std::string> ResolveAsOf(const Timeline& timeline, const std::vector<CompletedCommit>& commits,
                                 const std::string& as_of);
+
+/// How this table's file slices are read as of the completion-time `bound` ("" for the latest):
+/// its full schema, merge mode and ordering field, and which log blocks' instants are visible
+/// (completed on `timeline` or among `commits` by the bound).
+SliceReadSpec SliceSpecFor(const TableContext& ctx, const Timeline& timeline,
+                           const std::vector<CompletedCommit>& commits, const std::string& bound);
 
 /// The view of the table as of `options.as_of` (or the latest).
 Result<FileSystemView> ViewAsOf(TableContext& ctx, const std::optional<std::string>& as_of);

@@ -44,6 +44,15 @@ struct RestoreRecord {
   std::vector<Instant> targets;  ///< the instants rolled back, newest first (time and action)
 };
 
+/// One file slice a compaction merges into a new base file (Hudi's HoodieCompactionOperation).
+struct CompactionOperation {
+  std::string partition;
+  std::string file_id;
+  std::string base_instant;        ///< the slice's base instant
+  std::string base_file;           ///< relative path of its base file; "" for a log-only slice
+  std::vector<std::string> log_files;  ///< relative paths, in the slice's order
+};
+
 /// The content of a completed commit (and, with an empty stat list, of its inflight plan).
 struct CommitMetadata {
   std::string operation;               ///< insert, upsert, delete, bulk_insert, rollback, ...
@@ -60,6 +69,8 @@ struct CommitMetadata {
   /// A pending clustering's input file groups (its requested HoodieRequestedReplaceMetadata's
   /// clustering plan): partition → file ids. Writers leave them alone until it completes.
   std::map<std::string, std::vector<std::string>> clustering_file_ids;
+  /// A requested compaction's plan (HoodieCompactionPlan): the slices it merges.
+  std::vector<CompactionOperation> compaction;
 
   /// Parses Hudi's HoodieCommitMetadata or HoodieReplaceCommitMetadata: Jackson JSON in
   /// timeline layout 1, an Avro container file in layout 2. Empty content is empty metadata

@@ -79,7 +79,7 @@ Result<std::string> EncodeCommit(const CommitMetadata& m, bool inflight, bool re
   for (const auto& [k, v] : m.extra) extra[k] = v;
   if (!ranges.empty()) extra[kKeyRanges] = ranges.dump();
   json record = {{"partitionToWriteStats", by_partition},
-                 {"compacted", false},
+                 {"compacted", m.operation == "compact"},
                  {"extraMetadata", extra},
                  {"operationType", HudiOperation(m.operation)}};
   if (!replace || inflight) return EncodeRecord("HoodieCommitMetadata", record);
@@ -234,6 +234,66 @@ Result<CommitMetadata> DecodeRequestedReplace(std::string_view content, const st
   return m;
 }
 
+/// A requested compaction: HoodieCompactionPlan (version 2), files named as Hudi names them
+/// (file names, the partition apart).
+Result<std::string> EncodeCompactionPlan(const CommitMetadata& m) {
+  json operations = json::array();
+  for (const auto& op : m.compaction) {
+    json logs = json::array();
+    for (const auto& log : op.log_files) logs.push_back(std::string(BaseName(log)));
+    operations.push_back({{"baseInstantTime", op.base_instant},
+                          {"deltaFilePaths", logs},
+                          {"dataFilePath", op.base_file.empty() ? json(nullptr) : json(std::string(BaseName(op.base_file)))},
+                          {"fileId", op.file_id},
+                          {"partitionPath", op.partition},
+                          {"metrics", nullptr},
+                          {"bootstrapFilePath", nullptr}});
+  }
+  return EncodeRecord("HoodieCompactionPlan", {{"operations", operations},
+                                               {"extraMetadata", nullptr},
+                                               {"version", 2},
+                                               {"strategy", nullptr},
+                                               {"preserveHoodieMetadata", true}});
+}
+
+/// The slices of a requested compaction. A file name with a folder in it (not Hudi's form) or a
+/// slice without a file id → kCorruptMetadata naming `source`.
+Result<CommitMetadata> DecodeCompactionPlan(std::string_view content, const std::string& source) {
+  CommitMetadata m;
+  m.operation = "compact";
+  if (content.empty()) return m;
+  ARROW_ASSIGN_OR_RAISE(json record, OneRecord(content, source));
+  auto operations = record.find("operations");
+  if (operations == record.end() || !operations->is_array()) return m;
+  auto file_in = [&](const std::string& partition, const std::string& name) -> Result<std::string> {
+    if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+      return CorruptMetadata("compaction plan '" + source + "' names '" + name + "', which is not a file name");
+    }
+    return JoinPath(partition, name);
+  };
+  for (const auto& o : *operations) {
+    CompactionOperation op;
+    op.partition = StringAt(o, "partitionPath");
+    op.file_id = StringAt(o, "fileId");
+    op.base_instant = StringAt(o, "baseInstantTime");
+    if (op.file_id.empty()) return CorruptMetadata("compaction plan '" + source + "' has an operation without a fileId");
+    const std::string base = StringAt(o, "dataFilePath");
+    if (!base.empty()) {
+      ARROW_ASSIGN_OR_RAISE(op.base_file, file_in(op.partition, std::string(BaseName(base))));
+    }
+    auto logs = o.find("deltaFilePaths");
+    if (logs != o.end() && logs->is_array()) {
+      for (const auto& l : *logs) {
+        if (!l.is_string()) continue;
+        ARROW_ASSIGN_OR_RAISE(auto path, file_in(op.partition, std::string(BaseName(l.get<std::string>()))));
+        op.log_files.push_back(std::move(path));
+      }
+    }
+    m.compaction.push_back(std::move(op));
+  }
+  return m;
+}
+
 Result<std::string> EncodeRestore(const Instant& instant, const CommitMetadata& m) {
   if (!m.restore) return Status::Invalid("restore instant ", instant.time, " has no plan");
   json infos = json::array();
@@ -289,6 +349,10 @@ Result<std::string> InstantCodec::Encode(const Instant& instant, const CommitMet
   if (instant.action == actions::kRestore) return EncodeRestore(instant, metadata);
   if (actions::WritesData(instant.action)) {
     const bool replace = instant.action == actions::kReplaceCommit;
+    if (instant.action == actions::kCompaction && !instant.is_completed()) {
+      // Requested: the plan. Inflight: empty, as Hudi 1.x writes it.
+      return instant.state == InstantState::kRequested ? EncodeCompactionPlan(metadata) : std::string();
+    }
     if (instant.state == InstantState::kRequested) {
       if (!replace) return std::string();
       // Hudi's request of an insert_overwrite or delete_partition: the operation, no plan.
@@ -313,6 +377,9 @@ Result<CommitMetadata> InstantCodec::Decode(const Instant& instant, std::string_
     return DecodeRestore(instant, content, source);
   }
   if (!actions::WritesData(instant.action)) return CommitMetadata{};
+  if (instant.state == InstantState::kRequested && instant.action == actions::kCompaction) {
+    return DecodeCompactionPlan(content, source);
+  }
   if (instant.state == InstantState::kRequested &&
       (instant.action == actions::kReplaceCommit || instant.action == actions::kClustering)) {
     return DecodeRequestedReplace(content, source);

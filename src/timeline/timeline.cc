@@ -85,8 +85,11 @@ std::string Timeline::LastCompletionTime() const {
 
 namespace timeline_ops {
 namespace {
+/// `instant` in `state`. A completed compaction or clustering is named by the action it
+/// completes as (commit, replacecommit), as Hudi names it.
 Instant InState(Instant instant, InstantState state, const std::string& completion = "") {
   instant.state = state;
+  if (state == InstantState::kCompleted) instant.action = actions::CompletedAction(instant.action);
   instant.completion_time = completion;
   return instant;
 }

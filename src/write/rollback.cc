@@ -334,6 +334,10 @@ Result<std::string> RollbackCompletedInstant(TableContext& ctx, const std::strin
     if (i.action == actions::kSavepoint && i.time >= instant_time) {
       return refuse("savepoint " + i.time + " keeps it; delete the savepoint first");
     }
+    if (!i.is_completed() && i.action == actions::kCompaction) {
+      return refuse("compaction " + i.time + " is pending and reads the files of earlier writes; run the "
+                    "compaction first (lakeshore compact)");
+    }
   }
   ARROW_RETURN_NOT_OK(RollBackCompleted(ctx, timeline, *target, *guard));
   ARROW_ASSIGN_OR_RAISE(auto after, ctx.LoadTimeline());

@@ -104,22 +104,6 @@ Status Begin(TableContext& ctx, WriteOperation op, WriteState& state, const char
   return Status::OK();
 }
 
-/// The file groups pending clusterings on `timeline` will replace, each with the clustering's
-/// instant time. A plan that vanished since the listing (the clustering completed) is skipped:
-/// its replacecommit then ends the groups, and the conflict check sees it.
-Result<std::map<FileGroupKey, std::string>> FileGroupsUnderClustering(TableContext& ctx, const Timeline& timeline) {
-  std::map<FileGroupKey, std::string> out;
-  for (const Instant& pending : timeline.Pending()) {
-    if (pending.action != actions::kReplaceCommit && pending.action != actions::kClustering) continue;
-    ARROW_ASSIGN_OR_RAISE(auto plan, ctx.LoadRequestedPlan(pending));
-    if (!plan) continue;
-    for (const auto& [partition, ids] : plan->clustering_file_ids) {
-      for (const auto& id : ids) out.emplace(FileGroupKey{partition, id}, pending.time);
-    }
-  }
-  return out;
-}
-
 /// kCommitConflict when the write changes a file group a pending clustering will replace: the
 /// clustering would drop the change (Hudi's default update strategy refuses these writes too).
 Status CheckNotUnderClustering(const std::map<FileGroupKey, std::string>& clustering, const std::string& instant,
@@ -138,6 +122,9 @@ Status CheckConflicts(const std::vector<CompletedCommit>& commits, const WriteSt
                       const std::set<FileGroupKey>& touched) {
   for (const auto& c : commits) {
     if (c.instant.completion_time <= state.base_completion || !actions::WritesData(c.instant.action)) continue;
+    // A compaction never conflicts with a write: it merged slices whose logs completed before
+    // it was planned, and logs written since join its new slices (completion-time slicing).
+    if (c.metadata.operation == "compact") continue;
     if (c.metadata.operation == "alter_schema") {
       return CommitConflict("write " + state.instant.time + " conflicts with schema change " + c.instant.time +
                             ", which committed first; reopen the table and retry");
@@ -334,6 +321,19 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
   return result;
 }
 }  // namespace
+
+Result<std::map<FileGroupKey, std::string>> FileGroupsUnderClustering(TableContext& ctx, const Timeline& timeline) {
+  std::map<FileGroupKey, std::string> out;
+  for (const Instant& pending : timeline.Pending()) {
+    if (pending.action != actions::kReplaceCommit && pending.action != actions::kClustering) continue;
+    ARROW_ASSIGN_OR_RAISE(auto plan, ctx.LoadRequestedPlan(pending));
+    if (!plan) continue;
+    for (const auto& [partition, ids] : plan->clustering_file_ids) {
+      for (const auto& id : ids) out.emplace(FileGroupKey{partition, id}, pending.time);
+    }
+  }
+  return out;
+}
 
 /// Deletes name keys; on a partitioned table a key lives in a partition. When `keys` lacks the
 /// partition fields, the stored records of those keys give them (one delete per partition the

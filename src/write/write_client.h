@@ -1,7 +1,10 @@
 // The write client: one write operation from input batch to completed instant.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <string>
+#include <utility>
 
 #include <arrow/record_batch.h>
 
@@ -23,6 +26,13 @@ namespace lakeshore {
 /// Commits `avro_schema` as the table's schema: an `alter_schema` commit with no files, through
 /// the same protocol (write/schema_evolution.h checks the change first). Returns its instant.
 Result<std::string> CommitSchemaChange(TableContext& ctx, const std::string& avro_schema);
+
+/// The file groups (partition, file id) pending clusterings on `timeline` will replace, each
+/// with the clustering's instant time: no write or compaction changes them meanwhile. A plan
+/// that vanished since the listing (the clustering completed) is skipped: its replacecommit
+/// then ends the groups, and conflict checks see it.
+Result<std::map<std::pair<std::string, std::string>, std::string>> FileGroupsUnderClustering(TableContext& ctx,
+                                                                                           const Timeline& timeline);
 
 Result<WriteResult> ExecuteWrite(TableContext& ctx, WriteOperation op,
                                  const std::shared_ptr<arrow::RecordBatchReader>& data,

@@ -43,12 +43,16 @@ struct Fixture {
   }
 };
 
-// A table with one committed upsert; returns it and its snapshot.
-Fixture MakeBaseline(Snapshot* baseline) {
+// A table with one committed upsert; returns it and its snapshot. A merge-on-read table packs
+// no inserts into small files, so the second write's update becomes a log file.
+Fixture MakeBaseline(Snapshot* baseline, TableType type = TableType::kCopyOnWrite) {
   Fixture f;
   f.uri = "mem://write_crash_" + std::to_string(table_counter++);
   f.inner = *Storage::Open(f.uri);
-  auto table = *Table::Create(f.uri, testing::PeopleConfig(), f.Options(f.inner));
+  auto config = testing::PeopleConfig();
+  config.table_type = type;
+  if (type == TableType::kMergeOnRead) config.properties["write.small_file_limit_bytes"] = "0";
+  auto table = *Table::Create(f.uri, config, f.Options(f.inner));
   EXPECT_TRUE(table->Write(WriteOperation::kUpsert,
                            PeopleReader({{1, "a", 1, "x"}, {2, "b", 1, "x"}, {3, "c", 1, "y"}}))
                   .ok());
@@ -91,20 +95,21 @@ void ExpectNoOrphanDataFiles(Storage& storage) {
   EXPECT_TRUE(timeline.Pending().empty()) << "pending instants remain after recovery";
 }
 
-int64_t CountMutatingCalls(WriteOperation op = WriteOperation::kUpsert) {
+int64_t CountMutatingCalls(WriteOperation op = WriteOperation::kUpsert, TableType type = TableType::kCopyOnWrite) {
   Snapshot baseline;
-  Fixture f = MakeBaseline(&baseline);
+  Fixture f = MakeBaseline(&baseline, type);
   auto faulty = *FaultInjectionStorage::Make(f.inner, 0, FaultMode::kCrash);
   auto table = *Table::Open(f.uri, f.Options(faulty));
   EXPECT_TRUE(table->Write(op, SecondWrite()).ok());
   return faulty->mutating_calls();
 }
 
-void RunCrashAt(int64_t k, FaultMode mode, WriteOperation op = WriteOperation::kUpsert) {
+void RunCrashAt(int64_t k, FaultMode mode, WriteOperation op = WriteOperation::kUpsert,
+                TableType type = TableType::kCopyOnWrite) {
   SCOPED_TRACE("k=" + std::to_string(k) + (mode == FaultMode::kCrash ? " crash" : " fail-once") + " " +
-               WriteOperationName(op));
+               WriteOperationName(op) + " " + TableTypeName(type));
   Snapshot baseline;
-  Fixture f = MakeBaseline(&baseline);
+  Fixture f = MakeBaseline(&baseline, type);
   const Snapshot after = AfterSecondWrite(baseline, op);
 
   auto faulty = *FaultInjectionStorage::Make(f.inner, k, mode);
@@ -154,6 +159,17 @@ TEST(WriteCrash, EveryCrashPointOfAnInsertOverwriteRecovers) {
   int64_t n = CountMutatingCalls(WriteOperation::kInsertOverwrite);
   ASSERT_GT(n, 5);
   for (int64_t k = 1; k <= n + 1; ++k) RunCrashAt(k, FaultMode::kCrash, WriteOperation::kInsertOverwrite);
+}
+
+TEST(WriteCrash, EveryCrashAndFailurePointOfAMergeOnReadDeltaCommitRecovers) {
+  // The deltacommit's log file (an update of group x) and new base files (inserts) are rolled
+  // back, or rolled forward, as a commit's files are.
+  int64_t n = CountMutatingCalls(WriteOperation::kUpsert, TableType::kMergeOnRead);
+  ASSERT_GT(n, 5);
+  for (int64_t k = 1; k <= n + 1; ++k) {
+    RunCrashAt(k, FaultMode::kCrash, WriteOperation::kUpsert, TableType::kMergeOnRead);
+    RunCrashAt(k, FaultMode::kFailOnce, WriteOperation::kUpsert, TableType::kMergeOnRead);
+  }
 }
 
 TEST(WriteCrash, LiveWriterIsNotRolledBack) {

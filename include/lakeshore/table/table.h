@@ -153,6 +153,33 @@ struct ArchiveResult {
   int64_t duration_ms = 0;
 };
 
+/// When and how a compaction runs (Table::Compact). A plan is made when either trigger holds
+/// (both zero: whenever a slice has log files).
+struct CompactionOptions {
+  /// Hudi's NUM_COMMITS trigger: deltacommits completed since the last compaction.
+  int64_t min_delta_commits = 0;
+  /// Hudi's log-file-size strategy: a file group is compacted when its latest slice's log
+  /// files hold at least this many bytes (0: no size trigger).
+  int64_t min_log_bytes = 0;
+  /// Plan only (compaction.requested); a later Compact executes it.
+  bool schedule_only = false;
+  ProgressCallback progress;
+};
+
+/// What a compaction did.
+struct CompactionResult {
+  std::string instant_time;      ///< the compaction instant ("" when nothing was due)
+  bool scheduled = false;        ///< this call planned it
+  bool completed = false;        ///< this call executed and completed it
+  std::string reason;            ///< why nothing was done, when nothing was
+  int64_t file_groups = 0;       ///< slices merged
+  int64_t log_files = 0;         ///< log files merged into base files
+  int64_t records_written = 0;
+  int64_t bytes_written = 0;
+  std::vector<std::string> rolled_back_instants;  ///< failed writes rolled back first
+  int64_t duration_ms = 0;
+};
+
 /// An Apache Hudi table. Thread-safe for concurrent reads; writes from one Table object are
 /// serialized; writes from different processes coordinate through the table lock.
 class Table {
@@ -227,6 +254,12 @@ class Table {
   /// Moves old completed instants into Hudi 1.x's archived timeline (`timeline/history/`), as
   /// Hudi's archiver does; reads keep the whole history (services/archive/timeline_archiver.h).
   Result<ArchiveResult> Archive(const ArchiveOptions& options = {});
+
+  /// Compacts a merge-on-read table (services/compaction/compactor.h): a pending compaction is
+  /// finished first; otherwise, when the trigger holds, the latest slice of every file group
+  /// with log files is merged into a new base file, in one `compaction` instant that completes
+  /// as a commit. Readers see the same rows before and after. kInvalid on a copy-on-write table.
+  Result<CompactionResult> Compact(const CompactionOptions& options = {});
 
   class Impl;
 

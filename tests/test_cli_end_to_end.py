@@ -127,3 +127,31 @@ def test_demo_console_script(tmp_path: Path) -> None:
     done = subprocess.run([str(script), "demo", str(tmp_path / "d")], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "demo ok" in done.stdout and "timeline" in done.stdout
+
+
+def test_a_merge_on_read_table_is_compacted_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    t = str(tmp_path / "t")
+    run_json(capsys, "create", t, "--schema", "id:int64!,v:string", "--record-key", "id", "--table-type", "mor")
+    (tmp_path / "a.csv").write_text("id,v\n1,a\n2,b\n")
+    (tmp_path / "b.csv").write_text("id,v\n1,A\n")
+    run_json(capsys, "write", t, str(tmp_path / "a.csv"), "--mode", "insert")
+    run_json(capsys, "write", t, str(tmp_path / "b.csv"))
+    assert [i["action"] for i in run_json(capsys, "timeline", t)] == ["deltacommit", "deltacommit"]
+    skipped = run_json(capsys, "compact", t, "--min-delta-commits", "3")
+    assert skipped["instant_time"] is None and "trigger" in skipped["reason"]
+    scheduled = run_json(capsys, "compact", t, "--schedule-only")
+    assert scheduled["scheduled"] and not scheduled["completed"]
+    done = run_json(capsys, "compact", t)
+    assert done["instant_time"] == scheduled["instant_time"] and done["completed"]
+    assert (done["file_groups"], done["log_files"], done["records_written"]) == (1, 1, 2)
+    rows = lakeshore.Table.open(t).to_arrow(columns=["id", "v"], read_optimized=True).to_pylist()
+    assert sorted(rows, key=lambda r: r["id"]) == [{"id": 1, "v": "A"}, {"id": 2, "v": "b"}]
+    # Human output: a summary table, and a clear error on a copy-on-write table.
+    assert main(["compact", t]) == 0
+    assert "nothing to do" in capsys.readouterr().out
+    cow = str(tmp_path / "cow")
+    run_json(capsys, "create", cow, "--schema", "id:int64!", "--record-key", "id")
+    assert main(["compact", cow]) != 0
+    assert "copy-on-write" in capsys.readouterr().err

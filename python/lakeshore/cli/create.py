@@ -47,7 +47,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--table-type",
         default="cow",
         choices=["cow", "mor"],
-        help="copy-on-write (default); merge-on-read is reserved and refused by this build",
+        help="cow: copy-on-write, updates rewrite base files (default); mor: merge-on-read, updates and "
+        "deletes go to log files until a compaction (lakeshore compact)",
     )
     p.add_argument("--name", help="table name (default: the last path segment)")
     p.add_argument(

@@ -421,3 +421,26 @@ def test_a_large_bulk_insert_splits_into_a_file_per_core(tmp_path: Any) -> None:
     assert files == {"1": 1, "2": 2, "4": 2}
     small = lakeshore.Table.create(str(tmp_path / "small"), schema, record_key="id")
     assert small.bulk_insert(data.slice(0, 400_000))["files_written"] == 1
+
+
+def test_inline_compaction_runs_after_every_nth_deltacommit(tmp_path: Path) -> None:
+    # No small-file packing: each write's updates become log files, its inserts new file groups.
+    props = {
+        "hoodie.compact.inline": "true",
+        "hoodie.compact.inline.max.delta.commits": "3",
+        "write.small_file_limit_bytes": "0",
+    }
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.int64())])
+    t = lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id", table_type="mor", properties=props)
+    compactions = []
+    for i in range(7):
+        r = t.upsert(pa.table({"id": [i % 2, 10 + i], "v": [i, i]}, schema=schema))
+        compactions.append(r["compaction_instant"])
+    # Deltacommits 1..3 trigger the first, 4..6 the next.
+    done = [c for c in compactions if c is not None]
+    assert len(done) == 2, compactions
+    assert compactions[2] == done[0] and compactions[5] == done[1]
+    actions = [i["action"] for i in t.timeline()]
+    assert actions.count("commit") == 2 and actions.count("deltacommit") == 7
+    rows = {r["id"]: r["v"] for r in t.to_arrow(columns=["id", "v"]).to_pylist()}
+    assert rows == {0: 6, 1: 5, **{10 + i: i for i in range(7)}}

@@ -118,6 +118,7 @@ nb::dict WriteResultDict(const WriteResult& r) {
   d["file_groups_touched"] = r.file_groups_touched;
   d["file_groups_replaced"] = r.file_groups_replaced;
   d["rolled_back_instants"] = nb::cast(r.rolled_back_instants);
+  d["compaction_instant"] = r.compaction_instant.empty() ? nb::object(nb::none()) : nb::cast(r.compaction_instant);
   d["duration_ms"] = r.duration_ms;
   return d;
 }

@@ -22,6 +22,9 @@ Status TableContext::LoadSettings() {
   ARROW_ASSIGN_OR_RAISE(lock.lease_ms, o::kLockLeaseMs.Get(p));
   ARROW_ASSIGN_OR_RAISE(lock.wait_timeout_ms, o::kLockWaitTimeoutMs.Get(p));
   ARROW_ASSIGN_OR_RAISE(index_type, o::kIndexType.Get(p));
+  ARROW_ASSIGN_OR_RAISE(bool inline_compaction, o::kCompactInline.Get(p));
+  ARROW_ASSIGN_OR_RAISE(int64_t inline_delta_commits, o::kCompactInlineMaxDeltaCommits.Get(p));
+  inline_compaction_delta_commits = inline_compaction && plan.merge_on_read ? inline_delta_commits : 0;
   return Status::OK();
 }
 

@@ -53,6 +53,9 @@ struct TableContext {
   WritePlanSettings plan;
   ParquetWriteSettings parquet;
   std::string index_type;
+  /// Merge-on-read inline compaction: compact after a write once this many deltacommits
+  /// completed since the last compaction; 0: off (table_options kCompactInline*).
+  int64_t inline_compaction_delta_commits = 0;
 
   CommitMetadataCache commits;
   ArchivedCommits archived_commits;

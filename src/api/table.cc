@@ -279,7 +279,20 @@ std::string Table::uri() const { return impl_->ctx.uri; }
 Result<WriteResult> Table::Write(WriteOperation op, std::shared_ptr<arrow::RecordBatchReader> data,
                                  const WriteOptions& options) {
   ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("write to"));
-  return ExecuteWrite(impl_->ctx, op, data, options);
+  ARROW_ASSIGN_OR_RAISE(auto result, ExecuteWrite(impl_->ctx, op, data, options));
+  if (impl_->ctx.inline_compaction_delta_commits > 0) {
+    // Hudi's inline compaction: after the write has committed, when enough deltacommits piled up.
+    CompactionOptions compaction;
+    compaction.min_delta_commits = impl_->ctx.inline_compaction_delta_commits;
+    compaction.progress = options.progress;
+    auto compacted = Compact(compaction);
+    if (!compacted.ok()) {
+      return compacted.status().WithMessage("write ", result.instant_time, " committed, but its inline compaction failed: ",
+                                            compacted.status().message());
+    }
+    if (compacted->completed) result.compaction_instant = compacted->instant_time;
+  }
+  return result;
 }
 
 Result<std::shared_ptr<arrow::Table>> Table::Read(const ReadOptions& options) {

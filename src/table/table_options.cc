@@ -57,6 +57,14 @@ const ConfigOption<int64_t> kArchiveKeepMaxCommits{
     "hoodie.keep.max.commits", 30, "Completed write instants on the active timeline above which an archival runs.",
     MustBePositive};
 
+const ConfigOption<bool> kCompactInline{
+    "hoodie.compact.inline", false,
+    "Merge-on-read: after each write, compact when hoodie.compact.inline.max.delta.commits deltacommits "
+    "completed since the last compaction (Hudi's inline compaction)."};
+const ConfigOption<int64_t> kCompactInlineMaxDeltaCommits{
+    "hoodie.compact.inline.max.delta.commits", 5,
+    "Deltacommits since the last compaction that trigger an inline compaction.", MustBePositive};
+
 const ConfigOption<bool> kParquetBloomFilterEnabled{
     "hoodie.parquet.bloom.filter.enabled", true,
     "Write Hudi's record-key bloom filter (DYNAMIC_V0) into each base file's footer, as Hudi does by default "
@@ -77,7 +85,8 @@ const std::vector<const ConfigOptionBase*>& All() {
       &kParquetCompression,  &kRecordSizeEstimateBytes,  &kHeartbeatIntervalMs,
       &kHeartbeatTolerableMisses, &kLockLeaseMs,         &kLockWaitTimeoutMs,
       &kIndexType,           &kVacuumRetainHours,        &kParquetBloomFilterEnabled,
-      &kArchiveKeepMinCommits, &kArchiveKeepMaxCommits, &kBulkInsertParallelism};
+      &kArchiveKeepMinCommits, &kArchiveKeepMaxCommits, &kBulkInsertParallelism,
+      &kCompactInline,       &kCompactInlineMaxDeltaCommits};
   return all;
 }
 

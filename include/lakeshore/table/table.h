@@ -83,6 +83,8 @@ struct WriteResult {
   int64_t file_groups_touched = 0;
   int64_t file_groups_replaced = 0;  ///< replace operations: the file groups that ended
   std::vector<std::string> rolled_back_instants;  ///< failed writes this write rolled back first
+  /// The inline compaction this write ran after it committed (hoodie.compact.inline), or "".
+  std::string compaction_instant;
   int64_t duration_ms = 0;
 };
 

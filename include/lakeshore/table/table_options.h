@@ -42,6 +42,11 @@ extern const ConfigOption<double> kVacuumRetainHours;
 extern const ConfigOption<int64_t> kArchiveKeepMinCommits;
 extern const ConfigOption<int64_t> kArchiveKeepMaxCommits;
 
+/// Hudi's inline compaction (merge-on-read): after a write, compact when at least
+/// hoodie.compact.inline.max.delta.commits deltacommits completed since the last compaction.
+extern const ConfigOption<bool> kCompactInline;
+extern const ConfigOption<int64_t> kCompactInlineMaxDeltaCommits;
+
 /// Hudi's hoodie.parquet.bloom.filter.enabled: the record-key bloom filter in base file footers.
 extern const ConfigOption<bool> kParquetBloomFilterEnabled;
 

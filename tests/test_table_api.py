@@ -84,9 +84,10 @@ def test_write_modes_and_results(table: lakeshore.Table) -> None:
         "file_groups_touched",
         "file_groups_replaced",
         "rolled_back_instants",
+        "compaction_instant",
         "duration_ms",
     }
-    assert r["operation"] == "bulk_insert"
+    assert r["operation"] == "bulk_insert" and r["compaction_instant"] is None
     assert (r["records_in"], r["records_inserted"], r["records_updated"]) == (3, 3, 0)
     assert r["files_written"] >= 2 and r["bytes_written"] > 0  # two partitions
     r = table.upsert(rows((2, "lima", 2, "b2"), (4, "quito", 1, "d")))

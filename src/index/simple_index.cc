@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include <arrow/array.h>
 
+#include "index/key_lookup.h"
 #include "io/base_file.h"
 #include "table/meta_columns.h"
 
@@ -22,29 +24,60 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
   const auto& record_keys = *keys.record_keys;
   std::vector<std::optional<std::string>> out(record_keys.size());
 
-  // Incoming rows by partition, with their keys sorted for range pruning.
+  // Incoming rows by partition.
   std::map<std::string, std::vector<int64_t>> rows_by_partition;
   for (int64_t r : keys.rows) rows_by_partition[partitions.PathOf(r)].push_back(r);
 
+  // Per partition: a lookup from key to row, built once over the smaller side (the incoming
+  // batch, not the stored files) and shared read-only by the probes of that partition.
   struct Probe {
     const FileGroup* group;
-    const std::vector<int64_t>* rows;
+    const KeyLookup* keys;
   };
   std::vector<Probe> probes;
-  std::map<std::string, std::vector<std::string_view>> sorted_keys;
+  std::map<std::string, KeyLookup> by_partition;
   for (auto& [partition, rows] : rows_by_partition) {
-    auto& sorted = sorted_keys[partition];
-    for (int64_t r : rows) sorted.emplace_back(record_keys[r]);
-    std::sort(sorted.begin(), sorted.end());
-    for (const FileGroup* group : view.LiveFileGroupsIn(partition)) {
-      const auto& base = *group->latest().base_file;
-      // Skip files whose key range holds none of the incoming keys (empty range: unknown).
-      if (!base.min_record_key.empty() || !base.max_record_key.empty()) {
-        auto it = std::lower_bound(sorted.begin(), sorted.end(), std::string_view(base.min_record_key));
-        if (it == sorted.end() || *it > std::string_view(base.max_record_key)) continue;
-      }
-      probes.push_back({group, &rows});
+    const KeyLookup& lookup =
+        by_partition.try_emplace(partition, record_keys, rows).first->second;  // keys are unique per partition
+    // Files whose key range (from the commit stats) misses the batch's are skipped: first by the
+    // batch's own range; when many files remain, by the sorted keys (a key inside each range).
+    std::string_view lo = record_keys[rows.front()], hi = lo;
+    for (int64_t r : rows) {
+      lo = std::min(lo, record_keys[r]);
+      hi = std::max(hi, record_keys[r]);
     }
+    std::vector<const FileGroup*> candidates;
+    for (const FileGroup* group : view.LiveFileGroupsIn(partition)) {
+      if (!group->latest().base_file) {
+        // Records only in log files (a log-only slice, as a record-level or bucket index writes
+        // them): this index reads base files and cannot tell which keys the group holds.
+        return UnsupportedFeature("file group " + group->file_id + " in partition '" + partition +
+                                  "' has no base file (its records are only in log files), which the simple "
+                                  "index cannot locate records in; compact the table first");
+      }
+      const auto& base = *group->latest().base_file;
+      const bool known = !base.min_record_key.empty() || !base.max_record_key.empty();  // empty: unknown
+      if (known && (hi < std::string_view(base.min_record_key) || lo > std::string_view(base.max_record_key))) continue;
+      candidates.push_back(group);
+    }
+    constexpr size_t kSortAbove = 8;  // a sort of the batch costs about as much as reading this many key columns
+    if (candidates.size() > kSortAbove) {
+      std::vector<std::string_view> sorted;
+      sorted.reserve(rows.size());
+      for (int64_t r : rows) sorted.push_back(record_keys[r]);
+      std::sort(sorted.begin(), sorted.end());
+      std::vector<const FileGroup*> kept;
+      for (const FileGroup* group : candidates) {
+        const auto& base = *group->latest().base_file;
+        if (!base.min_record_key.empty() || !base.max_record_key.empty()) {
+          auto it = std::lower_bound(sorted.begin(), sorted.end(), std::string_view(base.min_record_key));
+          if (it == sorted.end() || *it > std::string_view(base.max_record_key)) continue;
+        }
+        kept.push_back(group);
+      }
+      candidates = std::move(kept);
+    }
+    for (const FileGroup* group : candidates) probes.push_back({group, &lookup});
   }
 
   // Each probe reads one key column and reports the rows whose key it holds.
@@ -59,15 +92,31 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
                          return CorruptMetadata("base file '" + base.path + "' has no string column " +
                                                 meta_columns::kRecordKey);
                        }
-                       std::unordered_map<std::string_view, bool> stored;
-                       stored.reserve(static_cast<size_t>(table->num_rows()));
+                       // Each stored key looked up among the incoming ones; a key stored twice
+                       // (an insert that repeated it) is reported once.
+                       const KeyLookup& row_of = *probe.keys;
+                       std::vector<int64_t> found;
+                       constexpr size_t kBatch = 1024;
+                       std::string_view views[kBatch];
+                       int64_t rows_found[kBatch];
                        for (const auto& chunk : table->column(0)->chunks()) {
                          const auto& arr = static_cast<const arrow::StringArray&>(*chunk);
-                         for (int64_t k = 0; k < arr.length(); ++k) stored.emplace(arr.GetView(k), true);
+                         size_t n = 0;
+                         auto flush = [&] {
+                           row_of.FindMany(views, n, rows_found);
+                           for (size_t j = 0; j < n; ++j)
+                             if (rows_found[j] >= 0) found.push_back(rows_found[j]);
+                           n = 0;
+                         };
+                         for (int64_t k = 0; k < arr.length(); ++k) {
+                           if (arr.IsNull(k)) continue;
+                           views[n++] = arr.GetView(k);
+                           if (n == kBatch) flush();
+                         }
+                         flush();
                        }
-                       std::vector<int64_t> found;
-                       for (int64_t r : *probe.rows)
-                         if (stored.count(record_keys[r]) > 0) found.push_back(r);
+                       std::sort(found.begin(), found.end());
+                       found.erase(std::unique(found.begin(), found.end()), found.end());
                        return found;
                      }));
   for (size_t i = 0; i < probes.size(); ++i)

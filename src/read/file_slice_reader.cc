@@ -1,6 +1,8 @@
 #include "read/file_slice_reader.h"
 
+#include <algorithm>
 #include <set>
+#include <unordered_set>
 #include <unordered_map>
 #include <vector>
 
@@ -60,14 +62,6 @@ Ordering OrderingOfJson(const nlohmann::json& v) {
   return o;
 }
 
-/// The rows of one source (the base file or one data block), with what merging needs.
-struct Source {
-  std::shared_ptr<arrow::Table> table;  ///< conformed to the full schema
-  std::shared_ptr<arrow::StringArray> keys;
-  std::vector<Ordering> orderings;       ///< empty when the table has no ordering field
-  std::shared_ptr<arrow::BooleanArray> is_deleted;  ///< null when the column is absent
-};
-
 /// One array of a column's chunks (an empty array when it has none).
 Result<std::shared_ptr<arrow::Array>> Combine(const arrow::ChunkedArray& column) {
   if (column.num_chunks() == 0) return arrow::MakeEmptyArray(column.type());
@@ -87,49 +81,61 @@ Result<std::shared_ptr<arrow::Array>> CombinedColumn(const arrow::Table& table, 
   return combined;
 }
 
-Result<std::vector<Ordering>> Orderings(const arrow::Table& table, const std::string& field) {
-  std::vector<Ordering> out;
+/// A source's ordering values, converted once to int64, double or utf8; an Ordering is made
+/// only for the rows a merge compares.
+struct OrderingColumn {
+  Ordering::Kind kind = Ordering::kInt;
+  std::shared_ptr<arrow::Array> values;  ///< null when the table has no ordering field
+
+  Ordering At(int64_t r) const {
+    if (values == nullptr || values->IsNull(r)) return Ordering{};
+    switch (kind) {
+      case Ordering::kDouble:
+        return Ordering{Ordering::kDouble, 0, static_cast<const arrow::DoubleArray&>(*values).Value(r), {}, false};
+      case Ordering::kString:
+        return Ordering{Ordering::kString, 0, 0,
+                        std::string(static_cast<const arrow::StringArray&>(*values).GetView(r)), false};
+      case Ordering::kInt: {
+        const int64_t v = static_cast<const arrow::Int64Array&>(*values).Value(r);
+        return Ordering{Ordering::kInt, v, 0, {}, v == 0};
+      }
+    }
+    return Ordering{};
+  }
+};
+
+Result<OrderingColumn> Orderings(const arrow::Table& table, const std::string& field) {
+  OrderingColumn out;
   auto column = table.GetColumnByName(field);
   if (field.empty() || column == nullptr) return out;
   const auto& type = *column->type();
-  out.resize(static_cast<size_t>(table.num_rows()));
   if (arrow::is_floating(type.id()) || arrow::is_decimal(type.id())) {
-    ARROW_ASSIGN_OR_RAISE(auto values, CombinedColumn(table, field, arrow::float64()));
-    const auto& doubles = static_cast<const arrow::DoubleArray&>(*values);
-    for (int64_t r = 0; r < doubles.length(); ++r) {
-      if (doubles.IsNull(r)) continue;
-      out[static_cast<size_t>(r)] = Ordering{Ordering::kDouble, 0, doubles.Value(r), {}, false};
-    }
+    out.kind = Ordering::kDouble;
+    ARROW_ASSIGN_OR_RAISE(out.values, CombinedColumn(table, field, arrow::float64()));
   } else if (arrow::is_string(type.id()) || arrow::is_binary_like(type.id())) {
-    ARROW_ASSIGN_OR_RAISE(auto values, CombinedColumn(table, field, arrow::utf8()));
-    const auto& strings = static_cast<const arrow::StringArray&>(*values);
-    for (int64_t r = 0; r < strings.length(); ++r) {
-      if (strings.IsNull(r)) continue;
-      out[static_cast<size_t>(r)] = Ordering{Ordering::kString, 0, 0, std::string(strings.GetView(r)), false};
-    }
+    out.kind = Ordering::kString;
+    ARROW_ASSIGN_OR_RAISE(out.values, CombinedColumn(table, field, arrow::utf8()));
   } else {
     // Integers, booleans, dates, times and timestamps order as their integer values.
-    std::shared_ptr<arrow::DataType> as = arrow::int64();
-    auto column_values = table.GetColumnByName(field);
-    ARROW_ASSIGN_OR_RAISE(auto combined, Combine(*column_values));
-    std::shared_ptr<arrow::Array> ints;
+    ARROW_ASSIGN_OR_RAISE(auto combined, Combine(*column));
     if (arrow::is_temporal(type.id())) {
       auto data = combined->data()->Copy();
       data->type = type.id() == arrow::Type::DATE32 || type.id() == arrow::Type::TIME32 ? arrow::int32() : arrow::int64();
-      ARROW_ASSIGN_OR_RAISE(auto cast, arrow::compute::Cast(*arrow::MakeArray(data), as));
-      ints = cast;
-    } else {
-      ARROW_ASSIGN_OR_RAISE(auto cast, arrow::compute::Cast(*combined, as));
-      ints = cast;
+      combined = arrow::MakeArray(data);
     }
-    const auto& values = static_cast<const arrow::Int64Array&>(*ints);
-    for (int64_t r = 0; r < values.length(); ++r) {
-      if (values.IsNull(r)) continue;
-      out[static_cast<size_t>(r)] = Ordering{Ordering::kInt, values.Value(r), 0, {}, values.Value(r) == 0};
-    }
+    ARROW_ASSIGN_OR_RAISE(auto cast, arrow::compute::Cast(*combined, arrow::int64()));
+    out.values = cast;
   }
   return out;
 }
+
+/// The rows of one source (the base file or one data block), with what merging needs.
+struct Source {
+  std::shared_ptr<arrow::Table> table;  ///< conformed to the full schema
+  std::shared_ptr<arrow::StringArray> keys;
+  OrderingColumn orderings;
+  std::shared_ptr<arrow::BooleanArray> is_deleted;  ///< null when the column is absent
+};
 
 Result<Source> MakeSource(const std::shared_ptr<arrow::Table>& table, const SliceReadSpec& spec,
                           const std::string& source_name) {
@@ -243,30 +249,54 @@ Result<std::shared_ptr<arrow::Table>> ReadFileSlice(Storage& storage, const File
                               "mode is CUSTOM (a payload or merger class), which this build does not run");
   }
 
+  // The log blocks' sources first: only keys they touch need merging. Every other base row
+  // passes through as it is, without a lookup structure of its own.
   std::vector<Source> sources;
-  Merger merger(spec.merge_mode);
-  auto add_rows = [&](Source s) {
-    const int index = static_cast<int>(sources.size());
-    for (int64_t r = 0; r < s.keys->length(); ++r) {
-      if (s.keys->IsNull(r)) continue;
-      const Ordering ordering = s.orderings.empty() ? Ordering{} : s.orderings[static_cast<size_t>(r)];
-      const bool deleted = s.is_deleted != nullptr && s.is_deleted->IsValid(r) && s.is_deleted->Value(r);
-      merger.Record(std::string(s.keys->GetView(r)), index, r, ordering, deleted);
-    }
-    sources.push_back(std::move(s));
-  };
   ARROW_ASSIGN_OR_RAISE(Source base_source, MakeSource(base, spec, base_name));
-  add_rows(std::move(base_source));
+  sources.push_back(std::move(base_source));
+  std::vector<int> source_of_block(blocks.size(), -1);
+  std::unordered_set<std::string_view> log_keys;
   for (size_t i = 0; i < blocks.size(); ++i) {
     if (!keep[i]) continue;
     if (blocks[i].records != nullptr) {
       ARROW_ASSIGN_OR_RAISE(Source s, MakeSource(blocks[i].records, spec, block_files[i]));
-      add_rows(std::move(s));
+      for (int64_t r = 0; r < s.keys->length(); ++r) {
+        if (!s.keys->IsNull(r)) log_keys.insert(s.keys->GetView(r));
+      }
+      source_of_block[i] = static_cast<int>(sources.size());
+      sources.push_back(std::move(s));
     }
+    for (const LogDelete& d : blocks[i].deletes) log_keys.insert(d.record_key);
+  }
+  Merger merger(spec.merge_mode);
+  auto add_rows = [&](int index, std::vector<int64_t>* untouched) {
+    const Source& s = sources[static_cast<size_t>(index)];
+    for (int64_t r = 0; r < s.keys->length(); ++r) {
+      if (s.keys->IsNull(r)) continue;
+      const std::string_view key = s.keys->GetView(r);
+      const bool deleted = s.is_deleted != nullptr && s.is_deleted->IsValid(r) && s.is_deleted->Value(r);
+      if (untouched != nullptr && log_keys.count(key) == 0) {
+        if (!deleted) untouched->push_back(r);
+        continue;
+      }
+      merger.Record(std::string(key), index, r, s.orderings.At(r), deleted);
+    }
+  };
+  std::vector<int64_t> base_untouched;
+  add_rows(0, &base_untouched);
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (!keep[i]) continue;
+    if (source_of_block[i] >= 0) add_rows(source_of_block[i], nullptr);
     for (const LogDelete& d : blocks[i].deletes) merger.DeleteKey(d.record_key, OrderingOfJson(d.ordering_value));
   }
   std::vector<std::shared_ptr<arrow::Table>> parts;
-  const auto survivors = merger.Survivors(sources.size());
+  auto survivors = merger.Survivors(sources.size());
+  if (!base_untouched.empty()) {
+    std::vector<int64_t>& base_rows = survivors[0];  // both sorted: merge them
+    const auto middle = static_cast<std::ptrdiff_t>(base_rows.size());
+    base_rows.insert(base_rows.end(), base_untouched.begin(), base_untouched.end());
+    std::inplace_merge(base_rows.begin(), base_rows.begin() + middle, base_rows.end());
+  }
   for (size_t s = 0; s < sources.size(); ++s) {
     if (survivors[s].empty()) continue;
     arrow::Int64Builder indices;

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <set>
-#include <unordered_set>
-#include <unordered_map>
 #include <vector>
 
 #include <arrow/array/concatenate.h>
@@ -12,6 +10,7 @@
 #include <arrow/compute/api.h>
 
 #include "io/base_file.h"
+#include "index/key_lookup.h"
 #include "io/log_file.h"
 #include "table/meta_columns.h"
 
@@ -138,9 +137,9 @@ struct Source {
 };
 
 Result<Source> MakeSource(const std::shared_ptr<arrow::Table>& table, const SliceReadSpec& spec,
-                          const std::string& source_name) {
+                          const std::shared_ptr<arrow::Schema>& out_schema, const std::string& source_name) {
   Source s;
-  ARROW_ASSIGN_OR_RAISE(s.table, ConformToSchema(table, spec.schema, source_name));
+  ARROW_ASSIGN_OR_RAISE(s.table, ConformToSchema(table, out_schema, source_name));
   ARROW_ASSIGN_OR_RAISE(auto keys, CombinedColumn(*table, meta_columns::kRecordKey, arrow::utf8()));
   if (keys == nullptr) {
     return UnsupportedFeature(source_name + " has no _hoodie_record_key column: merging log files of a table "
@@ -155,38 +154,47 @@ Result<Source> MakeSource(const std::shared_ptr<arrow::Table>& table, const Slic
 
 /// The version of a key the merge keeps so far.
 struct Kept {
-  int source = -1;  ///< -1: deleted
+  int source = -2;  ///< -1: deleted; -2: not seen yet
   int64_t row = 0;
   Ordering ordering;
 };
 
+/// The merge of the versions of the keys the log blocks touch, each key known by its id (its
+/// row in the slice's log-key lookup).
 class Merger {
  public:
-  explicit Merger(RecordMergeMode mode) : mode_(mode) {}
+  Merger(RecordMergeMode mode, size_t keys) : mode_(mode), kept_(keys) {}
 
-  void Record(const std::string& key, int source, int64_t row, const Ordering& ordering, bool deleted) {
-    auto [it, inserted] = kept_.try_emplace(key, Kept{deleted ? -1 : source, row, ordering});
-    if (inserted) return;
+  void Record(int64_t key, int source, int64_t row, const Ordering& ordering, bool deleted) {
+    Kept& kept = kept_[static_cast<size_t>(key)];
+    if (kept.source == kUnseen) {
+      kept = Kept{deleted ? kDeleted : source, row, ordering};
+      return;
+    }
     if (deleted) {
-      Delete(it->second, ordering);
+      Delete(kept, ordering);
       return;
     }
     if (mode_ == RecordMergeMode::kEventTimeOrdering) {
-      auto cmp = ordering.Compare(it->second.ordering);
+      auto cmp = ordering.Compare(kept.ordering);
       if (cmp && *cmp < 0) return;  // the kept version is newer by event time
     }
-    it->second = Kept{source, row, ordering};
+    kept = Kept{source, row, ordering};
   }
 
-  void DeleteKey(const std::string& key, const Ordering& ordering) {
-    auto [it, inserted] = kept_.try_emplace(key, Kept{-1, 0, ordering});
-    if (!inserted) Delete(it->second, ordering);
+  void DeleteKey(int64_t key, const Ordering& ordering) {
+    Kept& kept = kept_[static_cast<size_t>(key)];
+    if (kept.source == kUnseen) {
+      kept = Kept{kDeleted, 0, ordering};
+      return;
+    }
+    Delete(kept, ordering);
   }
 
   /// Surviving rows per source, in row order.
   std::vector<std::vector<int64_t>> Survivors(size_t sources) const {
     std::vector<std::vector<int64_t>> out(sources);
-    for (const auto& [key, kept] : kept_) {
+    for (const Kept& kept : kept_) {
       if (kept.source >= 0) out[static_cast<size_t>(kept.source)].push_back(kept.row);
     }
     for (auto& rows : out) std::sort(rows.begin(), rows.end());
@@ -194,29 +202,50 @@ class Merger {
   }
 
  private:
+  static constexpr int kUnseen = -2;
+  static constexpr int kDeleted = -1;
+
   void Delete(Kept& kept, const Ordering& ordering) {
     if (mode_ == RecordMergeMode::kEventTimeOrdering && !ordering.is_default && kept.source >= 0) {
       auto cmp = kept.ordering.Compare(ordering);
       if (cmp && *cmp > 0) return;  // the kept version is newer than the delete
     }
-    kept = Kept{-1, 0, ordering};
+    kept = Kept{kDeleted, 0, ordering};
   }
 
   RecordMergeMode mode_;
-  std::unordered_map<std::string, Kept> kept_;
+  std::vector<Kept> kept_;
 };
 
 }  // namespace
 
 Result<std::shared_ptr<arrow::Table>> ReadFileSlice(Storage& storage, const FileSlice& slice, const SliceReadSpec& spec) {
+  // The columns read: those asked for, and what merging needs (the key, the ordering field,
+  // _hoodie_is_deleted when the table has it). The base file is read projected to them.
+  std::shared_ptr<arrow::Schema> out_schema = spec.schema;
+  std::vector<std::string> base_columns;  // empty: all
+  if (!spec.columns.empty()) {
+    std::set<std::string> wanted(spec.columns.begin(), spec.columns.end());
+    wanted.insert(meta_columns::kRecordKey);
+    if (!spec.ordering_field.empty()) wanted.insert(spec.ordering_field);
+    wanted.insert(kIsDeleted);
+    std::vector<std::shared_ptr<arrow::Field>> fields;
+    for (const auto& f : spec.schema->fields()) {
+      if (wanted.count(f->name()) == 0) continue;
+      fields.push_back(f);
+      base_columns.push_back(f->name());
+    }
+    out_schema = arrow::schema(fields);
+  }
   std::shared_ptr<arrow::Table> base;
   if (slice.base_file) {
-    ARROW_ASSIGN_OR_RAISE(base, ReadBaseFile(storage, slice.base_file->path, {}, slice.base_file->size));
+    ARROW_ASSIGN_OR_RAISE(base, ReadBaseFile(storage, slice.base_file->path, base_columns, slice.base_file->size,
+                                             /*missing_ok=*/true));
   } else {
-    ARROW_ASSIGN_OR_RAISE(base, arrow::Table::MakeEmpty(spec.schema));
+    ARROW_ASSIGN_OR_RAISE(base, arrow::Table::MakeEmpty(out_schema));
   }
   const std::string base_name = slice.base_file ? slice.base_file->path : std::string("an empty base");
-  if (spec.base_only || slice.log_files.empty()) return ConformToSchema(base, spec.schema, base_name);
+  if (spec.base_only || slice.log_files.empty()) return ConformToSchema(base, out_schema, base_name);
 
   // Every block of the slice's log files, in order; then what the scanner keeps.
   std::vector<LogFileBlock> blocks;
@@ -243,7 +272,7 @@ Result<std::shared_ptr<arrow::Table>> ReadFileSlice(Storage& storage, const File
   }
   bool any = false;
   for (bool k : keep) any = any || k;
-  if (!any) return ConformToSchema(base, spec.schema, base_name);
+  if (!any) return ConformToSchema(base, out_schema, base_name);
   if (spec.merge_mode == RecordMergeMode::kCustom) {
     return UnsupportedFeature("file slice " + base_name + " has log files to merge, but the table's record merge "
                               "mode is CUSTOM (a payload or merger class), which this build does not run");
@@ -252,42 +281,63 @@ Result<std::shared_ptr<arrow::Table>> ReadFileSlice(Storage& storage, const File
   // The log blocks' sources first: only keys they touch need merging. Every other base row
   // passes through as it is, without a lookup structure of its own.
   std::vector<Source> sources;
-  ARROW_ASSIGN_OR_RAISE(Source base_source, MakeSource(base, spec, base_name));
+  ARROW_ASSIGN_OR_RAISE(Source base_source, MakeSource(base, spec, out_schema, base_name));
   sources.push_back(std::move(base_source));
   std::vector<int> source_of_block(blocks.size(), -1);
-  std::unordered_set<std::string_view> log_keys;
+  std::vector<std::string_view> log_key_list;
   for (size_t i = 0; i < blocks.size(); ++i) {
     if (!keep[i]) continue;
     if (blocks[i].records != nullptr) {
-      ARROW_ASSIGN_OR_RAISE(Source s, MakeSource(blocks[i].records, spec, block_files[i]));
+      ARROW_ASSIGN_OR_RAISE(Source s, MakeSource(blocks[i].records, spec, out_schema, block_files[i]));
       for (int64_t r = 0; r < s.keys->length(); ++r) {
-        if (!s.keys->IsNull(r)) log_keys.insert(s.keys->GetView(r));
+        if (!s.keys->IsNull(r)) log_key_list.push_back(s.keys->GetView(r));
       }
       source_of_block[i] = static_cast<int>(sources.size());
       sources.push_back(std::move(s));
     }
-    for (const LogDelete& d : blocks[i].deletes) log_keys.insert(d.record_key);
+    for (const LogDelete& d : blocks[i].deletes) log_key_list.push_back(d.record_key);
   }
-  Merger merger(spec.merge_mode);
+  // Each key the logs touch gets an id: its first position in log_key_list.
+  std::vector<int64_t> positions(log_key_list.size());
+  for (size_t k = 0; k < positions.size(); ++k) positions[k] = static_cast<int64_t>(k);
+  const KeyLookup log_keys(log_key_list, positions);
+  Merger merger(spec.merge_mode, log_key_list.size());
+  constexpr size_t kBatch = 1024;
+  std::string_view views[kBatch];
+  int64_t rows_of[kBatch];
+  int64_t ids[kBatch];
   auto add_rows = [&](int index, std::vector<int64_t>* untouched) {
     const Source& s = sources[static_cast<size_t>(index)];
+    size_t n = 0;
+    auto flush = [&] {
+      log_keys.FindMany(views, n, ids);
+      for (size_t j = 0; j < n; ++j) {
+        const int64_t r = rows_of[j];
+        const bool deleted = s.is_deleted != nullptr && s.is_deleted->IsValid(r) && s.is_deleted->Value(r);
+        if (ids[j] < 0) {  // only base rows can miss: the logs do not touch this key
+          if (!deleted && untouched != nullptr) untouched->push_back(r);
+          continue;
+        }
+        merger.Record(ids[j], index, r, s.orderings.At(r), deleted);
+      }
+      n = 0;
+    };
     for (int64_t r = 0; r < s.keys->length(); ++r) {
       if (s.keys->IsNull(r)) continue;
-      const std::string_view key = s.keys->GetView(r);
-      const bool deleted = s.is_deleted != nullptr && s.is_deleted->IsValid(r) && s.is_deleted->Value(r);
-      if (untouched != nullptr && log_keys.count(key) == 0) {
-        if (!deleted) untouched->push_back(r);
-        continue;
-      }
-      merger.Record(std::string(key), index, r, s.orderings.At(r), deleted);
+      views[n] = s.keys->GetView(r);
+      rows_of[n++] = r;
+      if (n == kBatch) flush();
     }
+    flush();
   };
   std::vector<int64_t> base_untouched;
   add_rows(0, &base_untouched);
   for (size_t i = 0; i < blocks.size(); ++i) {
     if (!keep[i]) continue;
     if (source_of_block[i] >= 0) add_rows(source_of_block[i], nullptr);
-    for (const LogDelete& d : blocks[i].deletes) merger.DeleteKey(d.record_key, OrderingOfJson(d.ordering_value));
+    for (const LogDelete& d : blocks[i].deletes) {
+      merger.DeleteKey(log_keys.Find(d.record_key), OrderingOfJson(d.ordering_value));
+    }
   }
   std::vector<std::shared_ptr<arrow::Table>> parts;
   auto survivors = merger.Survivors(sources.size());
@@ -305,7 +355,7 @@ Result<std::shared_ptr<arrow::Table>> ReadFileSlice(Storage& storage, const File
     ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(sources[s].table, index_array));
     parts.push_back(taken.table());
   }
-  if (parts.empty()) return arrow::Table::MakeEmpty(spec.schema);
+  if (parts.empty()) return arrow::Table::MakeEmpty(out_schema);
   return arrow::ConcatenateTables(parts);
 }
 

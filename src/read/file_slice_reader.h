@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <arrow/table.h>
 
@@ -27,6 +28,10 @@ struct SliceReadSpec {
   std::function<bool(const std::string& instant_time)> instant_is_visible;
   /// Read-optimized: the base file only.
   bool base_only = false;
+  /// The columns the read returns (empty: all of `schema`). The result then holds these and
+  /// what merging needs (the key, the ordering field), in schema order; the base file is read
+  /// projected to them.
+  std::vector<std::string> columns;
 };
 
 /// Reads `slice` as `spec` says. Without log files (or base_only) this is the base file

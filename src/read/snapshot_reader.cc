@@ -108,7 +108,8 @@ Result<std::shared_ptr<arrow::Table>> ReadSlices(TableContext& ctx, const Timeli
     }
     return ReadFiles(ctx, files, columns);
   }
-  const SliceReadSpec spec = SliceSpecFor(ctx, timeline, commits, bound);
+  SliceReadSpec spec = SliceSpecFor(ctx, timeline, commits, bound);
+  spec.columns = columns;
   ARROW_ASSIGN_OR_RAISE(auto tables, ctx.engine->Map<std::shared_ptr<arrow::Table>>(
                                          static_cast<int64_t>(groups.size()),
                                          [&](int64_t i) -> Result<std::shared_ptr<arrow::Table>> {

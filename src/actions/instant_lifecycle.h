@@ -13,8 +13,8 @@
 //
 // Recovery of a failed action takes the same path from the state it is found in (Resume).
 // The write client, rollback and vacuum are each these steps with their own plan, work and
-// checks (write/write_client.cc, write/rollback.cc, services/vacuum/hudi_vacuum.cc); the
-// services of issue 8 (compaction, clean, clustering, archival) plug in the same way.
+// checks (write/write_client.cc, write/rollback.cc, services/vacuum/hudi_vacuum.cc,
+// services/compaction/compactor.cc); further services (clean, clustering) plug in the same way.
 #pragma once
 
 #include <functional>

@@ -16,9 +16,14 @@ KeyLookup::KeyLookup(const std::vector<std::string_view>& keys, const std::vecto
   while (capacity < 2 * static_cast<uint64_t>(rows.size())) capacity <<= 1;
   slots_.resize(capacity);
   mask_ = capacity - 1;
+  uint64_t words = 1;
+  while (words * 8 < static_cast<uint64_t>(rows.size())) words <<= 1;  // ~8 bits per key
+  filter_.assign(words, 0);
+  filter_mask_ = words - 1;
   for (int64_t r : rows) {
     const std::string_view key = keys_[static_cast<size_t>(r)];
     const uint64_t h = HashOf(key);
+    filter_[(h >> 40) & filter_mask_] |= (uint64_t{1} << (h & 63)) | (uint64_t{1} << ((h >> 6) & 63));
     for (uint64_t i = h & mask_;; i = (i + 1) & mask_) {
       Slot& slot = slots_[i];
       if (slot.row < 0) {
@@ -30,18 +35,23 @@ KeyLookup::KeyLookup(const std::vector<std::string_view>& keys, const std::vecto
   }
 }
 
-int64_t KeyLookup::Find(std::string_view key) const { return Probe(key, HashOf(key)); }
+int64_t KeyLookup::Find(std::string_view key) const {
+  const uint64_t h = HashOf(key);
+  return MayHold(h) ? Probe(key, h) : -1;
+}
 
 void KeyLookup::FindMany(const std::string_view* keys, size_t n, int64_t* rows) const {
   constexpr size_t kBlock = 16;
   uint64_t hashes[kBlock];
   for (size_t start = 0; start < n; start += kBlock) {
     const size_t m = std::min(kBlock, n - start);
+    bool maybe[kBlock];
     for (size_t j = 0; j < m; ++j) {
       hashes[j] = HashOf(keys[start + j]);
-      __builtin_prefetch(&slots_[hashes[j] & mask_]);
+      maybe[j] = MayHold(hashes[j]);
+      if (maybe[j]) __builtin_prefetch(&slots_[hashes[j] & mask_]);
     }
-    for (size_t j = 0; j < m; ++j) rows[start + j] = Probe(keys[start + j], hashes[j]);
+    for (size_t j = 0; j < m; ++j) rows[start + j] = maybe[j] ? Probe(keys[start + j], hashes[j]) : -1;
   }
 }
 

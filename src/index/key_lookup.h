@@ -9,8 +9,11 @@
 namespace lakeshore {
 
 /// Open addressing over (hash, row) slots, twice as many as keys, with Arrow's string hash
-/// (xxHash-based); keys are compared only when their hashes are equal. The keys are not
-/// copied: `keys` must outlive the lookup. Thread-safe for concurrent Find calls.
+/// (xxHash-based); keys are compared only when their hashes are equal. A small filter (two bits
+/// of one 64-bit word per key, about a byte per key: it stays in cache) turns most absent keys
+/// away before their slot is touched: the simple index probes every stored key, and most are
+/// not in the batch. The keys are not copied: `keys` must outlive the lookup. Thread-safe for
+/// concurrent Find calls.
 class KeyLookup {
  public:
   /// Indexes `keys[r]` for every r in `rows` (distinct keys; of equal keys the first is kept).
@@ -31,8 +34,17 @@ class KeyLookup {
     int64_t row = -1;  ///< -1: empty
   };
   const std::vector<std::string_view>& keys_;
+  /// True unless `hash` is certainly absent.
+  bool MayHold(uint64_t hash) const {
+    const uint64_t word = filter_[(hash >> 40) & filter_mask_];
+    const uint64_t bits = (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
+    return (word & bits) == bits;
+  }
+
   std::vector<Slot> slots_;
   uint64_t mask_ = 0;
+  std::vector<uint64_t> filter_;
+  uint64_t filter_mask_ = 0;
 };
 
 }  // namespace lakeshore

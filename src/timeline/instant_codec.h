@@ -4,6 +4,9 @@
 //   commit, deltacommit, replacecommit:  requested empty; inflight HoodieCommitMetadata with a
 //     stat per planned file; completed HoodieCommitMetadata (or HoodieReplaceCommitMetadata)
 //   rollback:  requested HoodieRollbackPlan; inflight empty; completed HoodieRollbackMetadata
+//   compaction:  requested HoodieCompactionPlan (CommitMetadata::compaction); inflight empty;
+//     completed as a commit (operationType COMPACT, `compacted` true)
+//   restore:  requested HoodieRestorePlan; inflight empty; completed HoodieRestoreMetadata
 // Every action decodes to CommitMetadata, the one in-memory form the services use.
 #pragma once
 

@@ -1,10 +1,12 @@
 #include "write/write_input.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include <arrow/array.h>
 #include <arrow/compute/api.h>
 #include <arrow/util/byte_size.h>
+#include <arrow/util/hashing.h>
 
 #include "table/partition_path.h"
 #include "lakeshore/table/blob.h"
@@ -68,23 +70,38 @@ std::shared_ptr<arrow::Schema> PartitionSchema(const TableConfig& config) {
   return arrow::schema(std::move(fields));
 }
 
-struct RecordIdHash {
-  size_t operator()(const std::pair<int32_t, std::string_view>& id) const {
-    return std::hash<std::string_view>()(id.second) * 31 + static_cast<size_t>(id.first);
-  }
-};
-
 // Keeps, per (partition, key), the row with the largest rank (the last row when no ranks).
+// Open addressing over (hash, row) slots: no allocation per row.
 std::vector<int64_t> Deduplicate(const WriteInput& in, const std::vector<int64_t>* ranks) {
-  std::unordered_map<std::pair<int32_t, std::string_view>, int64_t, RecordIdHash> best;
-  best.reserve(in.record_keys.size());
-  for (int64_t r = 0; r < static_cast<int64_t>(in.record_keys.size()); ++r) {
-    auto [it, inserted] = best.emplace(std::make_pair(in.partitions.id_of_row[r], in.record_keys[r]), r);
-    if (!inserted && (ranks == nullptr || (*ranks)[r] > (*ranks)[it->second])) it->second = r;
+  const size_t n = in.record_keys.size();
+  size_t capacity = 16;
+  while (capacity < 2 * n) capacity <<= 1;
+  const uint64_t mask = capacity - 1;
+  std::vector<uint64_t> hashes(capacity);
+  std::vector<int64_t> best(capacity, -1);
+  for (size_t r = 0; r < n; ++r) {
+    const std::string_view key = in.record_keys[r];
+    const int32_t partition = in.partitions.id_of_row[r];
+    const uint64_t h = arrow::internal::ComputeStringHash<0>(key.data(), static_cast<int64_t>(key.size())) ^
+                       (static_cast<uint64_t>(partition) * 0x9E3779B97F4A7C15ULL);
+    for (uint64_t i = h & mask;; i = (i + 1) & mask) {
+      int64_t& slot = best[i];
+      if (slot < 0) {
+        slot = static_cast<int64_t>(r);
+        hashes[i] = h;
+        break;
+      }
+      const auto s = static_cast<size_t>(slot);
+      if (hashes[i] != h || in.partitions.id_of_row[s] != partition || in.record_keys[s] != key) continue;
+      if (ranks == nullptr || (*ranks)[r] > (*ranks)[s]) slot = static_cast<int64_t>(r);
+      break;
+    }
   }
   std::vector<int64_t> rows;
-  rows.reserve(best.size());
-  for (const auto& [id, r] : best) rows.push_back(r);
+  rows.reserve(n);
+  for (int64_t r : best) {
+    if (r >= 0) rows.push_back(r);
+  }
   std::sort(rows.begin(), rows.end());
   return rows;
 }

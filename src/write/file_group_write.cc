@@ -1,6 +1,6 @@
 #include "write/file_group_write.h"
 
-#include <unordered_map>
+#include <algorithm>
 
 #include <arrow/array.h>
 #include <arrow/array/concatenate.h>
@@ -8,6 +8,7 @@
 #include <arrow/compute/api.h>
 #include <arrow/scalar.h>
 
+#include "index/key_lookup.h"
 #include "io/log_file.h"
 #include "table/meta_columns.h"
 
@@ -117,44 +118,69 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
   stat.prev_base_instant = plan.prev_base_instant;
 
   std::shared_ptr<arrow::Table> old;
-  // Every row of each key: an insert may have stored a key twice, and an update or a delete
-  // then acts on every copy.
-  std::unordered_map<std::string_view, std::vector<int64_t>> old_index;
   if (plan.old_base) {
     ARROW_ASSIGN_OR_RAISE(old, ReadOld(storage, task, *plan.old_base));
     ARROW_ASSIGN_OR_RAISE(old, old->CombineChunks());
-    const auto& keys = static_cast<const arrow::StringArray&>(*old->GetColumnByName(meta_columns::kRecordKey)->chunk(0));
-    old_index.reserve(static_cast<size_t>(keys.length()));
-    for (int64_t i = 0; i < keys.length(); ++i) old_index[keys.GetView(i)].push_back(i);
   }
-  int64_t old_rows = old ? old->num_rows() : 0;
+  const int64_t old_rows = old ? old->num_rows() : 0;
+  // The stored keys are looked up among this task's keys (the smaller side): for each stored
+  // row the task row with its key, and for each task row the last stored copy of its key (an
+  // insert may have stored a key twice; an update or delete acts on every copy).
+  std::vector<int64_t> match_of_old(static_cast<size_t>(old_rows), -1);
+  std::vector<int64_t> last_copy(static_cast<size_t>(key_strings.length()), -1);
+  if (old_rows > 0) {
+    std::vector<std::string_view> task_keys(static_cast<size_t>(key_strings.length()));
+    for (int64_t r = 0; r < key_strings.length(); ++r) task_keys[static_cast<size_t>(r)] = key_of(r);
+    std::vector<int64_t> task_rows = plan.upserts;
+    task_rows.insert(task_rows.end(), plan.deletes.begin(), plan.deletes.end());
+    const KeyLookup lookup(task_keys, task_rows);
+    const auto& keys = static_cast<const arrow::StringArray&>(*old->GetColumnByName(meta_columns::kRecordKey)->chunk(0));
+    constexpr int64_t kBatch = 1024;
+    std::string_view views[kBatch];
+    int64_t found[kBatch];
+    for (int64_t start = 0; start < old_rows; start += kBatch) {
+      const int64_t n = std::min(kBatch, old_rows - start);
+      for (int64_t j = 0; j < n; ++j) views[j] = keys.GetView(start + j);
+      lookup.FindMany(views, static_cast<size_t>(n), found);
+      for (int64_t j = 0; j < n; ++j) {
+        if (found[j] < 0) continue;
+        match_of_old[static_cast<size_t>(start + j)] = found[j];
+        last_copy[static_cast<size_t>(found[j])] = start + j;
+      }
+    }
+  }
   std::vector<char> dropped(static_cast<size_t>(old_rows), 0);
 
   std::vector<int64_t> inserts, update_old, update_new;
   for (int64_t r : plan.upserts) {
-    auto it = old_index.find(key_of(r));
-    if (it == old_index.end()) {
+    const int64_t copy = last_copy[static_cast<size_t>(r)];
+    if (copy < 0) {
       inserts.push_back(r);
     } else {
       // The ordering rule compares with the newest stored copy (the last one written).
-      update_old.push_back(it->second.back());
+      update_old.push_back(copy);
       update_new.push_back(r);
     }
   }
   ARROW_ASSIGN_OR_RAISE(auto wins, IncomingWins(task, old, update_old, update_new));
+  // Task rows whose stored copies go: winning updates and deletes.
+  std::vector<char> replaces(static_cast<size_t>(key_strings.length()), 0);
   std::vector<int64_t> new_rows = inserts;
   for (size_t i = 0; i < wins.size(); ++i) {
     if (!wins[i]) continue;
-    for (int64_t copy : old_index[key_of(update_new[i])]) dropped[copy] = 1;
+    replaces[static_cast<size_t>(update_new[i])] = 1;
     new_rows.push_back(update_new[i]);
     ++stat.num_updates;
   }
-  for (int64_t r : plan.deletes) {
-    auto it = old_index.find(key_of(r));
-    if (it == old_index.end()) continue;
-    for (int64_t copy : it->second) {
-      if (dropped[copy]) continue;
-      dropped[copy] = 1;
+  std::vector<char> is_delete(static_cast<size_t>(key_strings.length()), 0);
+  for (int64_t r : plan.deletes) is_delete[static_cast<size_t>(r)] = 1;
+  for (int64_t i = 0; i < old_rows; ++i) {
+    const int64_t r = match_of_old[static_cast<size_t>(i)];
+    if (r < 0) continue;
+    if (replaces[static_cast<size_t>(r)]) {
+      dropped[static_cast<size_t>(i)] = 1;
+    } else if (is_delete[static_cast<size_t>(r)]) {
+      dropped[static_cast<size_t>(i)] = 1;
       ++stat.num_deletes;
     }
   }

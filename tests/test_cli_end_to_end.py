@@ -155,3 +155,31 @@ def test_a_merge_on_read_table_is_compacted_from_the_command_line(
     run_json(capsys, "create", cow, "--schema", "id:int64!", "--record-key", "id")
     assert main(["compact", cow]) != 0
     assert "copy-on-write" in capsys.readouterr().err
+
+
+def test_clustering_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    t = str(tmp_path / "t")
+    run_json(
+        capsys,
+        "create",
+        t,
+        "--schema",
+        "id:int64!,city:string,n:int64",
+        "--record-key",
+        "id",
+        "--partition-by",
+        "city",
+        "--property",
+        "write.small_file_limit_bytes=0",
+    )
+    for i, body in enumerate(["id,city,n\n1,oslo,5\n2,lima,1\n", "id,city,n\n3,oslo,2\n4,lima,9\n"]):
+        (tmp_path / f"{i}.csv").write_text(body)
+        run_json(capsys, "write", t, str(tmp_path / f"{i}.csv"), "--mode", "insert")
+    assert main(["cluster", t, "--sort-by", "nope"]) != 0
+    assert "nope" in capsys.readouterr().err
+    done = run_json(capsys, "cluster", t, "--sort-by", "n", "--partition", "city=oslo")
+    assert done["completed"] and (done["file_groups_replaced"], done["file_groups_written"]) == (2, 1)
+    assert [i["action"] for i in run_json(capsys, "timeline", t)][-1] == "replacecommit"
+    oslo = lakeshore.Table.open(t).to_arrow(columns=["n"], filter=[("city", "=", "oslo")])
+    assert oslo.column("n").to_pylist() == [2, 5]
+    assert run_json(capsys, "cluster", t, "--partition", "city=oslo")["instant_time"] is None

@@ -51,6 +51,7 @@ step = st.one_of(
     st.tuples(st.just("insert_overwrite"), st.lists(KEY, min_size=1, max_size=4, unique=True)),
     st.tuples(st.just("delete_partition"), st.lists(KEY, min_size=1, max_size=2, unique=True)),
     st.tuples(st.just("compact"), st.just([])),  # merge-on-read tables only
+    st.tuples(st.just("cluster"), st.just([])),
 )
 
 # A writer process that dies after writing its files, before its commit.
@@ -143,6 +144,8 @@ def _check(t: lakeshore.Table, root: Path, oracle: dict[tuple[Any, ...], tuple[A
         ("delete", [("x/y", "ü", 3)]),
         ("compact", []),
         ("upsert", [("eu", "a", 1), ("x/y", "ü", 3)]),
+        ("cluster", []),
+        ("upsert", [("eu", "a", 1), ("eu", "b:c", 4)]),
     ]
 )
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
@@ -172,6 +175,8 @@ def test_hudi_rs_reads_what_lakeshore_wrote_after_every_step(
             elif mode == "compact":
                 if table_type == "MERGE_ON_READ":
                     t.compact()
+            elif mode == "cluster":
+                t.cluster(sort_by=["zone", "ver"])
             elif mode == "delete_partition":
                 zones = {z for z, _, _ in keys}
                 t.delete_partitions([z for z in zones])

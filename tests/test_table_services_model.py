@@ -1,6 +1,6 @@
 """A model-based test of the table services: random histories of upserts, deletes, replace
 operations, savepoints, rollbacks, restores, archivals, vacuums (with no retention) and, on
-merge-on-read tables, compactions, against a dict oracle, on copy-on-write and merge-on-read
+merge-on-read tables, compactions, and clusterings, against a dict oracle, on copy-on-write and merge-on-read
 tables. After every step the snapshot, `as_of` every completed write still in the history, and
 hudi-rs's snapshot must match the oracle; on merge-on-read the read-optimized view must match
 DuckDB reading the base files and hudi-rs's read-optimized mode."""
@@ -37,6 +37,7 @@ step = st.one_of(
     st.tuples(st.just("archive"), st.just([])),
     st.tuples(st.just("vacuum"), st.just([])),
     st.tuples(st.just("compact"), st.just([])),
+    st.tuples(st.just("cluster"), st.just([])),
 )
 
 State = dict[tuple[int, str], int]
@@ -102,6 +103,10 @@ def test_every_service_keeps_every_view_right(table_type: str, history: list[tup
             elif mode == "compact" and table_type == "MERGE_ON_READ":
                 r = t.compact()
                 if r["completed"]:  # a compaction is a completed write that changes no row
+                    writes.append((r["instant_time"], dict(state)))
+            elif mode == "cluster":
+                r = t.cluster(sort_by="v")
+                if r["completed"]:  # a clustering is a completed write that changes no row
                     writes.append((r["instant_time"], dict(state)))
             elif mode == "vacuum":
                 # No retention at all: every file older than now that no view needs may go.

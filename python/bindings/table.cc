@@ -251,6 +251,38 @@ nb::dict Compact(Table& table, int64_t min_delta_commits, int64_t min_log_bytes,
   return d;
 }
 
+/// Table::Cluster; the result as a dict.
+nb::dict Cluster(Table& table, std::vector<std::string> sort_columns, int64_t small_file_limit_bytes,
+                 int64_t target_file_bytes, std::vector<std::string> partitions, bool schedule_only,
+                 nb::object progress) {
+  PythonProgress reporter(std::move(progress));
+  ClusteringOptions options;
+  options.sort_columns = std::move(sort_columns);
+  options.small_file_limit_bytes = small_file_limit_bytes;
+  options.target_file_bytes = target_file_bytes;
+  options.partitions = std::move(partitions);
+  options.schedule_only = schedule_only;
+  options.progress = reporter.Callback();
+  arrow::Result<ClusteringResult> result;
+  {
+    nb::gil_scoped_release release;
+    result = table.Cluster(options);
+  }
+  const ClusteringResult r = reporter.Finish(std::move(result));
+  nb::dict d;
+  d["instant_time"] = r.instant_time.empty() ? nb::object(nb::none()) : nb::cast(r.instant_time);
+  d["scheduled"] = r.scheduled;
+  d["completed"] = r.completed;
+  d["reason"] = r.reason.empty() ? nb::object(nb::none()) : nb::cast(r.reason);
+  d["file_groups_replaced"] = r.file_groups_replaced;
+  d["file_groups_written"] = r.file_groups_written;
+  d["records_written"] = r.records_written;
+  d["bytes_written"] = r.bytes_written;
+  d["rolled_back_instants"] = nb::cast(r.rolled_back_instants);
+  d["duration_ms"] = r.duration_ms;
+  return d;
+}
+
 }  // namespace
 
 void BindTable(nb::module_& m) {
@@ -355,6 +387,11 @@ void BindTable(nb::module_& m) {
            "Compacts a merge-on-read table (finishing a pending compaction first); returns a dict "
            "(instant_time, scheduled, completed, reason, file_groups, log_files, records_written, "
            "bytes_written, rolled_back_instants, duration_ms).")
+      .def("cluster", &Cluster, nb::arg("sort_columns"), nb::arg("small_file_limit_bytes"),
+           nb::arg("target_file_bytes"), nb::arg("partitions"), nb::arg("schedule_only"), nb::arg("progress").none(),
+           "Clusters the table (finishing a pending clustering first); returns a dict (instant_time, scheduled, "
+           "completed, reason, file_groups_replaced, file_groups_written, records_written, bytes_written, "
+           "rolled_back_instants, duration_ms).")
       .def(
           "rollback",
           [](Table& t, const std::string& instant) { return WithoutGil([&] { return t.Rollback(instant); }); },

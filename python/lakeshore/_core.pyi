@@ -136,6 +136,11 @@ class Table:
         Compacts a merge-on-read table (finishing a pending compaction first); returns a dict (instant_time, scheduled, completed, reason, file_groups, log_files, records_written, bytes_written, rolled_back_instants, duration_ms).
         """
 
+    def cluster(self, sort_columns: Sequence[str], small_file_limit_bytes: int, target_file_bytes: int, partitions: Sequence[str], schedule_only: bool, progress: object | None) -> dict[str, Any]:
+        """
+        Clusters the table (finishing a pending clustering first); returns a dict (instant_time, scheduled, completed, reason, file_groups_replaced, file_groups_written, records_written, bytes_written, rolled_back_instants, duration_ms).
+        """
+
     def rollback(self, instant: str) -> str:
         """
         Rolls back the latest completed write; returns the rollback instant's time.

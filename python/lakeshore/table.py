@@ -414,6 +414,37 @@ class Table:
         table."""
         return dict(self._native.compact(min_delta_commits, min_log_bytes, schedule_only, progress))
 
+    def cluster(
+        self,
+        *,
+        sort_by: str | Sequence[str] | None = None,
+        small_file_limit_bytes: int = 300 << 20,
+        target_file_bytes: int = 0,
+        partitions: Sequence[str] | None = None,
+        schedule_only: bool = False,
+        progress: ProgressFn | None = None,
+    ) -> dict[str, Any]:
+        """Clusters the table, as Hudi's clustering does: in each partition, the file groups
+        whose files hold fewer than ``small_file_limit_bytes`` are rewritten together, sorted by
+        ``sort_by`` (Hudi's sort columns; None keeps the records' order, and then a partition
+        needs two small file groups), into new file groups of about ``target_file_bytes`` (0:
+        the table's ``write.max_file_size_bytes``), in one ``clustering`` instant that completes
+        as a ``replacecommit`` ending the old groups. Reads give the same rows; sorted files
+        let readers skip more. ``partitions`` limits it to those partition paths.
+
+        A pending clustering (``schedule_only=True``, or left by a crash) is finished first.
+        While one is pending, writes put no inserts into its file groups and refuse updates to
+        them (CommitConflictError: retry once it completed). Returns ``instant_time`` (None when
+        nothing was due), ``scheduled``, ``completed``, ``reason``, ``file_groups_replaced``,
+        ``file_groups_written``, ``records_written``, ``bytes_written``,
+        ``rolled_back_instants`` and ``duration_ms``."""
+        columns = [sort_by] if isinstance(sort_by, str) else list(sort_by or [])
+        return dict(
+            self._native.cluster(
+                columns, small_file_limit_bytes, target_file_bytes, list(partitions or []), schedule_only, progress
+            )
+        )
+
     def rollback(self, instant: AsOf) -> str:
         """Rolls back the latest completed write ``instant`` (Hudi's rollback of a commit): the
         table then reads as before it, and its files are deleted. Refused for an older write or

@@ -8,6 +8,7 @@
 #include "read/snapshot_reader.h"
 #include "read/table_view.h"
 #include "services/archive/timeline_archiver.h"
+#include "services/clustering/clusterer.h"
 #include "services/compaction/compactor.h"
 #include "services/savepoint/savepoints.h"
 #include "write/schema_evolution.h"
@@ -340,6 +341,13 @@ Result<CompactionResult> Table::Compact(const CompactionOptions& options) {
   ARROW_RETURN_NOT_OK(impl_->ctx.CheckNotInsideProgressCallback("compact"));
   std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
   return CompactTable(impl_->ctx, options);
+}
+
+Result<ClusteringResult> Table::Cluster(const ClusteringOptions& options) {
+  ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("cluster"));
+  ARROW_RETURN_NOT_OK(impl_->ctx.CheckNotInsideProgressCallback("cluster"));
+  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  return ClusterTable(impl_->ctx, options);
 }
 
 Status Table::EvolveSchema(const std::shared_ptr<arrow::Schema>& schema) {

@@ -44,8 +44,8 @@ struct RestoreRecord {
   std::vector<Instant> targets;  ///< the instants rolled back, newest first (time and action)
 };
 
-/// One file slice a compaction merges into a new base file (Hudi's HoodieCompactionOperation).
-struct CompactionOperation {
+/// One file slice a table service plan names (Hudi's HoodieCompactionOperation, HoodieSliceInfo).
+struct PlannedSlice {
   std::string partition;
   std::string file_id;
   std::string base_instant;        ///< the slice's base instant
@@ -70,7 +70,16 @@ struct CommitMetadata {
   /// clustering plan): partition → file ids. Writers leave them alone until it completes.
   std::map<std::string, std::vector<std::string>> clustering_file_ids;
   /// A requested compaction's plan (HoodieCompactionPlan): the slices it merges.
-  std::vector<CompactionOperation> compaction;
+  std::vector<PlannedSlice> compaction;
+  /// A requested clustering's plan (HoodieClusteringPlan): its input groups, each rewritten into
+  /// `num_output_groups` new file groups sorted by `clustering_sort_columns`. Its file ids are
+  /// also in clustering_file_ids.
+  struct ClusteringGroup {
+    std::vector<PlannedSlice> slices;
+    int64_t num_output_groups = 1;
+  };
+  std::vector<ClusteringGroup> clustering_groups;
+  std::vector<std::string> clustering_sort_columns;
 
   /// Parses Hudi's HoodieCommitMetadata or HoodieReplaceCommitMetadata: Jackson JSON in
   /// timeline layout 1, an Avro container file in layout 2. Empty content is empty metadata

@@ -18,6 +18,8 @@ using nlohmann::json;
 /// Lakeshore's record-key ranges per base file, kept in extraMetadata (Hudi keeps them in the
 /// file footers only; the simple index prunes with them without opening files).
 constexpr const char* kKeyRanges = "lakeshore.key_ranges";
+/// Hudi's clustering sort columns, in a clustering plan's strategy parameters.
+constexpr const char* kClusteringSortColumns = "hoodie.clustering.plan.strategy.sort.columns";
 
 std::string HudiOperation(const std::string& op) {
   if (op == "insert") return "INSERT";
@@ -83,6 +85,7 @@ Result<std::string> EncodeCommit(const CommitMetadata& m, bool inflight, bool re
                  {"extraMetadata", extra},
                  {"operationType", HudiOperation(m.operation)}};
   if (!replace || inflight) return EncodeRecord("HoodieCommitMetadata", record);
+  // A completed clustering is a replacecommit with operationType CLUSTER.
   json replaced = json::object();
   for (const auto& [partition, ids] : m.replaced_file_ids) replaced[partition] = ids;
   record["partitionToReplaceFileIds"] = replaced;
@@ -213,7 +216,8 @@ Result<CommitMetadata> DecodeRollback(const Instant& instant, std::string_view c
 /// A requested replacecommit or clustering (HoodieRequestedReplaceMetadata, an Avro container
 /// file in both layouts): the input file groups of its clustering plan. An insert_overwrite's
 /// request has no plan; an empty file is an empty request.
-Result<CommitMetadata> DecodeRequestedReplace(std::string_view content, const std::string& source) {
+Result<CommitMetadata> DecodeRequestedReplace(std::string_view content, const std::string& root,
+                                              const std::string& source) {
   CommitMetadata m;
   if (content.empty()) return m;
   ARROW_ASSIGN_OR_RAISE(json record, OneRecord(content, source));
@@ -223,15 +227,92 @@ Result<CommitMetadata> DecodeRequestedReplace(std::string_view content, const st
   auto groups = plan->find("inputGroups");
   if (groups == plan->end() || !groups->is_array()) return m;
   for (const auto& group : *groups) {
+    CommitMetadata::ClusteringGroup planned;
+    auto outputs = group.is_object() ? group.find("numOutputFileGroups") : group.end();
+    if (outputs != group.end() && outputs->is_number_integer()) planned.num_output_groups = std::max<int64_t>(1, outputs->get<int64_t>());
     auto slices = group.is_object() ? group.find("slices") : group.end();
     if (slices == group.end() || !slices->is_array()) continue;
     for (const auto& slice : *slices) {
-      const std::string file_id = StringAt(slice, "fileId");
-      if (file_id.empty()) return CorruptMetadata("clustering plan '" + source + "' names a slice without a fileId");
-      m.clustering_file_ids[StringAt(slice, "partitionPath")].push_back(file_id);
+      PlannedSlice ps;
+      ps.file_id = StringAt(slice, "fileId");
+      ps.partition = StringAt(slice, "partitionPath");
+      if (ps.file_id.empty()) return CorruptMetadata("clustering plan '" + source + "' names a slice without a fileId");
+      m.clustering_file_ids[ps.partition].push_back(ps.file_id);
+      // Hudi names the files by path; a plan of a table that moved is only history here.
+      const std::string base = StringAt(slice, "dataFilePath");
+      if (!base.empty()) {
+        auto rel = Relative(root, base, source);
+        if (rel.ok()) ps.base_file = *rel;
+        auto name = ParseDataFileName(BaseName(ps.base_file));
+        if (name) ps.base_instant = name->instant_time;
+      }
+      auto logs = slice.find("deltaFilePaths");
+      if (logs != slice.end() && logs->is_array()) {
+        for (const auto& l : *logs) {
+          if (!l.is_string()) continue;
+          auto rel = Relative(root, l.get<std::string>(), source);
+          if (rel.ok()) ps.log_files.push_back(*rel);
+        }
+      }
+      planned.slices.push_back(std::move(ps));
+    }
+    m.clustering_groups.push_back(std::move(planned));
+  }
+  auto strategy = plan->find("strategy");
+  if (strategy != plan->end() && strategy->is_object()) {
+    auto params = strategy->find("strategyParams");
+    if (params != strategy->end() && params->is_object()) {
+      const std::string columns = StringAt(*params, kClusteringSortColumns);
+      size_t start = 0;
+      while (start < columns.size()) {
+        size_t comma = columns.find(',', start);
+        if (comma == std::string::npos) comma = columns.size();
+        if (comma > start) m.clustering_sort_columns.push_back(columns.substr(start, comma - start));
+        start = comma + 1;
+      }
     }
   }
   return m;
+}
+
+/// A requested clustering: HoodieRequestedReplaceMetadata (operationType CLUSTER) with its
+/// HoodieClusteringPlan: per input group the slices (files by absolute path, as Hudi names
+/// them) and the number of output file groups; the sort columns in the strategy's parameters.
+Result<std::string> EncodeClusteringPlan(const CommitMetadata& m, const std::string& root) {
+  json groups = json::array();
+  for (const auto& g : m.clustering_groups) {
+    json slices = json::array();
+    for (const auto& ps : g.slices) {
+      json logs = json::array();
+      for (const auto& l : ps.log_files) logs.push_back(Absolute(root, l));
+      slices.push_back({{"dataFilePath", ps.base_file.empty() ? std::string() : Absolute(root, ps.base_file)},
+                        {"deltaFilePaths", logs},
+                        {"fileId", ps.file_id},
+                        {"partitionPath", ps.partition},
+                        {"bootstrapFilePath", ""},
+                        {"version", 1}});
+    }
+    groups.push_back({{"slices", slices},
+                      {"metrics", nullptr},
+                      {"numOutputFileGroups", static_cast<int32_t>(g.num_output_groups)},
+                      {"extraMetadata", nullptr},
+                      {"version", 1}});
+  }
+  std::string sort_columns;
+  for (const auto& c : m.clustering_sort_columns) sort_columns += (sort_columns.empty() ? "" : ",") + c;
+  json params = json::object();
+  if (!sort_columns.empty()) params[kClusteringSortColumns] = sort_columns;
+  json plan = {{"inputGroups", groups},
+               {"strategy",
+                {{"strategyClassName", "org.apache.hudi.client.clustering.run.strategy.SparkSortAndSizeExecutionStrategy"},
+                 {"strategyParams", params},
+                 {"version", 1}}},
+               {"extraMetadata", nullptr},
+               {"version", 1},
+               {"preserveHoodieMetadata", true},
+               {"missingSchedulePartitions", nullptr}};
+  return EncodeRecord("HoodieRequestedReplaceMetadata",
+                      {{"operationType", "CLUSTER"}, {"clusteringPlan", plan}, {"extraMetadata", json::object()}, {"version", 1}});
 }
 
 /// A requested compaction: HoodieCompactionPlan (version 2), files named as Hudi names them
@@ -272,7 +353,7 @@ Result<CommitMetadata> DecodeCompactionPlan(std::string_view content, const std:
     return JoinPath(partition, name);
   };
   for (const auto& o : *operations) {
-    CompactionOperation op;
+    PlannedSlice op;
     op.partition = StringAt(o, "partitionPath");
     op.file_id = StringAt(o, "fileId");
     op.base_instant = StringAt(o, "baseInstantTime");
@@ -348,7 +429,11 @@ Result<std::string> InstantCodec::Encode(const Instant& instant, const CommitMet
   if (instant.action == actions::kRollback) return EncodeRollback(instant, metadata, table_root);
   if (instant.action == actions::kRestore) return EncodeRestore(instant, metadata);
   if (actions::WritesData(instant.action)) {
-    const bool replace = instant.action == actions::kReplaceCommit;
+    const bool replace = instant.action == actions::kReplaceCommit || instant.action == actions::kClustering;
+    if (instant.action == actions::kClustering && !instant.is_completed()) {
+      // Requested: the plan. Inflight: empty.
+      return instant.state == InstantState::kRequested ? EncodeClusteringPlan(metadata, table_root) : std::string();
+    }
     if (instant.action == actions::kCompaction && !instant.is_completed()) {
       // Requested: the plan. Inflight: empty, as Hudi 1.x writes it.
       return instant.state == InstantState::kRequested ? EncodeCompactionPlan(metadata) : std::string();
@@ -382,7 +467,7 @@ Result<CommitMetadata> InstantCodec::Decode(const Instant& instant, std::string_
   }
   if (instant.state == InstantState::kRequested &&
       (instant.action == actions::kReplaceCommit || instant.action == actions::kClustering)) {
-    return DecodeRequestedReplace(content, source);
+    return DecodeRequestedReplace(content, table_root, source);
   }
   // Other requested files hold plans (compaction) or nothing; a pending compaction or
   // clustering's inflight file is empty or its plan too.

@@ -334,9 +334,9 @@ Result<std::string> RollbackCompletedInstant(TableContext& ctx, const std::strin
     if (i.action == actions::kSavepoint && i.time >= instant_time) {
       return refuse("savepoint " + i.time + " keeps it; delete the savepoint first");
     }
-    if (!i.is_completed() && i.action == actions::kCompaction) {
-      return refuse("compaction " + i.time + " is pending and reads the files of earlier writes; run the "
-                    "compaction first (lakeshore compact)");
+    if (!i.is_completed() && (i.action == actions::kCompaction || i.action == actions::kClustering)) {
+      return refuse(i.action + " " + i.time + " is pending and reads the files of earlier writes; run it "
+                    "first (lakeshore " + (i.action == actions::kCompaction ? "compact" : "cluster") + ")");
     }
   }
   ARROW_RETURN_NOT_OK(RollBackCompleted(ctx, timeline, *target, *guard));

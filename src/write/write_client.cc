@@ -135,6 +135,16 @@ Status CheckConflicts(const std::vector<CompletedCommit>& commits, const WriteSt
                             c.instant.time + ", which committed first and also wrote file group " +
                             stat.file_id + " in partition '" + stat.partition + "'; retry the write");
     }
+    // A replacecommit (insert_overwrite, clustering) that ended a group this write changed:
+    // the change would land in a group no reader sees any more.
+    for (const auto& [partition, ids] : c.metadata.replaced_file_ids) {
+      for (const auto& id : ids) {
+        if (touched.count({partition, id}) == 0) continue;
+        return CommitConflict("write " + state.instant.time + " conflicts with " + c.instant.action + " " +
+                              c.instant.time + ", which committed first and replaced file group " + id +
+                              " in partition '" + partition + "'; retry the write");
+      }
+    }
   }
   return Status::OK();
 }

@@ -182,6 +182,39 @@ struct CompactionResult {
   int64_t duration_ms = 0;
 };
 
+/// What a clustering rewrites and how (Table::Cluster). Per partition, the latest slices of the
+/// file groups whose files (base and logs) hold less than `small_file_limit_bytes` are rewritten
+/// together, sorted by `sort_columns`, into new file groups of about `target_file_bytes`.
+struct ClusteringOptions {
+  /// Columns the rewritten records are sorted by (Hudi's
+  /// hoodie.clustering.plan.strategy.sort.columns); empty: records keep their order. Without
+  /// sort columns a partition needs two small file groups to be clustered.
+  std::vector<std::string> sort_columns;
+  /// Slices holding fewer bytes are clustered (Hudi's plan.strategy.small.file.limit: 300 MiB).
+  int64_t small_file_limit_bytes = 300LL << 20;
+  /// Size of the new files (0: the table's write.max_file_size_bytes).
+  int64_t target_file_bytes = 0;
+  /// Partitions to cluster (empty: all).
+  std::vector<std::string> partitions;
+  /// Plan only (clustering.requested); a later Cluster executes it.
+  bool schedule_only = false;
+  ProgressCallback progress;
+};
+
+/// What a clustering did.
+struct ClusteringResult {
+  std::string instant_time;      ///< the clustering instant ("" when nothing was due)
+  bool scheduled = false;
+  bool completed = false;
+  std::string reason;            ///< why nothing was done, when nothing was
+  int64_t file_groups_replaced = 0;
+  int64_t file_groups_written = 0;
+  int64_t records_written = 0;
+  int64_t bytes_written = 0;
+  std::vector<std::string> rolled_back_instants;
+  int64_t duration_ms = 0;
+};
+
 /// An Apache Hudi table. Thread-safe for concurrent reads; writes from one Table object are
 /// serialized; writes from different processes coordinate through the table lock.
 class Table {
@@ -262,6 +295,11 @@ class Table {
   /// with log files is merged into a new base file, in one `compaction` instant that completes
   /// as a commit. Readers see the same rows before and after. kInvalid on a copy-on-write table.
   Result<CompactionResult> Compact(const CompactionOptions& options = {});
+
+  /// Clusters the table (services/clustering/clusterer.h): a pending clustering is finished
+  /// first; otherwise small file groups are rewritten, sorted, into new ones, in one
+  /// `clustering` instant that completes as a replacecommit. Readers see the same rows.
+  Result<ClusteringResult> Cluster(const ClusteringOptions& options = {});
 
   class Impl;
 

@@ -27,6 +27,7 @@ examples:
   lakeshore restore ./t 20260101093000123          go back to a savepoint
   lakeshore archive ./t                            move old instants into the archived timeline
   lakeshore compact ./t                            merge a merge-on-read table's log files into base files
+  lakeshore cluster ./t --sort-by city,ts          rewrite small file groups, sorted, into new ones
 
 Tables may live in a folder, at file:///abs/path, or on S3:
   s3://bucket/prefix?endpoint_override=host:port&scheme=http
@@ -44,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lakeshore",
         description="Lakeshore: a native engine for Apache Hudi tables. Create tables, write and read "
-        "records, compact, savepoint, roll back, restore and archive them, and vacuum Hudi and Delta tables.",
+        "records, compact, cluster, savepoint, roll back, restore and archive them, and vacuum Hudi and Delta tables.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -1,0 +1,90 @@
+// What the table services that rewrite slices (compaction, clustering) share: finding a pending
+// instant of theirs to resume, clearing a crashed attempt's files, reporting progress from
+// engine threads, and completing under the table lock.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <vector>
+#include <optional>
+#include <string>
+
+#include "actions/instant_lifecycle.h"
+#include "actions/table_context.h"
+#include "lakeshore/table/table.h"
+
+namespace lakeshore {
+
+/// A pending service instant found on the timeline, with its requested plan.
+struct PendingService {
+  InstantLifecycle lifecycle;
+  CommitMetadata plan;
+};
+
+/// The oldest pending instant of `action` on `timeline` whose requested plan is still there
+/// (one completed since the listing is skipped). One whose heartbeat is alive is being run by
+/// another process: nullopt, with its time in `*running`. Call under the table lock.
+Result<std::optional<PendingService>> FindPendingService(TableContext& ctx, const Timeline& timeline,
+                                                         const std::string& action, std::string* running);
+
+/// What RunTableService did around the service's own work.
+struct ServiceRun {
+  std::string instant_time;  ///< the instant run or scheduled ("" when nothing was due)
+  bool scheduled = false;    ///< this run planned it
+  std::string reason;        ///< why nothing ran, when nothing did
+  std::vector<std::string> rolled_back_instants;
+};
+
+/// The one shape of a slice-rewriting service run (compaction, clustering), Hudi's: under the
+/// table lock, failed writes are rolled back; a pending instant of `action` is resumed (one
+/// whose heartbeat is alive is left to its process, `reason` says so), or else `make_plan`
+/// makes a plan from the timeline (`has_work` false: nothing is due, `make_plan` sets
+/// `reason`) and the requested instant is created with it. Unless `schedule_only` and just
+/// planned, a heartbeat starts under the lock, the lock is released, and `execute` runs with
+/// the lifecycle and the plan (it completes the instant, CompleteService).
+Status RunTableService(TableContext& ctx, const std::string& action, bool schedule_only,
+                       const std::function<Result<CommitMetadata>(const Timeline&, std::string* reason)>& make_plan,
+                       const std::function<bool(const CommitMetadata&)>& has_work,
+                       const std::function<Status(InstantLifecycle&, const CommitMetadata&)>& execute, ServiceRun* run);
+
+/// Deletes what a previous attempt of the instant `time` wrote (the files its markers name),
+/// then its markers. Nothing to do when it has none. Idempotent.
+Status ClearPreviousAttempt(Storage& storage, const std::string& time);
+
+/// The complete step of a service instant: under the table lock, with the timeline re-listed,
+/// the completed file with `completed` (kCommitConflict when the instant was completed or rolled
+/// back meanwhile); then its markers go.
+Status CompleteService(TableContext& ctx, InstantLifecycle& lifecycle, const CommitMetadata& completed);
+
+/// The size of every file the completed commits' write stats name, by path (log files too:
+/// what a slice's files hold, without listing storage).
+std::map<std::string, int64_t> FileSizesByPath(const std::vector<CompletedCommit>& commits);
+
+/// The bytes of `slice`'s files (its base file and log files), from `sizes`.
+int64_t SliceBytes(const FileSlice& slice, const std::map<std::string, int64_t>& sizes);
+
+/// Progress of a service's parallel work: `done` of `total` units of `phase`, reported from any
+/// engine thread, never concurrently.
+class ServiceProgress {
+ public:
+  ServiceProgress(const ProgressCallback& callback, std::string phase, int64_t total, std::string unit)
+      : callback_(callback), phase_(std::move(phase)), total_(total), unit_(std::move(unit)) {}
+
+  /// Reports 0 done.
+  void Start() { Report(0); }
+  /// One more unit done.
+  void Advance() { Report(-1); }
+
+ private:
+  void Report(int64_t done);
+
+  const ProgressCallback& callback_;
+  std::string phase_;
+  int64_t total_;
+  std::string unit_;
+  std::mutex mu_;
+  int64_t done_ = 0;
+};
+
+}  // namespace lakeshore

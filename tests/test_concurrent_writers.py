@@ -131,3 +131,66 @@ def test_archival_runs_beside_a_writer_process_and_loses_no_instant(tmp_path: An
     for k, instant in enumerate(detail):
         ids = sorted(t.to_arrow(as_of=instant).column("id").to_pylist())
         assert ids == list(range(k + 2)), instant
+
+
+def mor_writer(path: str, who: str, ids: list[int], rounds: int, results: Any) -> None:
+    """Upserts its own keys `rounds` times (version = round), retrying a write that conflicts."""
+    try:
+        t = lakeshore.Table.open(path)
+        conflicts = 0
+        for version in range(1, rounds + 1):
+            while True:
+                try:
+                    t.upsert(batch(ids, "oslo", f"{who}{version}"))
+                    break
+                except lakeshore.CommitConflictError:
+                    conflicts += 1
+                    t = lakeshore.Table.open(path)
+        results.put((who, "ok", conflicts))
+    except BaseException as e:  # reported, so the test fails with the reason
+        results.put((who, f"unexpected {type(e).__name__}", str(e)))
+
+
+def compactor(path: str, rounds: int, results: Any) -> None:
+    """Compacts and clusters while the writers write."""
+    try:
+        done = 0
+        for i in range(rounds):
+            t = lakeshore.Table.open(path)
+            r = t.compact() if i % 2 == 0 else t.cluster(sort_by="id")
+            done += bool(r["completed"])
+        results.put(("compactor", "ok", done))
+    except BaseException as e:
+        results.put(("compactor", f"unexpected {type(e).__name__}", str(e)))
+
+
+def test_writer_processes_and_a_compacting_process_on_a_merge_on_read_table(table_path: str) -> None:
+    # Two writers keep updating their own keys (in the same file groups: they conflict and
+    # retry) while a third process compacts and clusters. Every write that returned is visible
+    # at the end, whatever the services did meanwhile; hudi-rs reads the same.
+    t = lakeshore.Table.create(table_path, SCHEMA, record_key="id", partition_by="city", table_type="mor")
+    t.insert(batch([1, 2, 3, 4], "oslo", "seed"))
+    ctx = mp.get_context("spawn")
+    results = ctx.Queue()
+    procs = [
+        ctx.Process(target=mor_writer, args=(table_path, "A", [1, 2], 6, results)),
+        ctx.Process(target=mor_writer, args=(table_path, "B", [3, 4], 6, results)),
+        ctx.Process(target=compactor, args=(table_path, 6, results)),
+    ]
+    for p in procs:
+        p.start()
+    out = {}
+    for _ in procs:
+        who, status, detail = results.get(timeout=300)
+        out[who] = (status, detail)
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    assert all(status == "ok" for status, _ in out.values()), out
+    rows = {r["id"]: r["who"] for r in lakeshore.Table.open(table_path).to_arrow(columns=["id", "who"]).to_pylist()}
+    assert rows == {1: "A6", 2: "A6", 3: "B6", 4: "B6"}, out
+    import hudi
+
+    theirs = pa.Table.from_batches(hudi.HudiTable(table_path).read()).select(["id", "who"]).to_pylist()
+    assert {r["id"]: r["who"] for r in theirs} == rows
+    assert not [i for i in lakeshore.Table.open(table_path).timeline() if i["state"] != "completed"]

@@ -371,3 +371,40 @@ def test_schema_evolution_adds_widens_and_reorders_and_refuses_the_rest(tmp_path
         with pytest.raises(lakeshore.SchemaMismatchError):
             t.evolve_schema(bad)
     assert len(t.timeline()) == count
+
+
+def test_merge_on_read_merges_log_files_across_schema_versions(tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    v1 = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("n", pa.int32()), pa.field("v", pa.string())])
+    props = {"write.small_file_limit_bytes": "0"}  # updates go to log files, not into the base
+    t = lakeshore.Table.create(str(root), v1, record_key="id", table_type="mor", properties=props)
+    t.insert(pa.table({"id": [1, 2, 3], "n": [10, 20, 30], "v": ["a", "b", "c"]}, schema=v1))
+    t.upsert(pa.table({"id": [1], "n": [11], "v": ["a1"]}, schema=v1))  # a log block under v1
+    v2 = pa.schema(
+        [
+            pa.field("id", pa.int64(), nullable=False),
+            pa.field("v", pa.string()),
+            pa.field("n", pa.int64()),
+            pa.field("note", pa.string()),
+        ]
+    )
+    # Widening n while a log block holds it as int32 would leave a table Hudi's readers cannot
+    # merge: refused until a compaction folded the logs into base files.
+    with pytest.raises(lakeshore.UnsupportedFeatureError, match="compact the table first"):
+        t.evolve_schema(v2)
+    t.evolve_schema(pa.schema([*v1, pa.field("note", pa.string())]))  # adding a column is fine
+    t.upsert(pa.table({"id": [3], "n": [31], "v": ["c1"], "note": [None]}))  # a log block under v1 + note
+    assert t.compact()["completed"]
+    t.evolve_schema(v2)
+    t.upsert(pa.table({"id": [2], "v": ["b2"], "n": [2**40], "note": ["x"]}, schema=v2))  # a log block under v2
+    expected = {1: ("a1", 11, None), 2: ("b2", 2**40, "x"), 3: ("c1", 31, None)}
+
+    def read(table: pa.Table) -> dict[int, tuple[Any, ...]]:
+        return {r["id"]: (r["v"], r["n"], r["note"]) for r in table.to_pylist()}
+
+    assert read(t.to_arrow()) == expected
+    assert read(_hudi(root).select(["id", "v", "n", "note"])) == expected
+    assert t.compact()["completed"]
+    assert read(t.to_arrow()) == expected
+    assert read(t.to_arrow(read_optimized=True)) == expected
+    assert read(_hudi(root).select(["id", "v", "n", "note"])) == expected

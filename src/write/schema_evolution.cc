@@ -1,6 +1,7 @@
 #include "write/schema_evolution.h"
 
 #include "format/avro_schema.h"
+#include "table/file_system_view.h"
 #include "write/write_client.h"
 
 namespace lakeshore {
@@ -57,6 +58,28 @@ Result<std::string> CommitSchemaEvolution(TableContext& ctx, const std::shared_p
     for (const auto& name : *names) {
       if (!ctx.config.schema->GetFieldByName(name)->type()->Equals(*normalized->GetFieldByName(name)->type())) {
         return SchemaMismatch("key or partition column '" + name + "' cannot change its type");
+      }
+    }
+  }
+  if (ctx.config.table_type == TableType::kMergeOnRead) {
+    // A log block merges under the latest schema in Lakeshore, but Hudi's readers (hudi-rs 0.5)
+    // refuse a block whose column has a narrower type than the table: widen only slices
+    // without log files.
+    std::string widened;
+    for (const auto& f : ctx.config.schema->fields()) {
+      auto after = normalized->GetFieldByName(f->name());
+      if (after && !after->type()->Equals(*f->type())) widened = f->name();
+    }
+    if (!widened.empty()) {
+      ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
+      ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
+      const FileSystemView view = FileSystemView::Build(commits);
+      for (const FileGroup* g : view.LiveFileGroups()) {
+        if (g->latest().log_files.empty()) continue;
+        return UnsupportedFeature("cannot widen column '" + widened + "' of merge-on-read table " + ctx.uri +
+                                  " while file slices hold log files written under the old type (file group " +
+                                  g->file_id + "): Hudi's readers cannot merge them across the type change; "
+                                  "compact the table first (lakeshore compact), then widen");
       }
     }
   }

@@ -1,5 +1,7 @@
 #include "services/table_service.h"
 
+#include "read/snapshot_reader.h"
+#include "table/meta_columns.h"
 #include "timeline/markers.h"
 #include "write/heartbeat.h"
 #include "write/rollback.h"
@@ -63,6 +65,44 @@ Status RunTableService(TableContext& ctx, const std::string& action, bool schedu
   Status st = execute(*lifecycle, plan);
   (void)heartbeat->Stop();
   return st;
+}
+
+Result<SliceReadSpec> StartServiceExecution(TableContext& ctx, InstantLifecycle& lifecycle, const CommitMetadata& plan,
+                                            const std::vector<std::string>& new_files) {
+  const std::string time = lifecycle.instant().time;
+  ARROW_RETURN_NOT_OK(ClearPreviousAttempt(*ctx.storage, time));
+  std::vector<Marker> markers;
+  for (const auto& path : new_files) markers.push_back({path, MarkerType::kCreate});
+  ARROW_RETURN_NOT_OK(WriteMarkers(*ctx.storage, time, markers));
+  ARROW_ASSIGN_OR_RAISE(auto inflight, ctx.EncodeInstant(lifecycle.instant(), InstantState::kInflight, plan));
+  ARROW_RETURN_NOT_OK(lifecycle.StartInflight(inflight));
+  ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
+  ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
+  return SliceSpecFor(ctx, timeline, commits, "");
+}
+
+Result<std::shared_ptr<arrow::Table>> ReadPlannedSlice(TableContext& ctx, const SliceReadSpec& spec,
+                                                       const PlannedSlice& planned) {
+  FileSlice slice;
+  slice.base_instant = planned.base_instant;
+  if (!planned.base_file.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto info, ctx.storage->GetFileInfo(planned.base_file));
+    if (!info) return CorruptMetadata("a table service plan names base file '" + planned.base_file + "', which is missing");
+    slice.base_file = BaseFile{planned.base_file, info->size, 0, "", ""};
+  }
+  slice.log_files = planned.log_files;
+  return ReadFileSlice(*ctx.storage, slice, spec);
+}
+
+Result<BaseFileWriteResult> WriteRewrittenBaseFile(TableContext& ctx, std::shared_ptr<arrow::Table> rows,
+                                                   const std::string& path) {
+  const int column = rows->schema()->GetFieldIndex(meta_columns::kFileName);
+  if (column >= 0) {
+    ARROW_ASSIGN_OR_RAISE(auto name, meta_columns::MakeConstantColumn(std::string(BaseName(path)), rows->num_rows()));
+    ARROW_ASSIGN_OR_RAISE(rows, rows->SetColumn(column, arrow::field(meta_columns::kFileName, name->type()),
+                                                std::make_shared<arrow::ChunkedArray>(name)));
+  }
+  return WriteBaseFile(*ctx.storage, path, *rows, ctx.parquet);
 }
 
 Status ClearPreviousAttempt(Storage& storage, const std::string& time) {

@@ -3,6 +3,7 @@
 // engine threads, and completing under the table lock.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -11,6 +12,8 @@
 #include <string>
 
 #include "actions/instant_lifecycle.h"
+#include "io/base_file.h"
+#include "read/file_slice_reader.h"
 #include "actions/table_context.h"
 #include "lakeshore/table/table.h"
 
@@ -47,6 +50,34 @@ Status RunTableService(TableContext& ctx, const std::string& action, bool schedu
                        const std::function<Result<CommitMetadata>(const Timeline&, std::string* reason)>& make_plan,
                        const std::function<bool(const CommitMetadata&)>& has_work,
                        const std::function<Status(InstantLifecycle&, const CommitMetadata&)>& execute, ServiceRun* run);
+
+/// `run`'s fields in a service's result (CompactionResult, ClusteringResult), with the time
+/// since `start`.
+template <typename ServiceResult>
+void FillFromRun(const ServiceRun& run, std::chrono::steady_clock::time_point start, ServiceResult* result) {
+  result->instant_time = run.instant_time;
+  result->scheduled = run.scheduled;
+  result->reason = run.reason;
+  result->rolled_back_instants = run.rolled_back_instants;
+  result->duration_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// The start of a service instant's execution: a previous attempt's files go
+/// (ClearPreviousAttempt), CREATE markers name `new_files`, the inflight file is created; then
+/// the timeline is read again. Returns how the plan's slices are read now (SliceSpecFor).
+Result<SliceReadSpec> StartServiceExecution(TableContext& ctx, InstantLifecycle& lifecycle, const CommitMetadata& plan,
+                                            const std::vector<std::string>& new_files);
+
+/// A planned slice read merged (its base file and exactly its planned log files) under `spec`.
+/// A planned base file that is gone → kCorruptMetadata naming it.
+Result<std::shared_ptr<arrow::Table>> ReadPlannedSlice(TableContext& ctx, const SliceReadSpec& spec,
+                                                       const PlannedSlice& planned);
+
+/// Writes rewritten records (meta columns kept) as the base file `path`: `_hoodie_file_name`
+/// becomes the new file's name; commit times and sequence numbers stay.
+Result<BaseFileWriteResult> WriteRewrittenBaseFile(TableContext& ctx, std::shared_ptr<arrow::Table> rows,
+                                                   const std::string& path);
 
 /// Deletes what a previous attempt of the instant `time` wrote (the files its markers name),
 /// then its markers. Nothing to do when it has none. Idempotent.

@@ -5,6 +5,8 @@
 
 #include <random>
 
+#include <gtest/gtest.h>
+
 namespace lakeshore::testing {
 
 TempDir::TempDir(const std::string& name) {
@@ -92,6 +94,46 @@ Result<CommitMetadata> ReadInstant(Storage& storage, const Instant& instant) {
   if (instant.action == actions::kRollback && !instant.is_completed()) at.state = InstantState::kRequested;
   ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContent(storage, TableTimeline(), at));
   return InstantCodec{TimelineLayout::kV2, storage.ExternalPath("")}.Decode(at, text, TableTimeline().PathOf(at));
+}
+
+}  // namespace lakeshore::testing
+
+namespace lakeshore::testing {
+
+RecordedTable::RecordedTable(const std::string& name)
+    : uri("mem://" + name), clock(std::make_shared<ManualClock>(1767225600000)) {
+  auto opened = Storage::Open(uri);
+  EXPECT_TRUE(opened.ok()) << opened.status();
+  if (opened.ok()) storage = *opened;
+}
+
+TableOpenOptions RecordedTable::Options(std::shared_ptr<Storage> over) const {
+  TableOpenOptions o;
+  o.clock = clock;
+  o.storage_override = over ? std::move(over) : storage;
+  return o;
+}
+
+std::shared_ptr<Table> RecordedTable::Open(std::shared_ptr<Storage> over) const {
+  auto t = Table::Open(uri, Options(std::move(over)));
+  EXPECT_TRUE(t.ok()) << t.status();
+  return t.ok() ? *t : nullptr;
+}
+
+void RecordedTable::Record(Table& table, const Result<WriteResult>& r) {
+  ASSERT_TRUE(r.ok()) << r.status();
+  as_of[r->instant_time] = ReadPeople(table);
+  clock->Advance(1000);
+}
+
+void RecordedTable::ExpectReadsUnchanged(Table& table) const {
+  for (const auto& [instant, expected] : as_of) {
+    ReadOptions options;
+    options.as_of = instant;
+    EXPECT_EQ(ReadPeople(table, options), expected) << "as of " << instant;
+  }
+  ASSERT_FALSE(as_of.empty());
+  EXPECT_EQ(ReadPeople(table), as_of.rbegin()->second);
 }
 
 }  // namespace lakeshore::testing

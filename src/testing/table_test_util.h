@@ -61,3 +61,27 @@ const TimelineLocation& TableTimeline();
 Result<CommitMetadata> ReadInstant(Storage& storage, const Instant& instant);
 
 }  // namespace lakeshore::testing
+
+namespace lakeshore::testing {
+
+/// A people table on an in-memory storage with a manual clock, and the oracle of every completed
+/// write: the snapshot as of each instant. For services that must change no read.
+struct RecordedTable {
+  explicit RecordedTable(const std::string& name);
+
+  std::string uri;
+  std::shared_ptr<Storage> storage;
+  std::shared_ptr<ManualClock> clock;
+  std::map<std::string, std::map<std::pair<std::string, int64_t>, Person>> as_of;
+
+  /// Open options on the table's storage, or on `over` (a fault-injecting wrapper).
+  TableOpenOptions Options(std::shared_ptr<Storage> over = nullptr) const;
+  /// The table opened (null, with a test failure, when it does not open).
+  std::shared_ptr<Table> Open(std::shared_ptr<Storage> over = nullptr) const;
+  /// Records the snapshot after the write `r` (which must have succeeded), then moves the clock.
+  void Record(Table& table, const Result<WriteResult>& r);
+  /// Every recorded instant reads as recorded, and the snapshot as the last one.
+  void ExpectReadsUnchanged(Table& table) const;
+};
+
+}  // namespace lakeshore::testing

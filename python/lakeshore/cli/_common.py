@@ -249,6 +249,21 @@ def write_summary_table(result: dict[str, Any], title: str = "write") -> RichTab
     return t
 
 
+def service_summary_table(title: str, result: dict[str, Any], rows: Sequence[tuple[str, str]]) -> RichTable:
+    """The end-of-run summary of a table service (compact, cluster): its instant and state and
+    ``rows``, or why nothing was done; then the time."""
+    t = RichTable(title=title, show_header=False)
+    if result["instant_time"] is None:
+        t.add_row("nothing to do", str(result["reason"]))
+    else:
+        state = "completed" if result["completed"] else "scheduled"
+        t.add_row(title, f"{result['instant_time']} ({state})")
+        for label, value in rows:
+            t.add_row(label, value)
+    t.add_row("time", f"{result['duration_ms']} ms")
+    return t
+
+
 def timeline_table(instants: Sequence[dict[str, Any]], title: str = "timeline") -> RichTable:
     """A rich table of timeline instants."""
     t = RichTable(title=escape(title), title_justify="left")

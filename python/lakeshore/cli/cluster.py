@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from rich.table import Table as RichTable
-
-from lakeshore.cli._common import Output, add_json_flag, human_bytes, names_list, progress_bar
+from lakeshore.cli._common import Output, add_json_flag, human_bytes, names_list, progress_bar, service_summary_table
 from lakeshore.table import Table
 
 EPILOG = """\
@@ -59,16 +57,15 @@ def run(args: argparse.Namespace) -> int:
             progress=progress,
         )
     out.json(result)
-    t = RichTable(title="cluster", show_header=False)
-    if result["instant_time"] is None:
-        t.add_row("nothing to do", str(result["reason"]))
-    else:
-        state = "completed" if result["completed"] else "scheduled"
-        t.add_row("clustering", f"{result['instant_time']} ({state})")
-        t.add_row("file groups replaced", str(result["file_groups_replaced"]))
-        t.add_row("file groups written", str(result["file_groups_written"]))
-        t.add_row("records written", str(result["records_written"]))
-        t.add_row("bytes written", human_bytes(result["bytes_written"]))
-    t.add_row("time", f"{result['duration_ms']} ms")
+    t = service_summary_table(
+        "cluster",
+        result,
+        [
+            ("file groups replaced", str(result["file_groups_replaced"])),
+            ("file groups written", str(result["file_groups_written"])),
+            ("records written", str(result["records_written"])),
+            ("bytes written", human_bytes(result["bytes_written"])),
+        ],
+    )
     out.print(t)
     return 0

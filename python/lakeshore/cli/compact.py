@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from rich.table import Table as RichTable
-
-from lakeshore.cli._common import Output, add_json_flag, human_bytes, progress_bar
+from lakeshore.cli._common import Output, add_json_flag, human_bytes, progress_bar, service_summary_table
 from lakeshore.table import Table
 
 EPILOG = """\
@@ -58,16 +56,15 @@ def run(args: argparse.Namespace) -> int:
             progress=progress,
         )
     out.json(result)
-    t = RichTable(title="compact", show_header=False)
-    if result["instant_time"] is None:
-        t.add_row("nothing to do", str(result["reason"]))
-    else:
-        state = "completed" if result["completed"] else "scheduled"
-        t.add_row("compaction", f"{result['instant_time']} ({state})")
-        t.add_row("file groups", str(result["file_groups"]))
-        t.add_row("log files merged", str(result["log_files"]))
-        t.add_row("records written", str(result["records_written"]))
-        t.add_row("bytes written", human_bytes(result["bytes_written"]))
-    t.add_row("time", f"{result['duration_ms']} ms")
+    t = service_summary_table(
+        "compact",
+        result,
+        [
+            ("file groups", str(result["file_groups"])),
+            ("log files merged", str(result["log_files"])),
+            ("records written", str(result["records_written"])),
+            ("bytes written", human_bytes(result["bytes_written"])),
+        ],
+    )
     out.print(t)
     return 0

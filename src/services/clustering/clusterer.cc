@@ -8,13 +8,8 @@
 #include <arrow/compute/api.h>
 
 #include "actions/instant_lifecycle.h"
-#include "io/base_file.h"
-#include "read/file_slice_reader.h"
-#include "read/snapshot_reader.h"
 #include "services/table_service.h"
 #include "table/file_naming.h"
-#include "table/meta_columns.h"
-#include "timeline/markers.h"
 #include "write/write_client.h"
 
 namespace lakeshore {
@@ -97,15 +92,7 @@ Result<std::vector<WriteStat>> ClusterGroup(TableContext& ctx, const SliceReadSp
                                             const std::vector<std::string>& new_paths) {
   std::vector<std::shared_ptr<arrow::Table>> parts;
   for (const auto& ps : group.slices) {
-    FileSlice slice;
-    slice.base_instant = ps.base_instant;
-    if (!ps.base_file.empty()) {
-      ARROW_ASSIGN_OR_RAISE(auto info, ctx.storage->GetFileInfo(ps.base_file));
-      if (!info) return CorruptMetadata("clustering plan names base file '" + ps.base_file + "', which is missing");
-      slice.base_file = BaseFile{ps.base_file, info->size, 0, "", ""};
-    }
-    slice.log_files = ps.log_files;
-    ARROW_ASSIGN_OR_RAISE(auto rows, ReadFileSlice(*ctx.storage, slice, spec));
+    ARROW_ASSIGN_OR_RAISE(auto rows, ReadPlannedSlice(ctx, spec, ps));
     parts.push_back(std::move(rows));
   }
   std::shared_ptr<arrow::Table> all;
@@ -127,15 +114,7 @@ Result<std::vector<WriteStat>> ClusterGroup(TableContext& ctx, const SliceReadSp
   std::vector<WriteStat> stats;
   for (int64_t k = 0; k < outputs && (k == 0 || k * per_file < n); ++k) {
     const std::string& path = new_paths[static_cast<size_t>(k)];
-    auto rows = all->Slice(k * per_file, per_file);
-    // Records keep their commit times and sequence numbers; the file name is the new file's.
-    const int column = rows->schema()->GetFieldIndex(meta_columns::kFileName);
-    if (column >= 0) {
-      ARROW_ASSIGN_OR_RAISE(auto name, meta_columns::MakeConstantColumn(std::string(BaseName(path)), rows->num_rows()));
-      ARROW_ASSIGN_OR_RAISE(rows, rows->SetColumn(column, arrow::field(meta_columns::kFileName, name->type()),
-                                                  std::make_shared<arrow::ChunkedArray>(name)));
-    }
-    ARROW_ASSIGN_OR_RAISE(auto written, WriteBaseFile(*ctx.storage, path, *rows, ctx.parquet));
+    ARROW_ASSIGN_OR_RAISE(auto written, WriteRewrittenBaseFile(ctx, all->Slice(k * per_file, per_file), path));
     auto parsed = ParseDataFileName(BaseName(path));
     WriteStat stat;
     stat.partition = group.slices.front().partition;
@@ -154,26 +133,19 @@ Result<std::vector<WriteStat>> ClusterGroup(TableContext& ctx, const SliceReadSp
 Status Execute(TableContext& ctx, InstantLifecycle& lifecycle, const CommitMetadata& plan,
                const ClusteringOptions& options, ClusteringResult* result) {
   const std::string time = lifecycle.instant().time;
-  ARROW_RETURN_NOT_OK(ClearPreviousAttempt(*ctx.storage, time));
   // New file ids per output group, named up front so the markers list every file first.
   const std::string token = NewWriteToken();
   std::vector<std::vector<std::string>> paths(plan.clustering_groups.size());
-  std::vector<Marker> markers;
+  std::vector<std::string> all_paths;
   for (size_t g = 0; g < plan.clustering_groups.size(); ++g) {
     const auto& group = plan.clustering_groups[g];
     if (group.slices.empty()) return CorruptMetadata("clustering " + time + " has an input group without slices");
     for (int64_t k = 0; k < group.num_output_groups; ++k) {
       paths[g].push_back(JoinPath(group.slices.front().partition, BaseFileName(NewFileId(), token, time)));
-      markers.push_back({paths[g].back(), MarkerType::kCreate});
+      all_paths.push_back(paths[g].back());
     }
   }
-  ARROW_RETURN_NOT_OK(WriteMarkers(*ctx.storage, time, markers));
-  ARROW_ASSIGN_OR_RAISE(auto inflight, ctx.EncodeInstant(lifecycle.instant(), InstantState::kInflight, plan));
-  ARROW_RETURN_NOT_OK(lifecycle.StartInflight(inflight));
-
-  ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
-  ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
-  const SliceReadSpec spec = SliceSpecFor(ctx, timeline, commits, "");
+  ARROW_ASSIGN_OR_RAISE(const SliceReadSpec spec, StartServiceExecution(ctx, lifecycle, plan, all_paths));
   const int64_t total = static_cast<int64_t>(plan.clustering_groups.size());
   ServiceProgress progress(options.progress, "clustering", total, "groups");
   progress.Start();
@@ -229,12 +201,7 @@ Result<ClusteringResult> ClusterTable(TableContext& ctx, const ClusteringOptions
         return Execute(ctx, lifecycle, plan, options, &result);
       },
       &run));
-  result.instant_time = run.instant_time;
-  result.scheduled = run.scheduled;
-  result.reason = run.reason;
-  result.rolled_back_instants = run.rolled_back_instants;
-  result.duration_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  FillFromRun(run, start, &result);
   return result;
 }
 

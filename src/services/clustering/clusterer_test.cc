@@ -17,43 +17,15 @@ namespace lakeshore {
 namespace {
 using testing::KeysReader;
 using testing::PeopleReader;
-using testing::Person;
 using testing::ReadPeople;
-using Snapshot = std::map<std::pair<std::string, int64_t>, Person>;
 
-constexpr int64_t kStartMs = 1767225600000;
 int table_counter = 0;
-
 /// A table of small file groups (no small-file packing: each insert makes new groups), with an
 /// update and a delete on top, and the oracle of every completed write.
-struct SmallFiles {
-  std::string uri;
-  std::shared_ptr<Storage> storage;
-  std::shared_ptr<ManualClock> clock = std::make_shared<ManualClock>(kStartMs);
-  std::map<std::string, Snapshot> as_of;
-
-  TableOpenOptions Options(std::shared_ptr<Storage> over = nullptr) const {
-    TableOpenOptions o;
-    o.clock = clock;
-    o.storage_override = over ? over : storage;
-    return o;
-  }
-  std::shared_ptr<Table> Open(std::shared_ptr<Storage> over = nullptr) const {
-    auto t = Table::Open(uri, Options(over));
-    EXPECT_TRUE(t.ok()) << t.status();
-    return t.ok() ? *t : nullptr;
-  }
-  void Record(Table& table, const Result<WriteResult>& r) {
-    ASSERT_TRUE(r.ok()) << r.status();
-    as_of[r->instant_time] = ReadPeople(table);
-    clock->Advance(1000);
-  }
-};
+using SmallFiles = testing::RecordedTable;
 
 SmallFiles MakeSmallFiles(TableType type) {
-  SmallFiles h;
-  h.uri = "mem://clustering_" + std::to_string(table_counter++);
-  h.storage = *Storage::Open(h.uri);
+  SmallFiles h("clustering_" + std::to_string(table_counter++));
   auto config = testing::PeopleConfig();
   config.table_type = type;
   config.properties["write.small_file_limit_bytes"] = "0";
@@ -66,15 +38,6 @@ SmallFiles MakeSmallFiles(TableType type) {
   h.Record(*table, table->Write(WriteOperation::kUpsert, PeopleReader({{1, "a2", 20, "x"}})));
   h.Record(*table, table->Write(WriteOperation::kDelete, KeysReader({{23, "y"}})));
   return h;
-}
-
-void ExpectReadsUnchanged(const SmallFiles& h, Table& table) {
-  for (const auto& [instant, expected] : h.as_of) {
-    ReadOptions options;
-    options.as_of = instant;
-    EXPECT_EQ(ReadPeople(table, options), expected) << "as of " << instant;
-  }
-  EXPECT_EQ(ReadPeople(table), h.as_of.rbegin()->second);
 }
 
 std::set<std::string> BaseFiles(Storage& storage) {
@@ -100,7 +63,7 @@ TEST_P(ClustererTest, RewritesSmallGroupsSortedAndEveryReadStaysTheSame) {
   EXPECT_EQ(result->file_groups_replaced, 6);  // three inserts into two partitions
   EXPECT_EQ(result->file_groups_written, 2);   // one per partition
   EXPECT_EQ(result->records_written, 8);
-  ExpectReadsUnchanged(h, *table);
+  h.ExpectReadsUnchanged(*table);
   // Hudi's form: clustering.requested (the plan), then a replacecommit; the new files are
   // sorted by ts.
   auto timeline = *table->Timeline();
@@ -122,7 +85,7 @@ TEST_P(ClustererTest, RewritesSmallGroupsSortedAndEveryReadStaysTheSame) {
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_FALSE(again->scheduled) << again->reason;
   h.Record(*table, table->Write(WriteOperation::kUpsert, PeopleReader({{2, "b2", 30, "x"}})));
-  ExpectReadsUnchanged(h, *h.Open());
+  h.ExpectReadsUnchanged(*h.Open());
 }
 
 TEST_P(ClustererTest, WritesToAPendingClusteringsGroupsAreRefusedAndInsertsGoElsewhere) {
@@ -141,9 +104,9 @@ TEST_P(ClustererTest, WritesToAPendingClusteringsGroupsAreRefusedAndInsertsGoEls
   ASSERT_TRUE(finished.ok()) << finished.status();
   EXPECT_EQ(finished->instant_time, scheduled->instant_time);
   EXPECT_TRUE(finished->completed);
-  ExpectReadsUnchanged(h, *table);
+  h.ExpectReadsUnchanged(*table);
   h.Record(*table, table->Write(WriteOperation::kUpsert, PeopleReader({{1, "a3", 40, "x"}})));
-  ExpectReadsUnchanged(h, *table);
+  h.ExpectReadsUnchanged(*table);
 }
 
 TEST_P(ClustererTest, EveryCrashPointLeavesReadsUnchangedAndTheNextClusteringFinishes) {
@@ -162,13 +125,13 @@ TEST_P(ClustererTest, EveryCrashPointLeavesReadsUnchangedAndTheNextClusteringFin
     auto crashed = h.Open(*FaultInjectionStorage::Make(h.storage, k, FaultMode::kCrash))->Cluster();
     h.clock->Advance(3600 * 1000);  // past the crashed process's lock lease and heartbeat
     auto restarted = h.Open();
-    ExpectReadsUnchanged(h, *restarted);
+    h.ExpectReadsUnchanged(*restarted);
     auto finished = restarted->Cluster();
     ASSERT_TRUE(finished.ok()) << finished.status();
     EXPECT_NE(crashed.ok(), finished->completed);
     const std::string instant = crashed.ok() ? crashed->instant_time : finished->instant_time;
     ASSERT_FALSE(instant.empty());
-    ExpectReadsUnchanged(h, *restarted);
+    h.ExpectReadsUnchanged(*restarted);
     // The crashed attempt's files are gone: the new base files are the completed clustering's.
     int64_t new_files = 0;
     for (const auto& f : BaseFiles(*h.storage)) {

@@ -6,12 +6,7 @@
 
 #include "actions/instant_lifecycle.h"
 #include "services/table_service.h"
-#include "io/base_file.h"
-#include "read/file_slice_reader.h"
-#include "read/snapshot_reader.h"
 #include "table/file_naming.h"
-#include "table/meta_columns.h"
-#include "timeline/markers.h"
 #include "write/write_client.h"
 
 namespace lakeshore {
@@ -71,25 +66,8 @@ Result<std::vector<PlannedSlice>> ChooseSlices(TableContext& ctx, const Timeline
 /// One slice merged into one new base file at `new_path`.
 Result<WriteStat> CompactSlice(TableContext& ctx, const SliceReadSpec& spec, const PlannedSlice& op,
                                const std::string& new_path) {
-  FileSlice slice;
-  slice.base_instant = op.base_instant;
-  if (!op.base_file.empty()) {
-    ARROW_ASSIGN_OR_RAISE(auto info, ctx.storage->GetFileInfo(op.base_file));
-    if (!info) {
-      return CorruptMetadata("compaction plan names base file '" + op.base_file + "', which is missing");
-    }
-    slice.base_file = BaseFile{op.base_file, info->size, 0, "", ""};
-  }
-  slice.log_files = op.log_files;
-  ARROW_ASSIGN_OR_RAISE(auto merged, ReadFileSlice(*ctx.storage, slice, spec));
-  // Each record keeps its commit time and sequence number; the file name is the new file's.
-  const int column = merged->schema()->GetFieldIndex(meta_columns::kFileName);
-  if (column >= 0) {
-    ARROW_ASSIGN_OR_RAISE(auto name, meta_columns::MakeConstantColumn(std::string(BaseName(new_path)), merged->num_rows()));
-    ARROW_ASSIGN_OR_RAISE(merged, merged->SetColumn(column, arrow::field(meta_columns::kFileName, name->type()),
-                                                    std::make_shared<arrow::ChunkedArray>(name)));
-  }
-  ARROW_ASSIGN_OR_RAISE(auto written, WriteBaseFile(*ctx.storage, new_path, *merged, ctx.parquet));
+  ARROW_ASSIGN_OR_RAISE(auto merged, ReadPlannedSlice(ctx, spec, op));
+  ARROW_ASSIGN_OR_RAISE(auto written, WriteRewrittenBaseFile(ctx, std::move(merged), new_path));
   WriteStat stat;
   stat.partition = op.partition;
   stat.file_id = op.file_id;
@@ -107,21 +85,10 @@ Result<WriteStat> CompactSlice(TableContext& ctx, const SliceReadSpec& spec, con
 Status Execute(TableContext& ctx, InstantLifecycle& lifecycle, const CommitMetadata& plan,
                const CompactionOptions& options, CompactionResult* result) {
   const std::string time = lifecycle.instant().time;
-  ARROW_RETURN_NOT_OK(ClearPreviousAttempt(*ctx.storage, time));
   const std::string token = NewWriteToken();
   std::vector<std::string> paths;
-  std::vector<Marker> markers;
-  for (const auto& op : plan.compaction) {
-    paths.push_back(JoinPath(op.partition, BaseFileName(op.file_id, token, time)));
-    markers.push_back({paths.back(), MarkerType::kCreate});
-  }
-  ARROW_RETURN_NOT_OK(WriteMarkers(*ctx.storage, time, markers));
-  ARROW_ASSIGN_OR_RAISE(auto inflight, ctx.EncodeInstant(lifecycle.instant(), InstantState::kInflight, plan));
-  ARROW_RETURN_NOT_OK(lifecycle.StartInflight(inflight));
-
-  ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
-  ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
-  const SliceReadSpec spec = SliceSpecFor(ctx, timeline, commits, "");
+  for (const auto& op : plan.compaction) paths.push_back(JoinPath(op.partition, BaseFileName(op.file_id, token, time)));
+  ARROW_ASSIGN_OR_RAISE(const SliceReadSpec spec, StartServiceExecution(ctx, lifecycle, plan, paths));
   const int64_t total = static_cast<int64_t>(plan.compaction.size());
   ServiceProgress progress(options.progress, "compacting", total, "file groups");
   progress.Start();
@@ -171,12 +138,7 @@ Result<CompactionResult> CompactTable(TableContext& ctx, const CompactionOptions
         return Execute(ctx, lifecycle, plan, options, &result);
       },
       &run));
-  result.instant_time = run.instant_time;
-  result.scheduled = run.scheduled;
-  result.reason = run.reason;
-  result.rolled_back_instants = run.rolled_back_instants;
-  result.duration_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  FillFromRun(run, start, &result);
   return result;
 }
 

@@ -16,43 +16,13 @@ namespace lakeshore {
 namespace {
 using testing::KeysReader;
 using testing::PeopleReader;
-using testing::Person;
 using testing::ReadPeople;
-using Snapshot = std::map<std::pair<std::string, int64_t>, Person>;
 
-constexpr int64_t kStartMs = 1767225600000;
 int table_counter = 0;
-
-/// A merge-on-read table with a few deltacommits of updates and deletes, and the oracle of
-/// every completed write.
-struct MorHistory {
-  std::string uri;
-  std::shared_ptr<Storage> storage;
-  std::shared_ptr<ManualClock> clock = std::make_shared<ManualClock>(kStartMs);
-  std::map<std::string, Snapshot> as_of;
-
-  TableOpenOptions Options(std::shared_ptr<Storage> over = nullptr) const {
-    TableOpenOptions o;
-    o.clock = clock;
-    o.storage_override = over ? over : storage;
-    return o;
-  }
-  std::shared_ptr<Table> Open(std::shared_ptr<Storage> over = nullptr) const {
-    auto t = Table::Open(uri, Options(over));
-    EXPECT_TRUE(t.ok()) << t.status();
-    return t.ok() ? *t : nullptr;
-  }
-  void Record(Table& table, const Result<WriteResult>& r) {
-    ASSERT_TRUE(r.ok()) << r.status();
-    as_of[r->instant_time] = ReadPeople(table);
-    clock->Advance(1000);
-  }
-};
+using MorHistory = testing::RecordedTable;
 
 MorHistory MakeMorHistory() {
-  MorHistory h;
-  h.uri = "mem://compaction_" + std::to_string(table_counter++);
-  h.storage = *Storage::Open(h.uri);
+  MorHistory h("compaction_" + std::to_string(table_counter++));
   auto config = testing::PeopleConfig();
   config.table_type = TableType::kMergeOnRead;
   auto table = *Table::Create(h.uri, config, h.Options());
@@ -62,16 +32,6 @@ MorHistory MakeMorHistory() {
   h.Record(*table, table->Write(WriteOperation::kDelete, KeysReader({{2, "x"}})));
   h.Record(*table, table->Write(WriteOperation::kUpsert, PeopleReader({{4, "d2", 5, "y"}, {1, "a3", 3, "x"}})));
   return h;
-}
-
-/// Every completed write reads as it did when it completed, and the snapshot as the last one.
-void ExpectReadsUnchanged(const MorHistory& h, Table& table) {
-  for (const auto& [instant, expected] : h.as_of) {
-    ReadOptions options;
-    options.as_of = instant;
-    EXPECT_EQ(ReadPeople(table, options), expected) << "as of " << instant;
-  }
-  EXPECT_EQ(ReadPeople(table), h.as_of.rbegin()->second);
 }
 
 /// The data files (base and log) under the table's partition folders.
@@ -96,7 +56,7 @@ TEST(Compactor, MergesEverySliceWithLogsIntoANewBaseAndEveryReadStaysTheSame) {
   EXPECT_EQ(result->file_groups, 2);
   EXPECT_EQ(result->log_files, 5);  // x: 3 deltacommits, y: 2
   EXPECT_EQ(result->records_written, 3);
-  ExpectReadsUnchanged(h, *table);
+  h.ExpectReadsUnchanged(*table);
   EXPECT_EQ(ReadPeople(*table, optimized), ReadPeople(*table));  // the bases caught up
   // Hudi's form: compaction.requested (the plan), compaction.inflight, then a commit.
   auto timeline = *table->Timeline();
@@ -109,7 +69,7 @@ TEST(Compactor, MergesEverySliceWithLogsIntoANewBaseAndEveryReadStaysTheSame) {
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_FALSE(again->scheduled);
   EXPECT_EQ(again->reason, "no file slice has log files");
-  ExpectReadsUnchanged(h, *h.Open());
+  h.ExpectReadsUnchanged(*h.Open());
 }
 
 TEST(Compactor, TriggersOnDeltaCommitsOrLogBytes) {
@@ -126,7 +86,7 @@ TEST(Compactor, TriggersOnDeltaCommitsOrLogBytes) {
   auto done = table->Compact(by_bytes);
   ASSERT_TRUE(done.ok()) << done.status();
   EXPECT_TRUE(done->completed);
-  ExpectReadsUnchanged(h, *table);
+  h.ExpectReadsUnchanged(*table);
 }
 
 TEST(Compactor, WritersKeepWritingWhileACompactionIsPendingAndNeverConflictWithIt) {
@@ -142,17 +102,17 @@ TEST(Compactor, WritersKeepWritingWhileACompactionIsPendingAndNeverConflictWithI
   // A rollback would delete files the plan reads: refused while it is pending.
   auto rollback = table->Rollback(h.as_of.rbegin()->first);
   EXPECT_TRUE(rollback.status().IsInvalid()) << rollback.status();
-  ExpectReadsUnchanged(h, *table);
+  h.ExpectReadsUnchanged(*table);
   // Another Table finishes the pending compaction; the write's log joins the new slice.
   auto other = h.Open();
   auto finished = other->Compact();
   ASSERT_TRUE(finished.ok()) << finished.status();
   EXPECT_EQ(finished->instant_time, scheduled->instant_time);
   EXPECT_TRUE(finished->completed && !finished->scheduled);
-  ExpectReadsUnchanged(h, *table);
+  h.ExpectReadsUnchanged(*table);
   // And a write after it, on the new slice.
   h.Record(*table, table->Write(WriteOperation::kUpsert, PeopleReader({{4, "d3", 9, "y"}})));
-  ExpectReadsUnchanged(h, *other);
+  h.ExpectReadsUnchanged(*other);
 }
 
 TEST(Compactor, ACopyOnWriteTableHasNothingToCompact) {
@@ -182,13 +142,13 @@ TEST(Compactor, EveryCrashPointLeavesReadsUnchangedAndTheNextCompactionFinishes)
     // instant as before; its compaction finishes the crashed one and leaves no stray file.
     h.clock->Advance(3600 * 1000);
     auto restarted = h.Open();
-    ExpectReadsUnchanged(h, *restarted);
+    h.ExpectReadsUnchanged(*restarted);
     auto finished = restarted->Compact();
     ASSERT_TRUE(finished.ok()) << finished.status();
     EXPECT_NE(crashed.ok(), finished->completed);
     const std::string instant = crashed.ok() ? crashed->instant_time : finished->instant_time;
     ASSERT_FALSE(instant.empty());
-    ExpectReadsUnchanged(h, *restarted);
+    h.ExpectReadsUnchanged(*restarted);
     auto again = restarted->Compact();
     ASSERT_TRUE(again.ok()) << again.status();
     EXPECT_FALSE(again->scheduled) << "everything was compacted";

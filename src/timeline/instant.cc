@@ -30,6 +30,13 @@ std::string CompletedAction(const std::string& a) {
   if (a == kClustering) return kReplaceCommit;
   return a;
 }
+std::vector<std::string> ActionsCompletingAs(const std::string& completed) {
+  std::vector<std::string> out = {completed};
+  for (const char* pending : {kCompaction, kLogCompaction, kClustering}) {
+    if (CompletedAction(pending) == completed && completed != pending) out.emplace_back(pending);
+  }
+  return out;
+}
 }  // namespace actions
 
 std::string Instant::FileName(TimelineLayout layout) const {

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "lakeshore/status.h"
@@ -35,6 +36,9 @@ bool WritesData(const std::string& action);
 /// The action a pending `action` completes as (compaction → commit, logcompaction →
 /// deltacommit, clustering → replacecommit); `action` itself for every other.
 std::string CompletedAction(const std::string& action);
+/// The actions whose pending instants complete as `completed`: itself, and compaction for a
+/// commit, logcompaction for a deltacommit, clustering for a replacecommit.
+std::vector<std::string> ActionsCompletingAs(const std::string& completed);
 }  // namespace actions
 
 /// Hudi's two timeline layouts: 1 (table version 6: `.hoodie/`, completed files

@@ -119,8 +119,17 @@ Result<Instant> Complete(Storage& storage, const TimelineLocation& at, const Ins
 }
 
 Status DeletePendingFiles(Storage& storage, const TimelineLocation& at, const Instant& instant) {
-  std::vector<std::string> paths = {at.PathOf(InState(instant, InstantState::kInflight)),
-                                    at.PathOf(InState(instant, InstantState::kRequested))};
+  // A completed compaction or clustering named by its completed action (commit, replacecommit)
+  // has its pending files under its own action's name: both go, inflight files first.
+  std::vector<std::string> paths;
+  const auto names = actions::ActionsCompletingAs(actions::CompletedAction(instant.action));
+  for (InstantState state : {InstantState::kInflight, InstantState::kRequested}) {
+    for (const auto& action : names) {
+      Instant named = instant;
+      named.action = action;
+      paths.push_back(at.PathOf(InState(named, state)));
+    }
+  }
   return storage.DeleteFiles(paths).status();
 }
 

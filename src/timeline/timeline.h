@@ -66,7 +66,8 @@ Status TransitionToInflight(Storage& storage, const TimelineLocation& at, const 
 Result<Instant> Complete(Storage& storage, const TimelineLocation& at, const Instant& instant,
                          const std::string& completion_time, const std::string& content);
 /// Deletes the inflight, then the requested file of a pending instant (after a rollback or
-/// abort), in Hudi's order.
+/// abort), in Hudi's order; for an instant named by a completed action, also those of the
+/// service actions completing as it (a rolled-back compaction's compaction.requested).
 Status DeletePendingFiles(Storage& storage, const TimelineLocation& at, const Instant& instant);
 /// Reads the file of `instant` in its state at `at`.
 Result<std::string> ReadContent(Storage& storage, const TimelineLocation& at, const Instant& instant);

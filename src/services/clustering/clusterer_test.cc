@@ -109,6 +109,19 @@ TEST_P(ClustererTest, WritesToAPendingClusteringsGroupsAreRefusedAndInsertsGoEls
   h.ExpectReadsUnchanged(*table);
 }
 
+TEST_P(ClustererTest, RollingBackACompletedClusteringGivesTheGroupsBackToWriters) {
+  SmallFiles h = MakeSmallFiles(GetParam());
+  auto table = h.Open();
+  auto done = table->Cluster();
+  ASSERT_TRUE(done.ok()) << done.status();
+  ASSERT_TRUE(done->completed);
+  ASSERT_TRUE(table->Rollback(done->instant_time).ok());
+  for (const auto& i : *table->Timeline()) EXPECT_EQ(i.state, "completed") << i.time << " " << i.action;
+  h.ExpectReadsUnchanged(*table);
+  h.Record(*table, table->Write(WriteOperation::kUpsert, PeopleReader({{1, "a4", 50, "x"}})));
+  h.ExpectReadsUnchanged(*table);
+}
+
 TEST_P(ClustererTest, EveryCrashPointLeavesReadsUnchangedAndTheNextClusteringFinishes) {
   int64_t calls = 0;
   {

@@ -115,6 +115,24 @@ TEST(Compactor, WritersKeepWritingWhileACompactionIsPendingAndNeverConflictWithI
   h.ExpectReadsUnchanged(*other);
 }
 
+TEST(Compactor, RollingBackACompletedCompactionLeavesNothingPending) {
+  MorHistory h = MakeMorHistory();
+  auto table = h.Open();
+  auto done = table->Compact();
+  ASSERT_TRUE(done.ok()) << done.status();
+  auto rollback = table->Rollback(done->instant_time);
+  ASSERT_TRUE(rollback.ok()) << rollback.status();
+  for (const auto& i : *table->Timeline()) EXPECT_EQ(i.state, "completed") << i.time << " " << i.action;
+  EXPECT_FALSE(h.storage->Exists(".hoodie/timeline/" + done->instant_time + ".compaction.requested").ValueOr(true));
+  h.ExpectReadsUnchanged(*table);
+  // The slices have their log files again: the next compaction is a new one.
+  auto again = table->Compact();
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->scheduled && again->completed);
+  EXPECT_NE(again->instant_time, done->instant_time);
+  h.ExpectReadsUnchanged(*table);
+}
+
 TEST(Compactor, ACopyOnWriteTableHasNothingToCompact) {
   testing::TempDir dir("compact_cow");
   auto table = *Table::Create(dir.path(), testing::PeopleConfig());

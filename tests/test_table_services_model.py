@@ -47,7 +47,7 @@ def _read(table: pa.Table) -> State:
     return {(r["id"], r["zone"]): r["v"] for r in table.to_pylist()}
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(history=st.lists(step, min_size=1, max_size=10))
 # Rolling back a completed clustering or compaction left its clustering/compaction.requested
 # behind: a pending service that then froze its file groups forever.

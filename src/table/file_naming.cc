@@ -28,8 +28,12 @@ std::string NewFileId() {
 }
 
 std::string NewWriteToken() {
-  char buf[16];
-  std::snprintf(buf, sizeof(buf), "%08x", static_cast<unsigned>(Random64() & 0xffffffffU));
+  // Hudi's form, <taskPartitionId>-<stageId>-<taskAttemptId>: its readers parse log file names
+  // with a pattern that expects three numbers there. Random numbers keep attempts apart.
+  const uint64_t r = Random64();
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%u-%u-%u", static_cast<unsigned>(r % 1000),
+                static_cast<unsigned>((r >> 10) % 1000000), static_cast<unsigned>((r >> 30) % 1000000000));
   return buf;
 }
 

@@ -11,7 +11,9 @@ namespace lakeshore {
 
 /// A new random file id (a UUID v4 in hex with dashes; never contains '_').
 std::string NewFileId();
-/// A new random write token (8 hex digits) telling apart attempts of the same write.
+/// A new random write token telling apart attempts of the same write, in Hudi's
+/// `<taskPartitionId>-<stageId>-<taskAttemptId>` form (three numbers: Hudi's log file name pattern
+/// requires it).
 std::string NewWriteToken();
 
 /// `<fileId>_<writeToken>_<time>.parquet`.

@@ -1,5 +1,7 @@
 #include "table/hoodie_table_config.h"
 
+#include <regex>
+
 #include <gtest/gtest.h>
 
 #include "table/file_naming.h"
@@ -135,6 +137,32 @@ TEST(CommitMetadata, AStatNamingAFileOutsideTheTableIsRefused) {
                        R"("}]},"operationType":"UPSERT"})";
     auto m = CommitMetadata::FromHoodie(text, TimelineLayout::kV1, "bad.commit");
     EXPECT_TRUE(IsError(m.status(), ErrorKind::kPathOutsideTable)) << path << " " << m.status();
+  }
+}
+
+}  // namespace
+}  // namespace lakeshore
+
+namespace lakeshore {
+namespace {
+
+TEST(DataFileName, NamesLakeshoreWritesMatchHudisPatterns) {
+  // Hudi's HoodieLogFile pattern and its base file name layout, with the write token as three
+  // numbers (Hudi's readers parse it so).
+  const std::regex log_pattern(R"(^\.(.+)_(.*)\.(log|archive)\.(\d+)(_((\d+)-(\d+)-(\d+))(.cdc)?)?$)");
+  const std::regex base_pattern(R"(^(.+)_((\d+)-(\d+)-(\d+))_(\d{17})\.parquet$)");
+  for (int i = 0; i < 100; ++i) {
+    const std::string token = NewWriteToken();
+    const std::string id = NewFileId();
+    const std::string log = LogFileName(id, "20261201000000000", 1, token);
+    EXPECT_TRUE(std::regex_match(log, log_pattern)) << log;
+    const std::string base = BaseFileName(id, token, "20261201000000000");
+    EXPECT_TRUE(std::regex_match(base, base_pattern)) << base;
+    auto parsed = ParseDataFileName(log);
+    ASSERT_TRUE(parsed.has_value()) << log;
+    EXPECT_EQ(parsed->file_id, id);
+    EXPECT_EQ(parsed->write_token, token);
+    EXPECT_EQ(parsed->log_version, 1);
   }
 }
 

@@ -142,3 +142,29 @@ def test_every_service_keeps_every_view_right(table_type: str, history: list[tup
                     ro = hudi.HudiTable(str(root), {"hoodie.read.use.read_optimized.mode": "true"}).read()
                     theirs = _read(pa.Table.from_batches(ro).select(["id", "zone", "v"])) if ro else {}
                     assert theirs == optimized, f"hudi-rs read-optimized after {mode}"
+
+
+@pytest.mark.parametrize("service", ["compact", "cluster"])
+def test_a_vacuum_with_no_retention_keeps_what_a_scheduled_service_will_read(tmp_path: Path, service: str) -> None:
+    root = tmp_path / "t"
+    props = {"write.small_file_limit_bytes": "0"}  # updates become log files, inserts new groups
+    t = lakeshore.Table.create(
+        str(root), SCHEMA, record_key="id", partition_by="zone", table_type="mor", properties=props
+    )
+    t.upsert(pa.table({"id": [1, 2], "zone": ["a", "a"], "v": [1, 1]}, schema=SCHEMA))
+    t.upsert(pa.table({"id": [3], "zone": ["a"], "v": [2]}, schema=SCHEMA))
+    t.upsert(pa.table({"id": [1], "zone": ["a"], "v": [3]}, schema=SCHEMA))
+    expected = _read(t.to_arrow())
+    run = t.compact if service == "compact" else (lambda **kw: t.cluster(sort_by="v", **kw))
+    scheduled = run(schedule_only=True)
+    assert scheduled["scheduled"], scheduled
+    report = lakeshore.vacuum(str(root), retain_hours=0, enforce_retention=False)
+    assert report["files_deleted"] == 0, report
+    done = run()
+    assert done["completed"] and done["instant_time"] == scheduled["instant_time"], done
+    assert _read(t.to_arrow()) == expected
+    # After it, a vacuum still deletes nothing any view needs.
+    lakeshore.vacuum(str(root), retain_hours=0, enforce_retention=False)
+    assert _read(t.to_arrow()) == expected
+    theirs = pa.Table.from_batches(hudi.HudiTable(str(root)).read()).select(["id", "zone", "v"])
+    assert _read(theirs) == expected

@@ -2,6 +2,7 @@
 // the checkout (see its README). Tests that need them skip, saying why, when it is absent.
 #pragma once
 
+#include <map>
 #include <string>
 
 namespace lakeshore::testing {
@@ -11,5 +12,9 @@ std::string HudiTablesPath(const std::string& relative);
 
 /// The bytes of the file `relative` under shared/hudi-tables, or "" if it cannot be read.
 std::string ReadHudiTablesFile(const std::string& relative);
+
+/// The files of the zip archive `relative` under shared/hudi-tables, by path inside the archive
+/// (stored and deflated entries; macOS's __MACOSX/ entries left out); empty if it cannot be read.
+std::map<std::string, std::string> ReadHudiTablesZip(const std::string& relative);
 
 }  // namespace lakeshore::testing

@@ -1,0 +1,392 @@
+#include "format/hfile.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include <arrow/util/compression.h>
+
+namespace lakeshore::format {
+namespace {
+
+constexpr int64_t kTrailerSize = 4096;
+constexpr int64_t kBlockHeaderSize = 33;
+constexpr std::string_view kTrailerMagic = "TRABLK\"$";
+constexpr std::string_view kDataMagic = "DATABLK*";
+constexpr std::string_view kEncodedDataMagic = "DATABLKE";
+constexpr std::string_view kRootIndexMagic = "IDXROOT2";
+constexpr std::string_view kIntermediateIndexMagic = "IDXINTE2";
+constexpr std::string_view kLeafIndexMagic = "IDXLEAF2";
+constexpr std::string_view kFileInfoMagic = "FILEINF2";
+constexpr int kCodecGz = 1;
+constexpr int kCodecNone = 2;
+
+/// Bounds-checked big-endian reads over a byte range; any read past the end sets `ok` false.
+struct Cursor {
+  std::string_view bytes;
+  size_t pos = 0;
+  bool ok = true;
+
+  bool Has(size_t n) const { return ok && pos <= bytes.size() && bytes.size() - pos >= n; }
+  uint64_t BigEndian(size_t n) {
+    if (!Has(n)) {
+      ok = false;
+      return 0;
+    }
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; ++i) v = (v << 8) | static_cast<uint8_t>(bytes[pos + i]);
+    pos += n;
+    return v;
+  }
+  int64_t Int64() { return static_cast<int64_t>(BigEndian(8)); }
+  int32_t Int32() { return static_cast<int32_t>(BigEndian(4)); }
+  int16_t Int16() { return static_cast<int16_t>(BigEndian(2)); }
+  std::string_view Take(size_t n) {
+    if (!Has(n)) {
+      ok = false;
+      return {};
+    }
+    std::string_view out = bytes.substr(pos, n);
+    pos += n;
+    return out;
+  }
+  /// Hadoop's WritableUtils vlong.
+  int64_t VLong() {
+    if (!Has(1)) {
+      ok = false;
+      return 0;
+    }
+    const auto first = static_cast<int8_t>(bytes[pos++]);
+    if (first >= -112) return first;
+    const int len = first < -120 ? -119 - first : -111 - first;
+    uint64_t v = BigEndian(static_cast<size_t>(len - 1));
+    const bool negative = first < -120;
+    return negative ? static_cast<int64_t>(~v) : static_cast<int64_t>(v);
+  }
+  /// A protobuf base-128 varint.
+  uint64_t Varint() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (!Has(1)) break;
+      const auto b = static_cast<uint8_t>(bytes[pos++]);
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return v;
+    }
+    ok = false;
+    return 0;
+  }
+};
+
+/// The fields of one protobuf message: varints by field number, and length-delimited fields
+/// in order (repeated ones appear several times). Other wire types → false.
+struct ProtoMessage {
+  std::map<uint32_t, uint64_t> varints;
+  std::vector<std::pair<uint32_t, std::string_view>> bytes;
+};
+
+bool ParseProto(std::string_view data, ProtoMessage* out) {
+  Cursor c{data};
+  while (c.ok && c.pos < data.size()) {
+    const uint64_t tag = c.Varint();
+    const auto field = static_cast<uint32_t>(tag >> 3);
+    switch (tag & 7) {
+      case 0:
+        out->varints[field] = c.Varint();
+        break;
+      case 2: {
+        const uint64_t n = c.Varint();
+        out->bytes.emplace_back(field, c.Take(static_cast<size_t>(n)));
+        break;
+      }
+      case 1:
+        c.Take(8);
+        break;
+      case 5:
+        c.Take(4);
+        break;
+      default:
+        return false;
+    }
+  }
+  return c.ok;
+}
+
+/// A length-delimited message at the start of `data`.
+std::optional<std::string_view> Delimited(std::string_view data) {
+  Cursor c{data};
+  const uint64_t n = c.Varint();
+  std::string_view body = c.Take(static_cast<size_t>(n));
+  if (!c.ok) return std::nullopt;
+  return body;
+}
+
+/// The row of an HBase key (int16 row length, then the row).
+std::optional<std::string_view> RowOf(std::string_view key) {
+  Cursor c{key};
+  const int16_t len = c.Int16();
+  std::string_view row = c.Take(static_cast<size_t>(std::max<int16_t>(len, 0)));
+  if (!c.ok || len < 0) return std::nullopt;
+  return row;
+}
+
+}  // namespace
+
+Status HFileReader::Corrupt(const std::string& what) const {
+  return CorruptMetadata("HFile " + source_ + ": " + what);
+}
+
+Result<std::shared_ptr<HFileReader>> HFileReader::Open(std::shared_ptr<arrow::Buffer> bytes, std::string source) {
+  std::shared_ptr<HFileReader> reader(new HFileReader());
+  reader->bytes_ = std::move(bytes);
+  reader->source_ = std::move(source);
+  reader->blocks_decoded_ = std::make_shared<std::atomic<int64_t>>(0);
+  ARROW_RETURN_NOT_OK(reader->LoadIndex());
+  return reader;
+}
+
+int64_t HFileReader::blocks_decoded() const { return blocks_decoded_->load(); }
+
+Result<std::shared_ptr<arrow::Buffer>> HFileReader::ReadBlock(int64_t offset, int64_t size, std::string_view magic,
+                                                              int64_t* on_disk_size) const {
+  const std::string_view file(reinterpret_cast<const char*>(bytes_->data()), static_cast<size_t>(bytes_->size()));
+  const std::string where = "block at byte " + std::to_string(offset);
+  if (offset < 0 || offset > static_cast<int64_t>(file.size())) return Corrupt(where + " lies outside the file");
+  Cursor c{file.substr(static_cast<size_t>(offset))};
+  const std::string_view block_magic = c.Take(8);
+  const int32_t on_disk_without_header = c.Int32();
+  const int32_t uncompressed = c.Int32();
+  c.Int64();  // previous block offset
+  c.Take(1);  // checksum type
+  c.Int32();  // bytes per checksum
+  const int32_t on_disk_data_with_header = c.Int32();
+  if (!c.ok) return Corrupt(where + " is truncated");
+  if (block_magic == kEncodedDataMagic) {
+    return UnsupportedFeature("HFile " + source_ + " uses a data block encoding, which this build does not read");
+  }
+  if (block_magic != magic) {
+    return Corrupt(where + " is '" + std::string(block_magic) + "', not the expected '" + std::string(magic) + "'");
+  }
+  if (on_disk_without_header < 0 || uncompressed < 0 || on_disk_data_with_header < kBlockHeaderSize ||
+      on_disk_data_with_header > kBlockHeaderSize + on_disk_without_header ||
+      offset + kBlockHeaderSize + on_disk_without_header > static_cast<int64_t>(file.size()) ||
+      (size >= 0 && size != kBlockHeaderSize + on_disk_without_header)) {
+    return Corrupt(where + " has inconsistent sizes");
+  }
+  if (on_disk_size != nullptr) *on_disk_size = kBlockHeaderSize + on_disk_without_header;
+  const int64_t data_start = offset + kBlockHeaderSize;
+  if (codec_ == kCodecNone) {
+    if (uncompressed > on_disk_data_with_header - kBlockHeaderSize) return Corrupt(where + " is shorter than it says");
+    return arrow::SliceBuffer(bytes_, data_start, uncompressed);
+  }
+  // Deflate expands at most about 1032:1: a larger claim is damage, not a reason to allocate.
+  if (uncompressed / 1032 > on_disk_data_with_header - kBlockHeaderSize + 1) {
+    return Corrupt(where + " claims an impossible uncompressed size");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto codec, arrow::util::Codec::Create(arrow::Compression::GZIP));
+  ARROW_ASSIGN_OR_RAISE(auto out, arrow::AllocateBuffer(uncompressed));
+  auto decompressed = codec->Decompress(on_disk_data_with_header - kBlockHeaderSize, bytes_->data() + data_start,
+                                        uncompressed, out->mutable_data());
+  if (!decompressed.ok() || *decompressed != uncompressed) {
+    return Corrupt(where + " does not decompress to its " + std::to_string(uncompressed) + " bytes");
+  }
+  return std::shared_ptr<arrow::Buffer>(std::move(out));
+}
+
+Status HFileReader::LoadIndex() {
+  const int64_t file_size = bytes_->size();
+  if (file_size < kTrailerSize) return Corrupt("is shorter than its 4096-byte trailer");
+  const std::string_view trailer(reinterpret_cast<const char*>(bytes_->data() + file_size - kTrailerSize),
+                                 static_cast<size_t>(kTrailerSize));
+  if (trailer.substr(0, 8) != kTrailerMagic) return Corrupt("has no trailer magic");
+  Cursor version{trailer.substr(kTrailerSize - 4)};
+  const auto minor = static_cast<uint32_t>(version.BigEndian(1));
+  const auto major = static_cast<uint32_t>(version.BigEndian(3));
+  if (major != 3) {
+    return UnsupportedFeature("HFile " + source_ + " is version " + std::to_string(major) + "." +
+                              std::to_string(minor) + "; this build reads version 3");
+  }
+  auto body = Delimited(trailer.substr(8, kTrailerSize - 12));
+  ProtoMessage t;
+  if (!body || !ParseProto(*body, &t)) return Corrupt("has a trailer that does not decode");
+  auto field = [&](uint32_t n, uint64_t fallback) {
+    auto it = t.varints.find(n);
+    return it == t.varints.end() ? fallback : it->second;
+  };
+  const auto load_on_open = static_cast<int64_t>(field(2, 0));
+  const auto data_index_count = static_cast<int64_t>(field(5, 0));
+  const auto meta_index_count = static_cast<int64_t>(field(6, 0));
+  num_entries_ = static_cast<int64_t>(field(7, 0));
+  index_levels_ = static_cast<int>(field(8, 1));
+  codec_ = static_cast<int>(field(12, kCodecNone));
+  if (codec_ != kCodecGz && codec_ != kCodecNone) {
+    return UnsupportedFeature("HFile " + source_ + " uses compression codec " + std::to_string(codec_) +
+                              "; this build reads GZ and uncompressed HFiles");
+  }
+  if (index_levels_ < 1 || index_levels_ > 8 || data_index_count < 0 || meta_index_count < 0 || num_entries_ < 0 ||
+      data_index_count > file_size / 13 || meta_index_count > file_size / 13) {
+    return Corrupt("has an implausible trailer");
+  }
+
+  // The root data index, then the meta index, then the file info.
+  int64_t on_disk = 0;
+  ARROW_ASSIGN_OR_RAISE(auto root, ReadBlock(load_on_open, -1, kRootIndexMagic, &on_disk));
+  auto root_entries = [&](const arrow::Buffer& block, int64_t count,
+                          std::vector<IndexEntry>* out) -> Status {
+    Cursor c{std::string_view(reinterpret_cast<const char*>(block.data()), static_cast<size_t>(block.size()))};
+    for (int64_t i = 0; i < count; ++i) {
+      IndexEntry e;
+      e.offset = c.Int64();
+      e.size = c.Int32();
+      const int64_t len = c.VLong();
+      if (len < 0) return Corrupt("has a negative index key length");
+      e.first_key = std::string(c.Take(static_cast<size_t>(len)));
+      if (!c.ok) return Corrupt("has a truncated root index");
+      out->push_back(std::move(e));
+    }
+    return Status::OK();
+  };
+  std::vector<IndexEntry> level;
+  ARROW_RETURN_NOT_OK(root_entries(*root, data_index_count, &level));
+  const int64_t meta_offset = load_on_open + on_disk;
+  // Lower levels (intermediate, then leaf) in the non-root format.
+  for (int depth = 1; depth < index_levels_; ++depth) {
+    const std::string_view magic = depth + 1 == index_levels_ ? kLeafIndexMagic : kIntermediateIndexMagic;
+    std::vector<IndexEntry> next;
+    for (const IndexEntry& parent : level) {
+      ARROW_ASSIGN_OR_RAISE(auto block, ReadBlock(parent.offset, parent.size, magic));
+      Cursor c{std::string_view(reinterpret_cast<const char*>(block->data()), static_cast<size_t>(block->size()))};
+      const int32_t count = c.Int32();
+      if (!c.ok || count < 0 || static_cast<int64_t>(count) > block->size() / 16) {
+        return Corrupt("has a damaged index block at byte " + std::to_string(parent.offset));
+      }
+      std::vector<int32_t> relative(static_cast<size_t>(count) + 1);
+      for (auto& r : relative) r = c.Int32();
+      const size_t base = c.pos;
+      for (int32_t i = 0; i < count; ++i) {
+        const auto start = static_cast<int64_t>(relative[static_cast<size_t>(i)]);
+        const auto end = static_cast<int64_t>(relative[static_cast<size_t>(i) + 1]);
+        if (!c.ok || end - start < 12) return Corrupt("has a damaged index block at byte " + std::to_string(parent.offset));
+        c.pos = base + static_cast<size_t>(start);
+        IndexEntry e;
+        e.offset = c.Int64();
+        e.size = c.Int32();
+        e.first_key = std::string(c.Take(static_cast<size_t>(end - start - 12)));
+        if (!c.ok) return Corrupt("has a damaged index block at byte " + std::to_string(parent.offset));
+        next.push_back(std::move(e));
+      }
+    }
+    level = std::move(next);
+  }
+  for (IndexEntry& e : level) {
+    auto row = RowOf(e.first_key);
+    if (!row) return Corrupt("has an index key that is not an HBase key");
+    e.first_key = std::string(*row);
+  }
+  index_ = std::move(level);
+
+  ARROW_ASSIGN_OR_RAISE(auto meta, ReadBlock(meta_offset, -1, kRootIndexMagic, &on_disk));
+  std::vector<IndexEntry> meta_entries;
+  ARROW_RETURN_NOT_OK(root_entries(*meta, meta_index_count, &meta_entries));
+  ARROW_ASSIGN_OR_RAISE(auto info, ReadBlock(meta_offset + on_disk, -1, kFileInfoMagic));
+  const std::string_view info_bytes(reinterpret_cast<const char*>(info->data()), static_cast<size_t>(info->size()));
+  if (info_bytes.substr(0, 4) != "PBUF") return Corrupt("has a file info block without its PBUF magic");
+  auto info_body = Delimited(info_bytes.substr(4));
+  ProtoMessage pairs;
+  if (!info_body || !ParseProto(*info_body, &pairs)) return Corrupt("has a file info block that does not decode");
+  for (const auto& [number, pair] : pairs.bytes) {
+    if (number != 1) continue;
+    ProtoMessage kv;
+    if (!ParseProto(pair, &kv)) return Corrupt("has a file info entry that does not decode");
+    std::string key, value;
+    for (const auto& [n, b] : kv.bytes) (n == 1 ? key : value) = std::string(b);
+    file_info_[key] = value;
+  }
+  return Status::OK();
+}
+
+Result<std::pair<std::shared_ptr<arrow::Buffer>, std::vector<HFileReader::Entry>>> HFileReader::DecodeDataBlock(
+    size_t i) const {
+  const IndexEntry& e = index_[i];
+  ARROW_ASSIGN_OR_RAISE(auto block, ReadBlock(e.offset, e.size, kDataMagic));
+  blocks_decoded_->fetch_add(1);
+  // Hudi's HFiles carry a memstore timestamp (a vlong, 0) after each value and no tags.
+  auto tags = file_info_.find("hfile.MAX_TAGS_LEN");
+  const bool has_tags = tags != file_info_.end();
+  auto version = file_info_.find("KEY_VALUE_VERSION");
+  const bool has_mvcc = version == file_info_.end() || version->second != std::string("\0\0\0\0", 4);
+  Cursor c{std::string_view(reinterpret_cast<const char*>(block->data()), static_cast<size_t>(block->size()))};
+  std::vector<Entry> entries;
+  while (c.ok && c.pos < c.bytes.size()) {
+    const int32_t key_len = c.Int32();
+    const int32_t value_len = c.Int32();
+    if (key_len < 2 || value_len < 0) return Corrupt("has a damaged key-value in the block at byte " + std::to_string(e.offset));
+    const std::string_view key = c.Take(static_cast<size_t>(key_len));
+    const std::string_view value = c.Take(static_cast<size_t>(value_len));
+    if (has_tags) c.Take(static_cast<size_t>(std::max<int16_t>(c.Int16(), 0)));
+    if (has_mvcc) c.VLong();
+    auto row = RowOf(key);
+    if (!c.ok || !row) return Corrupt("has a truncated key-value in the block at byte " + std::to_string(e.offset));
+    entries.push_back({*row, value});
+  }
+  return std::make_pair(std::move(block), std::move(entries));
+}
+
+size_t HFileReader::BlockFor(std::string_view key) const {
+  // The last block whose first key is <= key (its first key may be a shorter separator).
+  auto it = std::upper_bound(index_.begin(), index_.end(), key,
+                             [](std::string_view k, const IndexEntry& e) { return k < std::string_view(e.first_key); });
+  return it == index_.begin() ? 0 : static_cast<size_t>(it - index_.begin() - 1);
+}
+
+Status HFileReader::Scan(const std::function<Status(std::string_view, std::string_view)>& visit) const {
+  for (size_t i = 0; i < index_.size(); ++i) {
+    ARROW_ASSIGN_OR_RAISE(auto block, DecodeDataBlock(i));
+    for (const Entry& e : block.second) ARROW_RETURN_NOT_OK(visit(e.key, e.value));
+  }
+  return Status::OK();
+}
+
+Result<std::optional<std::string>> HFileReader::Get(std::string_view key) const {
+  ARROW_ASSIGN_OR_RAISE(auto values, GetSorted({key}));
+  return std::move(values[0]);
+}
+
+Result<std::vector<std::optional<std::string>>> HFileReader::GetSorted(const std::vector<std::string_view>& keys) const {
+  if (!std::is_sorted(keys.begin(), keys.end())) return Status::Invalid("HFile lookup keys must be sorted");
+  std::vector<std::optional<std::string>> out(keys.size());
+  if (index_.empty()) return out;
+  size_t loaded = index_.size();  // none yet
+  std::pair<std::shared_ptr<arrow::Buffer>, std::vector<Entry>> block;
+  size_t pos = 0;  // within the loaded block: keys are sorted, so the scan only moves forward
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const size_t b = BlockFor(keys[k]);
+    if (b != loaded) {
+      ARROW_ASSIGN_OR_RAISE(block, DecodeDataBlock(b));
+      loaded = b;
+      pos = 0;
+    }
+    const auto& entries = block.second;
+    while (pos < entries.size() && entries[pos].key < keys[k]) ++pos;
+    if (pos < entries.size() && entries[pos].key == keys[k]) out[k] = std::string(entries[pos].value);
+  }
+  return out;
+}
+
+Status HFileReader::ScanPrefix(std::string_view prefix,
+                               const std::function<Status(std::string_view, std::string_view)>& visit) const {
+  for (size_t i = BlockFor(prefix); i < index_.size(); ++i) {
+    // A block whose first key is past every key with the prefix ends the scan.
+    if (i > 0 && index_[i].first_key.compare(0, prefix.size(), prefix) > 0) break;
+    ARROW_ASSIGN_OR_RAISE(auto block, DecodeDataBlock(i));
+    for (const Entry& e : block.second) {
+      if (e.key.substr(0, prefix.size()) == prefix) {
+        ARROW_RETURN_NOT_OK(visit(e.key, e.value));
+      } else if (e.key > prefix) {
+        return Status::OK();
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace lakeshore::format

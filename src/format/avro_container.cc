@@ -160,6 +160,27 @@ std::string AvroError() {
   return message != nullptr && message[0] != '\0' ? message : "unknown Avro C error";
 }
 
+/// A generic Avro value of a schema given as JSON, with everything it holds on to.
+struct GenericValue {
+  SchemaRef schema;
+  IfaceRef iface;
+  ValueRef value;
+};
+
+/// Parses `schema_json` and makes an empty value of it in `out`. Invalid when the schema does
+/// not parse or cannot make values.
+Status InitGenericValue(std::string_view schema_json, GenericValue* out) {
+  if (avro_schema_from_json_length(schema_json.data(), schema_json.size(), &out->schema.schema) != 0) {
+    return Status::Invalid("Avro schema does not parse: ", AvroError());
+  }
+  out->iface.iface = avro_generic_class_from_schema(out->schema.schema);
+  if (out->iface.iface == nullptr) return Status::Invalid("Avro schema is unusable: ", AvroError());
+  if (avro_generic_value_new(out->iface.iface, &out->value.value) != 0) return Status::OutOfMemory(AvroError());
+  out->value.live = true;
+  return Status::OK();
+}
+
+
 // --- Avro value → JSON --------------------------------------------------------------------
 
 Status ToJson(avro_value_t* value, int depth, json* out);
@@ -456,15 +477,11 @@ Result<AvroContainer> ReadAvroContainer(std::string_view bytes, const std::strin
 Result<std::vector<nlohmann::json>> ReadAvroDatums(std::string_view schema_json,
                                                    const std::vector<std::string_view>& datums,
                                                    const std::string& source) {
-  SchemaRef schema;
-  if (avro_schema_from_json_length(schema_json.data(), schema_json.size(), &schema.schema) != 0) {
-    return CorruptMetadata(source + ": the Avro schema does not parse: " + AvroError());
-  }
-  IfaceRef iface{avro_generic_class_from_schema(schema.schema)};
-  if (iface.iface == nullptr) return CorruptMetadata(source + ": the Avro schema is unusable: " + AvroError());
-  ValueRef value;
-  if (avro_generic_value_new(iface.iface, &value.value) != 0) return Status::OutOfMemory(AvroError());
-  value.live = true;
+  GenericValue generic;
+  const Status init = InitGenericValue(schema_json, &generic);
+  if (init.IsOutOfMemory()) return init;
+  if (!init.ok()) return CorruptMetadata(source + ": the " + init.message());
+  ValueRef& value = generic.value;
   std::vector<json> out;
   out.reserve(datums.size());
   for (size_t i = 0; i < datums.size(); ++i) {
@@ -486,15 +503,10 @@ Result<std::vector<nlohmann::json>> ReadAvroDatums(std::string_view schema_json,
 
 Result<std::string> WriteAvroContainer(std::string_view schema_json,
                                        const std::vector<nlohmann::json>& records) {
-  SchemaRef schema;
-  if (avro_schema_from_json_length(schema_json.data(), schema_json.size(), &schema.schema) != 0) {
-    return Status::Invalid("Avro schema does not parse: ", AvroError());
-  }
-  IfaceRef iface{avro_generic_class_from_schema(schema.schema)};
-  if (iface.iface == nullptr) return Status::Invalid("Avro schema is unusable: ", AvroError());
-  ValueRef value;
-  if (avro_generic_value_new(iface.iface, &value.value) != 0) return Status::OutOfMemory(AvroError());
-  value.live = true;
+  GenericValue generic;
+  ARROW_RETURN_NOT_OK(InitGenericValue(schema_json, &generic));
+  const SchemaRef& schema = generic.schema;
+  ValueRef& value = generic.value;
 
   // Avro C refuses a record larger than the block: size the block from the records.
   size_t largest = 0;
@@ -532,15 +544,9 @@ Result<std::string> WriteAvroContainer(std::string_view schema_json,
 }
 
 Result<std::string> WriteAvroDatum(std::string_view schema_json, const nlohmann::json& record) {
-  SchemaRef schema;
-  if (avro_schema_from_json_length(schema_json.data(), schema_json.size(), &schema.schema) != 0) {
-    return Status::Invalid("Avro schema does not parse: ", AvroError());
-  }
-  IfaceRef iface{avro_generic_class_from_schema(schema.schema)};
-  if (iface.iface == nullptr) return Status::Invalid("Avro schema is unusable: ", AvroError());
-  ValueRef value;
-  if (avro_generic_value_new(iface.iface, &value.value) != 0) return Status::OutOfMemory(AvroError());
-  value.live = true;
+  GenericValue generic;
+  ARROW_RETURN_NOT_OK(InitGenericValue(schema_json, &generic));
+  ValueRef& value = generic.value;
   ARROW_RETURN_NOT_OK(FromJson(record, "record", 0, &value.value));
   size_t size = 0;
   if (avro_value_sizeof(&value.value, &size) != 0) return Status::Invalid("Avro datum cannot be sized: ", AvroError());

@@ -6,6 +6,7 @@
 #include "format/avro_container.h"
 #include "format/avro_schema.h"
 #include "format/hoodie_avro_schemas.h"
+#include "format/hfile.h"
 #include "format/json_arrow.h"
 
 namespace lakeshore {
@@ -75,6 +76,27 @@ Result<std::shared_ptr<arrow::Table>> DecodeParquetBlock(const std::shared_ptr<a
   auto table = reader->ReadTable();
   if (!table.ok()) return BadBlock(source, block, "the Parquet data block does not read: " + table.status().message());
   return table;
+}
+
+/// HoodieHFileDataBlock: the content is a whole HFile whose values are Avro records under the
+/// block's SCHEMA header.
+Result<std::vector<std::pair<std::string, nlohmann::json>>> DecodeHFileBlock(
+    const std::shared_ptr<arrow::Buffer>& file, const LogBlock& block, const std::string& source) {
+  const std::string& schema_json = block.Header(LogHeaderKey::kSchema);
+  if (schema_json.empty()) return BadBlock(source, block, "an HFile data block without a schema header");
+  const int64_t start = block.content.data() - reinterpret_cast<const char*>(file->data());
+  const std::string where = "log file " + source + ", block at byte " + std::to_string(block.offset);
+  ARROW_ASSIGN_OR_RAISE(auto reader, format::HFileReader::Open(
+                                         arrow::SliceBuffer(file, start, static_cast<int64_t>(block.content.size())),
+                                         where));
+  std::vector<std::pair<std::string, nlohmann::json>> out;
+  // Values are decoded while the scan holds their block.
+  ARROW_RETURN_NOT_OK(reader->Scan([&](std::string_view key, std::string_view value) {
+    ARROW_ASSIGN_OR_RAISE(auto records, format::ReadAvroDatums(schema_json, {value}, where));
+    out.emplace_back(std::string(key), std::move(records[0]));
+    return Status::OK();
+  }));
+  return out;
 }
 
 /// HoodieDeleteBlock: int32 version, then (version 3) int32 length and an Avro
@@ -178,6 +200,10 @@ Result<std::vector<LogFileBlock>> ReadLogFile(Storage& storage, const std::strin
         ARROW_ASSIGN_OR_RAISE(decoded.records, DecodeParquetBlock(file, block, source));
         break;
       }
+      case LogBlockType::kHFileData: {
+        ARROW_ASSIGN_OR_RAISE(decoded.keyed_records, DecodeHFileBlock(file, block, source));
+        break;
+      }
       case LogBlockType::kDelete: {
         ARROW_ASSIGN_OR_RAISE(decoded.deletes, DecodeDeleteBlock(block, source));
         break;
@@ -189,7 +215,7 @@ Result<std::vector<LogFileBlock>> ReadLogFile(Storage& storage, const std::strin
       default:
         return UnsupportedFeature("log file " + source + " has a block of type " +
                                   std::to_string(static_cast<int32_t>(block.type)) +
-                                  " (HFile or CDC data), which this build does not read in a data table");
+                                  " (CDC data), which this build does not read");
     }
     out.push_back(std::move(decoded));
   }

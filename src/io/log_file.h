@@ -32,13 +32,17 @@ struct LogFileBlock {
   bool is_rollback = false;         ///< a command block of type ROLLBACK_BLOCK
   std::shared_ptr<arrow::Table> records;  ///< data blocks, in the block's own schema
   std::vector<LogDelete> deletes;         ///< delete blocks
+  /// HFile data blocks (the metadata table's): each record's key and its Avro value decoded
+  /// under the block's schema, in key order.
+  std::vector<std::pair<std::string, nlohmann::json>> keyed_records;
 };
 
 /// Reads and decodes every block of the log file at `path`: Avro data blocks (records decoded
-/// with the block's schema header), Parquet data blocks, delete blocks (format version 3:
-/// Avro HoodieDeleteRecordList) and command blocks. Corrupt blocks come back as kCorrupt, for
-/// the scanner to skip. An HFile or CDC data block, or a delete block written with Kryo
-/// (versions 1 and 2), is kUnsupportedFeature naming the file; undecodable content is
+/// with the block's schema header), Parquet data blocks, HFile data blocks (an HFile whose
+/// values are Avro records: keyed_records), delete blocks (format version 3: Avro
+/// HoodieDeleteRecordList) and command blocks. Corrupt blocks come back as kCorrupt, for the
+/// scanner to skip. A CDC data block, or a delete block written with Kryo (versions 1 and 2),
+/// is kUnsupportedFeature naming the file; undecodable content is
 /// kCorruptMetadata naming the file and the block. Cost: reads the whole file once.
 Result<std::vector<LogFileBlock>> ReadLogFile(Storage& storage, const std::string& path);
 

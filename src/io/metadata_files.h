@@ -1,0 +1,34 @@
+// Internal: reading the `files` partition of Hudi's metadata table (`.hoodie/metadata`, itself a
+// merge-on-read Hudi table with HFile base files and HFile log blocks): which partitions the
+// data table has and which files each holds, with sizes, without listing storage.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "lakeshore/engine/engine.h"
+#include "lakeshore/status.h"
+#include "lakeshore/storage/storage.h"
+
+namespace lakeshore {
+
+/// The data table's files as the metadata table lists them.
+struct MetadataFileListing {
+  /// Partition path ("" for a non-partitioned table) → file name → size in bytes.
+  std::map<std::string, std::map<std::string, int64_t>> files;
+};
+
+/// Reads the `files` partition of the metadata table under `table` (the data table's storage):
+/// the metadata table's timeline, the latest slice of each `files` file group (its HFile base
+/// file, then its log files in order), merged as Hudi's HoodieMetadataPayload merges them —
+/// a later record adds files (the larger size wins) and removes those it marks deleted; a
+/// delete block drops a partition's record. Blocks of instants that did not complete on the
+/// metadata timeline are skipped, and so are those `is_valid_data_instant` refuses (Hudi's
+/// valid-instants filter: the data instant they describe must have completed; null: all).
+/// A damaged file → kCorruptMetadata naming it. Cost: reads the `files` slices once.
+Result<MetadataFileListing> ReadMetadataFiles(const std::shared_ptr<Storage>& table, Engine& engine,
+                                              const std::function<bool(const std::string&)>& is_valid_data_instant);
+
+}  // namespace lakeshore

@@ -1,6 +1,8 @@
 #include "io/metadata_files.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <optional>
 #include <set>
 
 #include "format/hfile.h"
@@ -57,10 +59,14 @@ void Combine(FilesRecord& into, const FilesRecord& next) {
   }
 }
 
-}  // namespace
 
-Result<MetadataFileListing> ReadMetadataFiles(const std::shared_ptr<Storage>& table, Engine& engine,
-                                              const std::function<bool(const std::string&)>& is_valid_data_instant) {
+/// Every record of the metadata table partition `partition`, by key: the latest slice of each
+/// of its file groups (base HFile, then log files in order), `combine(older, newer)` folding
+/// the versions of a key in that order; a delete block removes a key.
+Result<std::map<std::string, nlohmann::json>> ReadMetadataPartition(
+    const std::shared_ptr<Storage>& table, Engine& engine, const std::string& partition,
+    const std::function<Status(nlohmann::json& older, nlohmann::json&& newer, const std::string& where)>& combine,
+    const std::function<bool(const std::string&)>& is_valid_data_instant) {
   ARROW_ASSIGN_OR_RAISE(auto mdt, SubTreeStorage::Make(table, kMetadataFolder));
   ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(*mdt, TimelineLocation{".hoodie/timeline", TimelineLayout::kV2}));
   CommitMetadataCache cache;
@@ -72,9 +78,18 @@ Result<MetadataFileListing> ReadMetadataFiles(const std::shared_ptr<Storage>& ta
   auto visible = [&](const std::string& instant) {
     return completed.count(instant) > 0 && (!is_valid_data_instant || is_valid_data_instant(instant));
   };
+  auto add = [&](std::map<std::string, nlohmann::json>& records, std::string key, nlohmann::json&& value,
+                 const std::string& where) -> Status {
+    auto [it, inserted] = records.try_emplace(std::move(key), nlohmann::json());
+    if (inserted) {
+      it->second = std::move(value);
+      return Status::OK();
+    }
+    return combine(it->second, std::move(value), where);
+  };
   const FileSystemView view = FileSystemView::Build(commits);
-  std::map<std::string, FilesRecord> records;  // by key: a partition name or __all_partitions__
-  for (const FileGroup* group : view.LiveFileGroupsIn(kFilesPartition)) {
+  std::map<std::string, nlohmann::json> records;
+  for (const FileGroup* group : view.LiveFileGroupsIn(partition)) {
     const FileSlice& slice = group->latest();
     if (slice.base_file) {
       const std::string& path = slice.base_file->path;
@@ -85,27 +100,108 @@ Result<MetadataFileListing> ReadMetadataFiles(const std::shared_ptr<Storage>& ta
       if (schema == reader->file_info().end()) return CorruptMetadata(where + " has no schema in its file info");
       ARROW_RETURN_NOT_OK(reader->Scan([&](std::string_view key, std::string_view value) -> Status {
         ARROW_ASSIGN_OR_RAISE(auto decoded, format::ReadAvroDatums(schema->second, {value}, where));
-        ARROW_ASSIGN_OR_RAISE(auto record, ParseFilesRecord(decoded[0], where));
-        Combine(records[std::string(key)], record);
-        return Status::OK();
+        return add(records, std::string(key), std::move(decoded[0]), where);
       }));
     }
     for (const auto& log : slice.log_files) {
       ARROW_ASSIGN_OR_RAISE(auto blocks, ReadLogFile(*mdt, log));
-      // A rollback command block voids the earlier blocks of its target instant.
+      // A rollback command block voids the blocks of its target instant.
       std::set<std::string> rolled_back;
       for (const auto& b : blocks) {
         if (b.is_rollback) rolled_back.insert(b.target_instant_time);
       }
-      for (const auto& b : blocks) {
+      const std::string where = "metadata log file " + table->root_uri() + "/" + kMetadataFolder + "/" + log;
+      for (auto& b : blocks) {
         if (!visible(b.instant_time) || rolled_back.count(b.instant_time)) continue;
-        for (const auto& [key, value] : b.keyed_records) {
-          ARROW_ASSIGN_OR_RAISE(auto record, ParseFilesRecord(value, "metadata log file " + log));
-          Combine(records[key], record);
-        }
+        for (auto& [key, value] : b.keyed_records) ARROW_RETURN_NOT_OK(add(records, key, std::move(value), where));
         for (const auto& d : b.deletes) records.erase(d.record_key);
       }
     }
+  }
+  return records;
+}
+
+/// A Java UUID's text from its two halves.
+std::string UuidText(uint64_t high, uint64_t low) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%08llx-%04llx-%04llx-%04llx-%012llx",
+                static_cast<unsigned long long>(high >> 32), static_cast<unsigned long long>((high >> 16) & 0xffff),
+                static_cast<unsigned long long>(high & 0xffff), static_cast<unsigned long long>(low >> 48),
+                static_cast<unsigned long long>(low & 0xffffffffffffULL));
+  return buf;
+}
+
+}  // namespace
+
+Result<std::map<std::string, RecordLocation>> ReadMetadataRecordIndex(
+    const std::shared_ptr<Storage>& table, Engine& engine,
+    const std::function<bool(const std::string&)>& is_valid_data_instant) {
+  ARROW_ASSIGN_OR_RAISE(
+      auto records,
+      ReadMetadataPartition(
+          table, engine, "record_index",
+          [](nlohmann::json& older, nlohmann::json&& newer, const std::string&) {
+            older = std::move(newer);  // the latest location wins
+            return Status::OK();
+          },
+          is_valid_data_instant));
+  std::map<std::string, RecordLocation> out;
+  for (auto& [key, record] : records) {
+    const std::string where = "the record index entry of '" + key + "'";
+    auto info = record.find("recordIndexMetadata");
+    if (info == record.end() || !info->is_object()) return CorruptMetadata(where + " has no recordIndexMetadata");
+    RecordLocation loc;
+    loc.partition = info->value("partitionName", "");
+    if (loc.partition == ".") loc.partition.clear();
+    loc.instant_ms = info->contains("instantTime") && (*info)["instantTime"].is_number_integer()
+                         ? (*info)["instantTime"].get<int64_t>()
+                         : 0;
+    const int encoding = info->contains("fileIdEncoding") && (*info)["fileIdEncoding"].is_number_integer()
+                             ? (*info)["fileIdEncoding"].get<int>()
+                             : 0;
+    if (encoding == 0) {
+      auto bits = [&](const char* name) -> std::optional<uint64_t> {
+        auto it = info->find(name);
+        if (it == info->end() || !it->is_number_integer()) return std::nullopt;
+        return static_cast<uint64_t>(it->get<int64_t>());
+      };
+      auto high = bits("fileIdHighBits"), low = bits("fileIdLowBits");
+      auto index = info->find("fileIndex");
+      if (!high || !low || index == info->end() || !index->is_number_integer()) {
+        return CorruptMetadata(where + " has an incomplete file id");
+      }
+      loc.file_id = UuidText(*high, *low) + "-" + std::to_string(index->get<int64_t>());
+    } else {
+      loc.file_id = info->value("fileId", "");
+      if (loc.file_id.empty()) return CorruptMetadata(where + " has an empty file id");
+    }
+    out.emplace(key, std::move(loc));
+  }
+  return out;
+}
+
+Result<MetadataFileListing> ReadMetadataFiles(const std::shared_ptr<Storage>& table, Engine& engine,
+                                              const std::function<bool(const std::string&)>& is_valid_data_instant) {
+  // Each version of a key folded as Hudi's combineFileSystemMetadata does.
+  std::map<std::string, FilesRecord> records;
+  ARROW_ASSIGN_OR_RAISE(
+      auto raw, ReadMetadataPartition(
+                    table, engine, kFilesPartition,
+                    [](nlohmann::json& older, nlohmann::json&& newer, const std::string& where) -> Status {
+                      // Keep both versions' maps folded into `older`'s filesystemMetadata.
+                      ARROW_ASSIGN_OR_RAISE(auto a, ParseFilesRecord(older, where));
+                      ARROW_ASSIGN_OR_RAISE(auto b, ParseFilesRecord(newer, where));
+                      Combine(a, b);
+                      nlohmann::json meta = nlohmann::json::object();
+                      for (const auto& [name, size] : a.added) meta[name] = {{"size", size}, {"isDeleted", false}};
+                      for (const auto& name : a.removed) meta[name] = {{"size", 0}, {"isDeleted", true}};
+                      older = std::move(newer);
+                      older["filesystemMetadata"] = std::move(meta);
+                      return Status::OK();
+                    },
+                    is_valid_data_instant));
+  for (auto& [key, record] : raw) {
+    ARROW_ASSIGN_OR_RAISE(records[key], ParseFilesRecord(record, "the files entry of '" + key + "'"));
   }
   MetadataFileListing listing;
   for (auto& [key, record] : records) {

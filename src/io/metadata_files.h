@@ -20,6 +20,22 @@ struct MetadataFileListing {
   std::map<std::string, std::map<std::string, int64_t>> files;
 };
 
+/// Where the record index says a record lives.
+struct RecordLocation {
+  std::string partition;  ///< partition path ("" for a non-partitioned table)
+  std::string file_id;
+  int64_t instant_ms = 0;  ///< when the record was first written (epoch milliseconds)
+  bool operator==(const RecordLocation&) const = default;
+};
+
+/// Reads the `record_index` partition of the metadata table under `table`: record key → its
+/// location (HoodieRecordIndexInfo; a file id encoded as a UUID's two halves plus an index, or
+/// as a string), the latest record of each key winning and delete blocks removing keys. Slices,
+/// timeline and validity as ReadMetadataFiles. Cost: reads every record_index slice once.
+Result<std::map<std::string, RecordLocation>> ReadMetadataRecordIndex(
+    const std::shared_ptr<Storage>& table, Engine& engine,
+    const std::function<bool(const std::string&)>& is_valid_data_instant);
+
 /// Reads the `files` partition of the metadata table under `table` (the data table's storage):
 /// the metadata table's timeline, the latest slice of each `files` file group (its HFile base
 /// file, then its log files in order), merged as Hudi's HoodieMetadataPayload merges them —

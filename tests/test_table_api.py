@@ -445,3 +445,20 @@ def test_inline_compaction_runs_after_every_nth_deltacommit(tmp_path: Path) -> N
     assert actions.count("commit") == 2 and actions.count("deltacommit") == 7
     rows = {r["id"]: r["v"] for r in t.to_arrow(columns=["id", "v"]).to_pylist()}
     assert rows == {0: 6, 1: 5, **{10 + i: i for i in range(7)}}
+
+
+def test_lookup_finds_where_each_record_lives(tmp_path: Path) -> None:
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("city", pa.string())])
+    t = lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id", partition_by="city", table_type="mor")
+    t.insert(pa.table({"id": [1, 2, 3], "city": ["oslo", "lima", "oslo"]}, schema=schema))
+    t.upsert(pa.table({"id": [1], "city": ["oslo"]}, schema=schema))  # a log record keeps its file group
+    t.delete([3])
+    found = t.lookup([1, 2, 3, 4])
+    assert found.schema.metadata[b"lookup.method"] == b"scan"  # no record index on this table
+    rows = found.to_pylist()
+    assert [r["record_key"] for r in rows] == ["1", "2", "3", "4"]
+    assert [r["partition"] for r in rows] == ["city=oslo", "city=lima", None, None]
+    groups = {f.split("/")[-1].split("_")[0] for f in t.files() if f.endswith(".parquet")}
+    assert rows[0]["file_id"] in groups and rows[1]["file_id"] in groups
+    with pytest.raises(lakeshore.InvalidArgumentError, match="record key field 'id'"):
+        t.lookup(pa.table({"city": ["oslo"]}))

@@ -319,6 +319,15 @@ void BindTable(nb::module_& m) {
           nb::arg("columns"), nb::arg("filter"), nb::arg("as_of").none(), nb::arg("read_optimized") = false,
           "Snapshot read; returns an `arrow_array_stream` capsule. Releases the GIL.")
       .def(
+          "lookup",
+          [](Table& t, nb::handle keys_capsule) {
+            std::shared_ptr<arrow::RecordBatchReader> keys = ImportStreamCapsule(keys_capsule);
+            return ExportTableCapsule(WithoutGil([&] { return t.Lookup(keys); }));
+          },
+          nb::arg("keys"),
+          "Where the records with these keys live: an `arrow_array_stream` capsule of (record_key, "
+          "partition, file_id). Releases the GIL.")
+      .def(
           "read_incremental",
           [](Table& t, const std::string& start, std::optional<std::string> end,
              std::vector<std::string> columns, const std::vector<PredicateTuple>& filter) {

@@ -102,6 +102,11 @@ class Table:
         Snapshot read; returns an `arrow_array_stream` capsule. Releases the GIL.
         """
 
+    def lookup(self, keys: object) -> CapsuleType:
+        """
+        Where the records with these keys live: an `arrow_array_stream` capsule of (record_key, partition, file_id). Releases the GIL.
+        """
+
     def read_incremental(self, start: str, end: str | None, columns: Sequence[str], filter: Sequence[tuple[str, str, object]]) -> CapsuleType:
         """
         Records written by completed instants in (start, end]; an `arrow_array_stream` capsule. Releases the GIL.

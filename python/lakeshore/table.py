@@ -273,6 +273,16 @@ class Table:
         """
         return self.write(self._keys_to_arrow(keys), "delete", progress=progress)
 
+    def lookup(self, keys: Any) -> pa.Table:
+        """Where the records with ``keys`` live now: a table with one row per key, in order,
+        holding ``record_key``, ``partition`` and ``file_id`` (both null for a key the table
+        does not hold). ``keys`` is as for :meth:`delete` (the key field(s); partition fields
+        are not needed). The metadata table's record index answers when the table has one
+        (Spark's tables with ``hoodie.metadata.record.index.enable``); otherwise the key,
+        partition and file columns of the latest snapshot are read. The schema metadata's
+        ``lookup.method`` says which ("record_index" or "scan")."""
+        return table_from_capsule(self._native.lookup(stream_capsule(self._keys_to_arrow(keys))))
+
     def _keys_to_arrow(self, keys: Any) -> Any:
         return self._rows_of(keys, self.record_key)
 

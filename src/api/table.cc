@@ -7,6 +7,7 @@
 #include "lakeshore/table/table_options.h"
 #include "read/snapshot_reader.h"
 #include "read/table_view.h"
+#include "read/record_lookup.h"
 #include "services/archive/timeline_archiver.h"
 #include "services/clustering/clusterer.h"
 #include "services/compaction/compactor.h"
@@ -298,6 +299,10 @@ Result<WriteResult> Table::Write(WriteOperation op, std::shared_ptr<arrow::Recor
 
 Result<std::shared_ptr<arrow::Table>> Table::Read(const ReadOptions& options) {
   return ReadSnapshot(impl_->ctx, options);
+}
+
+Result<std::shared_ptr<arrow::Table>> Table::Lookup(const std::shared_ptr<arrow::RecordBatchReader>& keys) {
+  return LookupRecords(impl_->ctx, keys);
 }
 
 Result<std::shared_ptr<arrow::Table>> Table::ReadIncremental(const std::string& start_exclusive,

@@ -2,6 +2,8 @@
 // table holds, with their sizes.
 #include "io/metadata_files.h"
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "lakeshore/table/table.h"
@@ -67,21 +69,26 @@ TEST(MetadataRecordIndex, TheSparkWrittenRecordIndexLocatesEveryRecordAsAScanDoe
     auto rows = (*table)->Read(read);
     ASSERT_TRUE(rows.ok()) << rows.status();
     auto combined = *(*rows)->CombineChunks();
-    std::map<std::string, std::pair<std::string, std::string>> expected;
+    // A key INSERT wrote twice (v9_nonpartitioned_rollback) is held in two file groups: the
+    // index names one of them.
+    std::map<std::string, std::set<std::pair<std::string, std::string>>> expected;
     for (int64_t i = 0; i < combined->num_rows(); ++i) {
       auto text = [&](int c) {
         return std::string(static_cast<const arrow::StringArray&>(*combined->column(c)->chunk(0)).GetView(i));
       };
       const std::string file = text(2);
       auto parsed = ParseDataFileName(file);
-      expected[text(0)] = {text(1), parsed ? parsed->file_id : file};  // log records name the file id itself
+      expected[text(0)].insert({text(1), parsed ? parsed->file_id : file});  // log records name the file id itself
     }
     auto index = ReadMetadataRecordIndex(storage, *Engine::Default(), nullptr);
     ASSERT_TRUE(index.ok()) << index.status();
-    std::map<std::string, std::pair<std::string, std::string>> got;
-    for (const auto& [key, loc] : *index) got[key] = {loc.partition, loc.file_id};
-    EXPECT_EQ(got, expected);
-    EXPECT_FALSE(got.empty());
+    EXPECT_EQ(index->size(), expected.size());
+    for (const auto& [key, loc] : *index) {
+      auto it = expected.find(key);
+      ASSERT_NE(it, expected.end()) << key;
+      EXPECT_TRUE(it->second.count({loc.partition, loc.file_id})) << key << " at " << loc.file_id;
+    }
+    EXPECT_FALSE(index->empty());
     ++checked;
   }
   EXPECT_GE(checked, 3) << "tables with a record index";

@@ -248,6 +248,14 @@ class Table {
   /// Snapshot read. Cost: reads the latest slice of every file group that passes the filter.
   Result<std::shared_ptr<arrow::Table>> Read(const ReadOptions& options = {});
 
+  /// Where the records with `keys` (the record key field(s); partition fields are not needed)
+  /// live now: one row per key, in input order, with columns record_key, partition and
+  /// file_id (both null for a key the table does not hold) and, in the schema metadata,
+  /// "lookup.method": "record_index" when the metadata table's record index answered (read
+  /// from the metadata table, entries of completed instants only), "scan" otherwise (the key,
+  /// partition and file columns of the latest snapshot). kInvalid when a key field is missing.
+  Result<std::shared_ptr<arrow::Table>> Lookup(const std::shared_ptr<arrow::RecordBatchReader>& keys);
+
   /// The records written by completed instants in (start_exclusive, end_inclusive]; empty end
   /// means the latest. Deleted records are not reported.
   Result<std::shared_ptr<arrow::Table>> ReadIncremental(const std::string& start_exclusive,

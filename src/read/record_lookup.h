@@ -1,0 +1,22 @@
+// Where records live: record keys → (partition, file id), answered by the metadata table's
+// record index when the table has one, else by the latest snapshot's meta columns.
+#pragma once
+
+#include <memory>
+
+#include <arrow/record_batch.h>
+#include <arrow/table.h>
+
+#include "actions/table_context.h"
+
+namespace lakeshore {
+
+/// Table::Lookup. The record index is used when hoodie.table.metadata.partitions lists
+/// record_index; its entries count only for data instants that completed (and the metadata
+/// table's own bootstrap instants, older than every instant on the data timeline). Cost: the
+/// record index's slices once (record_index), or the snapshot's key, partition and file
+/// columns (scan); then one hash lookup per key.
+Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
+                                                    const std::shared_ptr<arrow::RecordBatchReader>& keys);
+
+}  // namespace lakeshore

@@ -3,6 +3,10 @@
 #include <arrow/util/base64.h>
 #include <xxhash.h>
 
+#include <climits>
+#include <cstdlib>
+#include <vector>
+
 #include "common/digest.h"
 
 namespace lakeshore::format {
@@ -42,6 +46,47 @@ std::string ColumnStatsIndexKey(std::string_view partition_path, std::string_vie
 
 std::string PartitionStatsIndexKey(std::string_view partition_path, std::string_view column) {
   return ColumnIndexId(column) + PartitionIndexId(partition_path);
+}
+
+int64_t RecordIndexFileGroup(std::string_view record_key, int64_t num_groups) {
+  // Java's int arithmetic wraps: keep 32 bits.
+  uint32_t h = 0;
+  auto add = [&h](uint32_t unit) { h = 31 * h + unit; };
+  bool utf8 = true;
+  std::vector<uint32_t> points;
+  for (size_t i = 0; i < record_key.size() && utf8;) {
+    const auto c = static_cast<uint8_t>(record_key[i]);
+    const int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (len == 0 || i + static_cast<size_t>(len) > record_key.size()) {
+      utf8 = false;
+      break;
+    }
+    uint32_t cp = len == 1 ? c : c & (0x7f >> len);
+    for (int k = 1; k < len; ++k) {
+      const auto cont = static_cast<uint8_t>(record_key[i + static_cast<size_t>(k)]);
+      if ((cont >> 6) != 2) utf8 = false;
+      cp = (cp << 6) | (cont & 0x3f);
+    }
+    points.push_back(cp);
+    i += static_cast<size_t>(len);
+  }
+  if (utf8) {
+    for (uint32_t cp : points) {
+      if (cp > 0xffff) {  // a surrogate pair, as Java's UTF-16 strings hold it
+        cp -= 0x10000;
+        add(0xd800 + (cp >> 10));
+        add(0xdc00 + (cp & 0x3ff));
+      } else {
+        add(cp);
+      }
+    }
+  } else {
+    for (char c : record_key) add(static_cast<uint8_t>(c));
+  }
+  const auto signed_h = static_cast<int32_t>(h);
+  // Math.abs(Integer.MIN_VALUE) is Integer.MIN_VALUE in Java; the remainder keeps its sign.
+  const int64_t abs_h = signed_h == INT32_MIN ? static_cast<int64_t>(INT32_MIN) : std::abs(static_cast<int64_t>(signed_h));
+  return std::abs(abs_h % num_groups);
 }
 
 }  // namespace lakeshore::format

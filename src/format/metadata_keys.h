@@ -12,6 +12,7 @@
 //   record_index:    the record key
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -33,5 +34,11 @@ std::string BloomFilterIndexKey(std::string_view partition_path, std::string_vie
 std::string ColumnStatsIndexKey(std::string_view partition_path, std::string_view file_name, std::string_view column);
 /// The partition_stats key of a column of a partition.
 std::string PartitionStatsIndexKey(std::string_view partition_path, std::string_view column);
+
+/// The record_index file group a record key belongs to, of `num_groups` (Hudi's
+/// mapRecordKeyToFileGroupIndex: Java's String.hashCode over the key's UTF-16 code units,
+/// |h| % num_groups, absolute again). A key that is not valid UTF-8 hashes its bytes as
+/// Latin-1. num_groups must be positive.
+int64_t RecordIndexFileGroup(std::string_view record_key, int64_t num_groups);
 
 }  // namespace lakeshore::format

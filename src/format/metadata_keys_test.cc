@@ -101,3 +101,51 @@ TEST(MetadataKeys, EveryKeyOfTheSparkWrittenMetadataTablesIsOurs) {
 
 }  // namespace
 }  // namespace lakeshore::format
+
+namespace lakeshore::format {
+namespace {
+
+TEST(MetadataKeys, RecordIndexFileGroupsAreJavasStringHashes) {
+  // Java's "...".hashCode() (computed over UTF-16 in Python): |h| % n, absolute again.
+  EXPECT_EQ(RecordIndexFileGroup("TXN-008", 10), 1);
+  EXPECT_EQ(RecordIndexFileGroup("ü-key", 7), 5);
+  EXPECT_EQ(RecordIndexFileGroup("\xF0\x9F\x98\x80x", 13), 6);  // a surrogate pair
+  EXPECT_EQ(RecordIndexFileGroup("polygenelubricants", 5), 3);   // hashCode() == Integer.MIN_VALUE
+  EXPECT_EQ(RecordIndexFileGroup("", 3), 0);
+}
+
+TEST(MetadataKeys, EverySparkRecordIndexKeyIsInTheFileGroupItsHashNames) {
+  int checked = 0;
+  for (const char* zip : {"sample_table/cow/v9_txns_simple_meta.zip", "sample_table/mor/avro/v9_txns_simple_meta.zip",
+                          "quickstart_trips_table/mor/avro/v8_trips_8i3u1d.zip"}) {
+    SCOPED_TRACE(zip);
+    const auto entries = testing::ReadHudiTablesZip(zip);
+    if (entries.empty()) GTEST_SKIP() << "shared/hudi-tables is not beside the checkout";
+    // The file groups: base files and log files (".record-index-NNNN-0_...") alike.
+    std::set<std::string> groups;
+    for (const auto& [name, bytes] : entries) {
+      const size_t at = name.find("record-index-");
+      if (at != std::string::npos && name.find("/record_index/") != std::string::npos) {
+        groups.insert(name.substr(at + 13, 4));
+      }
+    }
+    for (const auto& [name, bytes] : entries) {
+      const size_t at = name.find("/record_index/record-index-");
+      if (at == std::string::npos || name.substr(name.size() - 6) != ".hfile") continue;
+      const int64_t group = std::stoi(name.substr(at + 27, 4));
+      auto reader = HFileReader::Open(arrow::Buffer::FromString(bytes), name);
+      ASSERT_TRUE(reader.ok()) << reader.status();
+      ASSERT_TRUE((*reader)
+                      ->Scan([&](std::string_view key, std::string_view) {
+                        EXPECT_EQ(RecordIndexFileGroup(key, static_cast<int64_t>(groups.size())), group) << key;
+                        ++checked;
+                        return Status::OK();
+                      })
+                      .ok());
+    }
+  }
+  EXPECT_GE(checked, 10);
+}
+
+}  // namespace
+}  // namespace lakeshore::format

@@ -5,10 +5,13 @@
 #include <optional>
 #include <set>
 
+#include "common/parse_number.h"
 #include "format/hfile.h"
+#include "format/metadata_keys.h"
 #include "format/avro_container.h"
 #include "io/log_file.h"
 #include "lakeshore/storage/sub_tree_storage.h"
+#include "table/file_naming.h"
 #include "table/file_system_view.h"
 #include "timeline/commit_metadata_cache.h"
 #include "timeline/timeline.h"
@@ -60,13 +63,21 @@ void Combine(FilesRecord& into, const FilesRecord& next) {
 }
 
 
-/// Every record of the metadata table partition `partition`, by key: the latest slice of each
-/// of its file groups (base HFile, then log files in order), `combine(older, newer)` folding
-/// the versions of a key in that order; a delete block removes a key.
+/// Which keys a read of a metadata partition wants: all (null `keys`), or the sorted `keys`,
+/// of which a file group holds only those `group_of` assigns to it.
+struct KeySelection {
+  const std::vector<std::string>* keys = nullptr;
+  std::function<bool(const FileGroup& group, size_t groups, std::string_view key)> holds;
+};
+
+/// Every record of the metadata table partition `partition` that `selection` wants, by key:
+/// the latest slice of each file group that may hold one (base HFile — scanned, or probed with
+/// the sorted keys —, then log files in order), `combine(older, newer)` folding the versions of
+/// a key in that order; a delete block removes a key.
 Result<std::map<std::string, nlohmann::json>> ReadMetadataPartition(
     const std::shared_ptr<Storage>& table, Engine& engine, const std::string& partition,
     const std::function<Status(nlohmann::json& older, nlohmann::json&& newer, const std::string& where)>& combine,
-    const std::function<bool(const std::string&)>& is_valid_data_instant) {
+    const std::function<bool(const std::string&)>& is_valid_data_instant, const KeySelection& selection = {}) {
   ARROW_ASSIGN_OR_RAISE(auto mdt, SubTreeStorage::Make(table, kMetadataFolder));
   ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(*mdt, TimelineLocation{".hoodie/timeline", TimelineLayout::kV2}));
   CommitMetadataCache cache;
@@ -78,8 +89,8 @@ Result<std::map<std::string, nlohmann::json>> ReadMetadataPartition(
   auto visible = [&](const std::string& instant) {
     return completed.count(instant) > 0 && (!is_valid_data_instant || is_valid_data_instant(instant));
   };
-  auto add = [&](std::map<std::string, nlohmann::json>& records, std::string key, nlohmann::json&& value,
-                 const std::string& where) -> Status {
+  std::map<std::string, nlohmann::json> records;
+  auto add = [&](std::string key, nlohmann::json&& value, const std::string& where) -> Status {
     auto [it, inserted] = records.try_emplace(std::move(key), nlohmann::json());
     if (inserted) {
       it->second = std::move(value);
@@ -88,8 +99,36 @@ Result<std::map<std::string, nlohmann::json>> ReadMetadataPartition(
     return combine(it->second, std::move(value), where);
   };
   const FileSystemView view = FileSystemView::Build(commits);
-  std::map<std::string, nlohmann::json> records;
-  for (const FileGroup* group : view.LiveFileGroupsIn(partition)) {
+  const std::vector<const FileGroup*> groups = view.LiveFileGroupsIn(partition);
+  // Hudi hashes keys over the file groups on storage (its view of the metadata table lists
+  // them): count them with one listing of the partition folder, as it does.
+  size_t group_count = groups.size();
+  if (selection.keys != nullptr) {
+    ARROW_ASSIGN_OR_RAISE(auto entries, mdt->List(partition, /*recursive=*/false));
+    std::set<std::string> ids;
+    for (const auto& e : entries) {
+      const std::string name(BaseName(e.path));
+      auto parsed = ParseDataFileName(name);
+      if (parsed) {
+        ids.insert(parsed->file_id);
+      } else if (name.size() > 6 && name.substr(name.size() - 6) == ".hfile") {
+        ids.insert(name.substr(0, name.find('_')));  // an HFile base file: <fileId>_<token>_<instant>.hfile
+      }
+    }
+    group_count = std::max(group_count, ids.size());
+  }
+  for (const FileGroup* group : groups) {
+    // The keys this group may hold (all, when the selection takes all).
+    std::vector<std::string_view> wanted;
+    std::set<std::string_view> wanted_set;
+    if (selection.keys != nullptr) {
+      for (const auto& k : *selection.keys) {
+        if (selection.holds(*group, group_count, k)) wanted.push_back(k);
+      }
+      if (wanted.empty()) continue;
+      wanted_set.insert(wanted.begin(), wanted.end());
+    }
+    auto take = [&](std::string_view key) { return selection.keys == nullptr || wanted_set.count(key) > 0; };
     const FileSlice& slice = group->latest();
     if (slice.base_file) {
       const std::string& path = slice.base_file->path;
@@ -98,10 +137,18 @@ Result<std::map<std::string, nlohmann::json>> ReadMetadataPartition(
       ARROW_ASSIGN_OR_RAISE(auto reader, format::HFileReader::Open(bytes, where));
       auto schema = reader->file_info().find("schema");
       if (schema == reader->file_info().end()) return CorruptMetadata(where + " has no schema in its file info");
-      ARROW_RETURN_NOT_OK(reader->Scan([&](std::string_view key, std::string_view value) -> Status {
+      auto decode_add = [&](std::string_view key, std::string_view value) -> Status {
         ARROW_ASSIGN_OR_RAISE(auto decoded, format::ReadAvroDatums(schema->second, {value}, where));
-        return add(records, std::string(key), std::move(decoded[0]), where);
-      }));
+        return add(std::string(key), std::move(decoded[0]), where);
+      };
+      if (selection.keys == nullptr) {
+        ARROW_RETURN_NOT_OK(reader->Scan(decode_add));
+      } else {
+        ARROW_ASSIGN_OR_RAISE(auto values, reader->GetSorted(wanted));
+        for (size_t k = 0; k < wanted.size(); ++k) {
+          if (values[k]) ARROW_RETURN_NOT_OK(decode_add(wanted[k], *values[k]));
+        }
+      }
     }
     for (const auto& log : slice.log_files) {
       ARROW_ASSIGN_OR_RAISE(auto blocks, ReadLogFile(*mdt, log));
@@ -113,7 +160,9 @@ Result<std::map<std::string, nlohmann::json>> ReadMetadataPartition(
       const std::string where = "metadata log file " + table->root_uri() + "/" + kMetadataFolder + "/" + log;
       for (auto& b : blocks) {
         if (!visible(b.instant_time) || rolled_back.count(b.instant_time)) continue;
-        for (auto& [key, value] : b.keyed_records) ARROW_RETURN_NOT_OK(add(records, key, std::move(value), where));
+        for (auto& [key, value] : b.keyed_records) {
+          if (take(key)) ARROW_RETURN_NOT_OK(add(key, std::move(value), where));
+        }
         for (const auto& d : b.deletes) records.erase(d.record_key);
       }
     }
@@ -135,7 +184,25 @@ std::string UuidText(uint64_t high, uint64_t low) {
 
 Result<std::map<std::string, RecordLocation>> ReadMetadataRecordIndex(
     const std::shared_ptr<Storage>& table, Engine& engine,
-    const std::function<bool(const std::string&)>& is_valid_data_instant) {
+    const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string>* keys) {
+  std::vector<std::string> sorted;
+  KeySelection selection;
+  if (keys != nullptr) {
+    sorted = *keys;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    selection.keys = &sorted;
+    // A key lives in the file group Hudi's hash names (record-index-<NNNN>-0).
+    selection.holds = [](const FileGroup& group, size_t groups, std::string_view key) {
+      const std::string& id = group.file_id;
+      const size_t dash = id.rfind('-');
+      const size_t start = id.rfind('-', dash == std::string::npos || dash == 0 ? 0 : dash - 1);
+      if (dash == std::string::npos || start == std::string::npos) return true;  // unknown naming: read it
+      auto number = ParseInt64(std::string_view(id).substr(start + 1, dash - start - 1));
+      if (!number) return true;
+      return format::RecordIndexFileGroup(key, static_cast<int64_t>(groups)) == *number;
+    };
+  }
   ARROW_ASSIGN_OR_RAISE(
       auto records,
       ReadMetadataPartition(
@@ -144,7 +211,7 @@ Result<std::map<std::string, RecordLocation>> ReadMetadataRecordIndex(
             older = std::move(newer);  // the latest location wins
             return Status::OK();
           },
-          is_valid_data_instant));
+          is_valid_data_instant, selection));
   std::map<std::string, RecordLocation> out;
   for (auto& [key, record] : records) {
     const std::string where = "the record index entry of '" + key + "'";

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lakeshore/engine/engine.h"
 #include "lakeshore/status.h"
@@ -31,10 +32,14 @@ struct RecordLocation {
 /// Reads the `record_index` partition of the metadata table under `table`: record key → its
 /// location (HoodieRecordIndexInfo; a file id encoded as a UUID's two halves plus an index, or
 /// as a string), the latest record of each key winning and delete blocks removing keys. Slices,
-/// timeline and validity as ReadMetadataFiles. Cost: reads every record_index slice once.
+/// timeline and validity as ReadMetadataFiles. With `keys`, only those are looked up: only the
+/// file groups Hudi's key hash names are read, their base HFiles probed with the sorted keys
+/// (one forward pass) and only their log files read. Cost: every record_index slice once
+/// (all keys), or the hit groups' logs plus the blocks holding the keys.
 Result<std::map<std::string, RecordLocation>> ReadMetadataRecordIndex(
     const std::shared_ptr<Storage>& table, Engine& engine,
-    const std::function<bool(const std::string&)>& is_valid_data_instant);
+    const std::function<bool(const std::string&)>& is_valid_data_instant,
+    const std::vector<std::string>* keys = nullptr);
 
 /// Reads the `files` partition of the metadata table under `table` (the data table's storage):
 /// the metadata table's timeline, the latest slice of each `files` file group (its HFile base

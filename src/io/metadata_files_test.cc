@@ -89,6 +89,17 @@ TEST(MetadataRecordIndex, TheSparkWrittenRecordIndexLocatesEveryRecordAsAScanDoe
       EXPECT_TRUE(it->second.count({loc.partition, loc.file_id})) << key << " at " << loc.file_id;
     }
     EXPECT_FALSE(index->empty());
+    // A point lookup (only the groups the keys hash to, their base files probed) agrees.
+    std::vector<std::string> keys = {"no-such-key"};
+    for (const auto& [key, loc] : *index) keys.push_back(key);
+    auto looked_up = ReadMetadataRecordIndex(storage, *Engine::Default(), nullptr, &keys);
+    ASSERT_TRUE(looked_up.ok()) << looked_up.status();
+    EXPECT_EQ(*looked_up, *index);
+    std::vector<std::string> one = {keys.back()};
+    auto single = ReadMetadataRecordIndex(storage, *Engine::Default(), nullptr, &one);
+    ASSERT_TRUE(single.ok()) << single.status();
+    ASSERT_EQ(single->size(), 1u);
+    EXPECT_EQ(single->begin()->second, index->at(keys.back()));
     ++checked;
   }
   EXPECT_GE(checked, 3) << "tables with a record index";

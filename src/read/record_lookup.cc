@@ -42,8 +42,10 @@ Result<std::unordered_map<std::string, Location>> LocationsByScan(TableContext& 
   return out;
 }
 
-/// Every record's location from the metadata table's record index.
-Result<std::unordered_map<std::string, Location>> LocationsByRecordIndex(TableContext& ctx) {
+/// The locations of `keys` from the metadata table's record index (only the file groups they
+/// hash to are read).
+Result<std::unordered_map<std::string, Location>> LocationsByRecordIndex(TableContext& ctx,
+                                                                        const std::vector<std::string>& keys) {
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
   std::set<std::string> completed;
   std::string first;
@@ -54,7 +56,7 @@ Result<std::unordered_map<std::string, Location>> LocationsByRecordIndex(TableCo
   auto valid = [&](const std::string& instant) {
     return completed.count(instant) > 0 || (!first.empty() && instant < first);
   };
-  ARROW_ASSIGN_OR_RAISE(auto index, ReadMetadataRecordIndex(ctx.storage, *ctx.engine, valid));
+  ARROW_ASSIGN_OR_RAISE(auto index, ReadMetadataRecordIndex(ctx.storage, *ctx.engine, valid, &keys));
   std::unordered_map<std::string, Location> out;
   out.reserve(index.size());
   for (auto& [key, loc] : index) out.emplace(key, Location{std::move(loc.partition), std::move(loc.file_id)});
@@ -83,7 +85,9 @@ Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
                               "record_index") != ctx.hoodie->metadata_partitions.end();
   std::unordered_map<std::string, Location> locations;
   if (has_record_index) {
-    ARROW_ASSIGN_OR_RAISE(locations, LocationsByRecordIndex(ctx));
+    std::vector<std::string> wanted;
+    for (const std::string_view key : StringViews(*record_keys)) wanted.emplace_back(key);
+    ARROW_ASSIGN_OR_RAISE(locations, LocationsByRecordIndex(ctx, wanted));
   } else {
     ARROW_ASSIGN_OR_RAISE(locations, LocationsByScan(ctx));
   }

@@ -14,8 +14,8 @@ namespace lakeshore {
 /// Table::Lookup. The record index is used when hoodie.table.metadata.partitions lists
 /// record_index; its entries count only for data instants that completed (and the metadata
 /// table's own bootstrap instants, older than every instant on the data timeline). Cost: the
-/// record index's slices once (record_index), or the snapshot's key, partition and file
-/// columns (scan); then one hash lookup per key.
+/// record index file groups the keys hash to (their logs, and the base file blocks holding the
+/// keys), or the snapshot's key, partition and file columns (scan); then one hash lookup per key.
 Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
                                                     const std::shared_ptr<arrow::RecordBatchReader>& keys);
 

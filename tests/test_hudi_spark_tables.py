@@ -8,6 +8,7 @@ rows hudi-rs gives, meta columns included.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -461,3 +462,19 @@ def test_lookup_locates_every_record_as_the_snapshot_holds_it(unzipped: dict[str
     for row, hit in zip(rows.to_pylist(), found.to_pylist(), strict=True):
         key = tuple(row[k] for k in t.config["record_key"])
         assert (hit["partition"], hit["file_id"]) in held[key], (row, hit)
+
+
+def test_the_index_verb_shows_and_looks_up(unzipped: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    from lakeshore.cli import main
+
+    root = str(unzipped["sample_table/cow/v9_txns_simple_meta"])
+    assert main(["index", "show", root, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["metadata_table"] and "record_index" in shown["partitions"] and "files" in shown["partitions"]
+    assert main(["index", "lookup", root, "TXN-001,TXN-404", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["method"] == "record_index"
+    assert [r["record_key"] for r in found["locations"]] == ["TXN-001", "TXN-404"]
+    assert found["locations"][0]["file_id"] and found["locations"][1]["file_id"] is None
+    assert main(["index", "show", str(unzipped["sample_table/cow/v9_txns_nonpart_nometa"])]) == 0
+    assert "no" in capsys.readouterr().out

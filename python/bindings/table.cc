@@ -319,6 +319,16 @@ void BindTable(nb::module_& m) {
           nb::arg("columns"), nb::arg("filter"), nb::arg("as_of").none(), nb::arg("read_optimized") = false,
           "Snapshot read; returns an `arrow_array_stream` capsule. Releases the GIL.")
       .def(
+          "metadata_partitions",
+          [](const Table& t) {
+            auto [built, inflight] = t.MetadataPartitions();
+            nb::dict d;
+            d["partitions"] = nb::cast(built);
+            d["inflight"] = nb::cast(inflight);
+            return d;
+          },
+          "The metadata table's partitions built and being built, as a dict.")
+      .def(
           "lookup",
           [](Table& t, nb::handle keys_capsule) {
             std::shared_ptr<arrow::RecordBatchReader> keys = ImportStreamCapsule(keys_capsule);

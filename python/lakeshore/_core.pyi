@@ -102,6 +102,9 @@ class Table:
         Snapshot read; returns an `arrow_array_stream` capsule. Releases the GIL.
         """
 
+    def metadata_partitions(self) -> dict[str, Any]:
+        """The metadata table's partitions built and being built, as a dict."""
+
     def lookup(self, keys: object) -> CapsuleType:
         """
         Where the records with these keys live: an `arrow_array_stream` capsule of (record_key, partition, file_id). Releases the GIL.

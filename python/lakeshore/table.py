@@ -273,6 +273,17 @@ class Table:
         """
         return self.write(self._keys_to_arrow(keys), "delete", progress=progress)
 
+    def indexes(self) -> dict[str, Any]:
+        """The table's indexes in Hudi's metadata table: ``metadata_table`` (whether it has
+        one), ``partitions`` (built: files, column_stats, bloom_filters, record_index,
+        secondary_index_<name>, ...) and ``inflight`` (being built: not used until complete)."""
+        found = dict(self._native.metadata_partitions())
+        return {
+            "metadata_table": bool(found["partitions"] or found["inflight"]),
+            "partitions": list(found["partitions"]),
+            "inflight": list(found["inflight"]),
+        }
+
     def lookup(self, keys: Any) -> pa.Table:
         """Where the records with ``keys`` live now: a table with one row per key, in order,
         holding ``record_key``, ``partition`` and ``file_id`` (both null for a key the table

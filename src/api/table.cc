@@ -301,6 +301,12 @@ Result<std::shared_ptr<arrow::Table>> Table::Read(const ReadOptions& options) {
   return ReadSnapshot(impl_->ctx, options);
 }
 
+std::pair<std::vector<std::string>, std::vector<std::string>> Table::MetadataPartitions() const {
+  const auto& hoodie = impl_->ctx.hoodie;
+  if (!hoodie) return {};
+  return {hoodie->metadata_partitions, hoodie->metadata_partitions_inflight};
+}
+
 Result<std::shared_ptr<arrow::Table>> Table::Lookup(const std::shared_ptr<arrow::RecordBatchReader>& keys) {
   return LookupRecords(impl_->ctx, keys);
 }

@@ -294,6 +294,11 @@ class Table {
   /// The table's savepoints, oldest first.
   Result<std::vector<SavepointView>> Savepoints();
 
+  /// The metadata table's index partitions, as hoodie.properties lists them: those built
+  /// (hoodie.table.metadata.partitions) and those being built (….partitions.inflight, which
+  /// nothing may use yet). Both empty: the table has no metadata table.
+  std::pair<std::vector<std::string>, std::vector<std::string>> MetadataPartitions() const;
+
   /// Moves old completed instants into Hudi 1.x's archived timeline (`timeline/history/`), as
   /// Hudi's archiver does; reads keep the whole history (services/archive/timeline_archiver.h).
   Result<ArchiveResult> Archive(const ArchiveOptions& options = {});

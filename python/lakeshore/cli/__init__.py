@@ -28,6 +28,7 @@ examples:
   lakeshore archive ./t                            move old instants into the archived timeline
   lakeshore compact ./t                            merge a merge-on-read table's log files into base files
   lakeshore cluster ./t --sort-by city,ts          rewrite small file groups, sorted, into new ones
+  lakeshore index lookup ./t 7,42                  where records live (the record index, if any)
 
 Tables may live in a folder, at file:///abs/path, or on S3:
   s3://bucket/prefix?endpoint_override=host:port&scheme=http

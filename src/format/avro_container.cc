@@ -474,28 +474,44 @@ Result<AvroContainer> ReadAvroContainer(std::string_view bytes, const std::strin
   return container;
 }
 
+struct AvroDatumReader::State {
+  GenericValue generic;
+};
+
+AvroDatumReader::AvroDatumReader(std::string source) : state_(std::make_unique<State>()), source_(std::move(source)) {}
+AvroDatumReader::~AvroDatumReader() = default;
+
+Result<std::unique_ptr<AvroDatumReader>> AvroDatumReader::Make(std::string_view schema_json, std::string source) {
+  std::unique_ptr<AvroDatumReader> reader(new AvroDatumReader(std::move(source)));
+  const Status init = InitGenericValue(schema_json, &reader->state_->generic);
+  if (init.IsOutOfMemory()) return init;
+  if (!init.ok()) return CorruptMetadata(reader->source_ + ": the " + init.message());
+  return reader;
+}
+
+Result<nlohmann::json> AvroDatumReader::Read(std::string_view datum) {
+  const int64_t i = count_++;
+  ValueRef& value = state_->generic.value;
+  avro_reader_t reader = avro_reader_memory(datum.data(), static_cast<int64_t>(datum.size()));
+  if (reader == nullptr) return Status::OutOfMemory("cannot open an Avro datum reader");
+  avro_value_reset(&value.value);
+  const int rc = avro_value_read(reader, &value.value);
+  avro_reader_free(reader);
+  if (rc != 0) return CorruptMetadata(source_ + ": record " + std::to_string(i) + " does not decode: " + AvroError());
+  json record;
+  const Status st = ToJson(&value.value, 0, &record);
+  if (!st.ok()) return CorruptMetadata(source_ + ": record " + std::to_string(i) + ": " + st.message());
+  return record;
+}
+
 Result<std::vector<nlohmann::json>> ReadAvroDatums(std::string_view schema_json,
                                                    const std::vector<std::string_view>& datums,
                                                    const std::string& source) {
-  GenericValue generic;
-  const Status init = InitGenericValue(schema_json, &generic);
-  if (init.IsOutOfMemory()) return init;
-  if (!init.ok()) return CorruptMetadata(source + ": the " + init.message());
-  ValueRef& value = generic.value;
+  ARROW_ASSIGN_OR_RAISE(auto reader, AvroDatumReader::Make(schema_json, source));
   std::vector<json> out;
   out.reserve(datums.size());
-  for (size_t i = 0; i < datums.size(); ++i) {
-    avro_reader_t reader = avro_reader_memory(datums[i].data(), static_cast<int64_t>(datums[i].size()));
-    if (reader == nullptr) return Status::OutOfMemory("cannot open an Avro datum reader");
-    avro_value_reset(&value.value);
-    const int rc = avro_value_read(reader, &value.value);
-    avro_reader_free(reader);
-    if (rc != 0) {
-      return CorruptMetadata(source + ": record " + std::to_string(i) + " does not decode: " + AvroError());
-    }
-    json record;
-    const Status st = ToJson(&value.value, 0, &record);
-    if (!st.ok()) return CorruptMetadata(source + ": record " + std::to_string(i) + ": " + st.message());
+  for (const auto& datum : datums) {
+    ARROW_ASSIGN_OR_RAISE(auto record, reader->Read(datum));
     out.push_back(std::move(record));
   }
   return out;

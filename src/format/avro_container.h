@@ -8,6 +8,7 @@
 // layout 1's JSON instant files parse to, so one typed parser serves both layouts.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,27 @@ struct AvroContainer {
 /// badly framed, or whose blocks do not decode under its schema → kCorruptMetadata naming
 /// `source` and the problem. O(size of the file).
 Result<AvroContainer> ReadAvroContainer(std::string_view bytes, const std::string& source);
+
+/// Decodes bare datums (Avro's binary encoding, no container) of one writer schema, one at a
+/// time, with the schema parsed once: for records met one by one, as an HFile's values are.
+/// Not thread-safe.
+class AvroDatumReader {
+ public:
+  /// A reader of `schema_json`; a schema that does not parse → kCorruptMetadata naming `source`.
+  static Result<std::unique_ptr<AvroDatumReader>> Make(std::string_view schema_json, std::string source);
+  ~AvroDatumReader();
+
+  /// The next datum as a JSON value (ReadAvroContainer's mapping); one that does not decode →
+  /// kCorruptMetadata naming the source and the datum's number.
+  Result<nlohmann::json> Read(std::string_view datum);
+
+ private:
+  struct State;
+  explicit AvroDatumReader(std::string source);
+  std::unique_ptr<State> state_;
+  std::string source_;
+  int64_t count_ = 0;
+};
 
 /// Decodes `datums`, each one value in Avro's binary encoding (no container: how Hudi's Avro
 /// data blocks and delete blocks store records), with the writer schema `schema_json`, into

@@ -139,12 +139,11 @@ Result<std::shared_ptr<HFileReader>> HFileReader::Open(std::shared_ptr<arrow::Bu
   std::shared_ptr<HFileReader> reader(new HFileReader());
   reader->bytes_ = std::move(bytes);
   reader->source_ = std::move(source);
-  reader->blocks_decoded_ = std::make_shared<std::atomic<int64_t>>(0);
   ARROW_RETURN_NOT_OK(reader->LoadIndex());
   return reader;
 }
 
-int64_t HFileReader::blocks_decoded() const { return blocks_decoded_->load(); }
+int64_t HFileReader::blocks_decoded() const { return blocks_decoded_.load(); }
 
 Result<std::shared_ptr<arrow::Buffer>> HFileReader::ReadBlock(int64_t offset, int64_t size, std::string_view magic,
                                                               int64_t* on_disk_size) const {
@@ -308,7 +307,7 @@ Result<std::pair<std::shared_ptr<arrow::Buffer>, std::vector<HFileReader::Entry>
     size_t i) const {
   const IndexEntry& e = index_[i];
   ARROW_ASSIGN_OR_RAISE(auto block, ReadBlock(e.offset, e.size, kDataMagic));
-  blocks_decoded_->fetch_add(1);
+  blocks_decoded_.fetch_add(1);
   // Hudi's HFiles carry a memstore timestamp (a vlong, 0) after each value and no tags.
   auto tags = file_info_.find("hfile.MAX_TAGS_LEN");
   const bool has_tags = tags != file_info_.end();

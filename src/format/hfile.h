@@ -101,7 +101,7 @@ class HFileReader {
   int index_levels_ = 1;
   std::vector<IndexEntry> index_;
   std::map<std::string, std::string> file_info_;
-  mutable std::shared_ptr<std::atomic<int64_t>> blocks_decoded_;
+  mutable std::atomic<int64_t> blocks_decoded_{0};
 };
 
 }  // namespace lakeshore::format

@@ -90,10 +90,11 @@ Result<std::vector<std::pair<std::string, nlohmann::json>>> DecodeHFileBlock(
                                          arrow::SliceBuffer(file, start, static_cast<int64_t>(block.content.size())),
                                          where));
   std::vector<std::pair<std::string, nlohmann::json>> out;
+  ARROW_ASSIGN_OR_RAISE(auto decoder, format::AvroDatumReader::Make(schema_json, where));
   // Values are decoded while the scan holds their block.
-  ARROW_RETURN_NOT_OK(reader->Scan([&](std::string_view key, std::string_view value) {
-    ARROW_ASSIGN_OR_RAISE(auto records, format::ReadAvroDatums(schema_json, {value}, where));
-    out.emplace_back(std::string(key), std::move(records[0]));
+  ARROW_RETURN_NOT_OK(reader->Scan([&](std::string_view key, std::string_view value) -> Status {
+    ARROW_ASSIGN_OR_RAISE(auto record, decoder->Read(value));
+    out.emplace_back(std::string(key), std::move(record));
     return Status::OK();
   }));
   return out;

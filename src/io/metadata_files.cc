@@ -23,45 +23,42 @@ constexpr const char* kMetadataFolder = ".hoodie/metadata";
 constexpr const char* kFilesPartition = "files";
 constexpr const char* kAllPartitions = "__all_partitions__";
 
-/// One record's view of its key: files added (name → size) and removed.
-struct FilesRecord {
-  std::map<std::string, int64_t> added;
-  std::set<std::string> removed;
-};
-
-/// A HoodieMetadataRecord of the files partition (type 1: the partition list, 2: a file list).
-Result<FilesRecord> ParseFilesRecord(const nlohmann::json& record, const std::string& where) {
-  FilesRecord out;
+/// The live files (name → size) of a `files` partition record (HoodieMetadataRecord type 1,
+/// the partition list, or 2, a partition's files): those its filesystemMetadata does not mark
+/// deleted.
+Result<std::map<std::string, int64_t>> LiveFiles(const nlohmann::json& record, const std::string& where) {
+  std::map<std::string, int64_t> out;
   auto meta = record.find("filesystemMetadata");
   if (meta == record.end() || meta->is_null()) return out;
   if (!meta->is_object()) return CorruptMetadata(where + ": filesystemMetadata is not a map");
   for (const auto& [name, info] : meta->items()) {
-    const bool deleted = info.is_object() && info.value("isDeleted", false);
-    const int64_t size = info.is_object() && info.contains("size") && info["size"].is_number_integer()
-                             ? info["size"].get<int64_t>()
-                             : 0;
-    if (deleted) {
-      out.removed.insert(name);
-    } else {
-      out.added[name] = size;
-    }
+    if (!info.is_object() || info.value("isDeleted", false)) continue;
+    auto size = info.find("size");
+    out[name] = size != info.end() && size->is_number_integer() ? size->get<int64_t>() : 0;
   }
   return out;
 }
 
-/// Folds `next` into `into` (Hudi's combineFileSystemMetadata).
-void Combine(FilesRecord& into, const FilesRecord& next) {
-  for (const auto& name : next.removed) {
-    into.added.erase(name);
-    into.removed.insert(name);
+/// Folds a newer version of a `files` record into `older`, as Hudi's combineFileSystemMetadata
+/// does: a file the newer one marks deleted is deleted; one both hold keeps the larger size.
+Status CombineFilesRecords(nlohmann::json& older, nlohmann::json&& newer, const std::string& where) {
+  auto next = newer.find("filesystemMetadata");
+  if (next == newer.end() || next->is_null()) return Status::OK();
+  if (!next->is_object()) return CorruptMetadata(where + ": filesystemMetadata is not a map");
+  nlohmann::json& into = older["filesystemMetadata"];
+  if (!into.is_object()) into = nlohmann::json::object();
+  auto size_of = [](const nlohmann::json& info) {
+    auto size = info.find("size");
+    return size != info.end() && size->is_number_integer() ? size->get<int64_t>() : int64_t{0};
+  };
+  for (auto& [name, info] : next->items()) {
+    auto kept = into.find(name);
+    const bool replace = kept == into.end() || !info.is_object() || info.value("isDeleted", false) ||
+                         kept->value("isDeleted", false) || size_of(info) > size_of(*kept);
+    if (replace) into[name] = std::move(info);
   }
-  for (const auto& [name, size] : next.added) {
-    auto [it, inserted] = into.added.emplace(name, size);
-    if (!inserted) it->second = std::max(it->second, size);
-    into.removed.erase(name);
-  }
+  return Status::OK();
 }
-
 
 /// Which keys a read of a metadata partition wants: all (null `keys`), or the sorted `keys`,
 /// of which a file group holds only those `group_of` assigns to it.
@@ -107,13 +104,7 @@ Result<std::map<std::string, nlohmann::json>> ReadMetadataPartition(
     ARROW_ASSIGN_OR_RAISE(auto entries, mdt->List(partition, /*recursive=*/false));
     std::set<std::string> ids;
     for (const auto& e : entries) {
-      const std::string name(BaseName(e.path));
-      auto parsed = ParseDataFileName(name);
-      if (parsed) {
-        ids.insert(parsed->file_id);
-      } else if (name.size() > 6 && name.substr(name.size() - 6) == ".hfile") {
-        ids.insert(name.substr(0, name.find('_')));  // an HFile base file: <fileId>_<token>_<instant>.hfile
-      }
+      if (auto parsed = ParseDataFileName(BaseName(e.path))) ids.insert(parsed->file_id);
     }
     group_count = std::max(group_count, ids.size());
   }
@@ -137,9 +128,10 @@ Result<std::map<std::string, nlohmann::json>> ReadMetadataPartition(
       ARROW_ASSIGN_OR_RAISE(auto reader, format::HFileReader::Open(bytes, where));
       auto schema = reader->file_info().find("schema");
       if (schema == reader->file_info().end()) return CorruptMetadata(where + " has no schema in its file info");
+      ARROW_ASSIGN_OR_RAISE(auto decoder, format::AvroDatumReader::Make(schema->second, where));
       auto decode_add = [&](std::string_view key, std::string_view value) -> Status {
-        ARROW_ASSIGN_OR_RAISE(auto decoded, format::ReadAvroDatums(schema->second, {value}, where));
-        return add(std::string(key), std::move(decoded[0]), where);
+        ARROW_ASSIGN_OR_RAISE(auto decoded, decoder->Read(value));
+        return add(std::string(key), std::move(decoded), where);
       };
       if (selection.keys == nullptr) {
         ARROW_RETURN_NOT_OK(reader->Scan(decode_add));
@@ -249,36 +241,18 @@ Result<std::map<std::string, RecordLocation>> ReadMetadataRecordIndex(
 
 Result<MetadataFileListing> ReadMetadataFiles(const std::shared_ptr<Storage>& table, Engine& engine,
                                               const std::function<bool(const std::string&)>& is_valid_data_instant) {
-  // Each version of a key folded as Hudi's combineFileSystemMetadata does.
-  std::map<std::string, FilesRecord> records;
-  ARROW_ASSIGN_OR_RAISE(
-      auto raw, ReadMetadataPartition(
-                    table, engine, kFilesPartition,
-                    [](nlohmann::json& older, nlohmann::json&& newer, const std::string& where) -> Status {
-                      // Keep both versions' maps folded into `older`'s filesystemMetadata.
-                      ARROW_ASSIGN_OR_RAISE(auto a, ParseFilesRecord(older, where));
-                      ARROW_ASSIGN_OR_RAISE(auto b, ParseFilesRecord(newer, where));
-                      Combine(a, b);
-                      nlohmann::json meta = nlohmann::json::object();
-                      for (const auto& [name, size] : a.added) meta[name] = {{"size", size}, {"isDeleted", false}};
-                      for (const auto& name : a.removed) meta[name] = {{"size", 0}, {"isDeleted", true}};
-                      older = std::move(newer);
-                      older["filesystemMetadata"] = std::move(meta);
-                      return Status::OK();
-                    },
-                    is_valid_data_instant));
-  for (auto& [key, record] : raw) {
-    ARROW_ASSIGN_OR_RAISE(records[key], ParseFilesRecord(record, "the files entry of '" + key + "'"));
-  }
+  ARROW_ASSIGN_OR_RAISE(auto records,
+                        ReadMetadataPartition(table, engine, kFilesPartition, CombineFilesRecords, is_valid_data_instant));
   MetadataFileListing listing;
-  for (auto& [key, record] : records) {
-    if (key == kAllPartitions) continue;
-    listing.files[key == "." ? std::string() : key] = std::move(record.added);
-  }
-  // Partitions the partition list names but no file record holds yet are empty.
-  auto all = records.find(kAllPartitions);
-  if (all != records.end()) {
-    for (const auto& [name, size] : all->second.added) listing.files.try_emplace(name == "." ? std::string() : name);
+  auto name_of = [](const std::string& key) { return key == "." ? std::string() : key; };
+  for (const auto& [key, record] : records) {
+    ARROW_ASSIGN_OR_RAISE(auto files, LiveFiles(record, "the files entry of '" + key + "'"));
+    if (key == kAllPartitions) {
+      // Partitions the partition list names but no file record holds yet are empty.
+      for (const auto& [partition, size] : files) listing.files.try_emplace(name_of(partition));
+    } else {
+      listing.files[name_of(key)] = std::move(files);
+    }
   }
   return listing;
 }

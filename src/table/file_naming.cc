@@ -78,12 +78,14 @@ std::optional<DataFileName> ParseDataFileName(std::string_view name) {
     out.is_log = true;
     if (token != std::string_view::npos && !IsPlainToken(out.write_token)) return std::nullopt;
   } else {
-    // <fileId>_<writeToken>_<instant>.parquet
-    constexpr std::string_view kExtension = ".parquet";
-    if (name.size() <= kExtension.size() || name.substr(name.size() - kExtension.size()) != kExtension) {
-      return std::nullopt;
+    // <fileId>_<writeToken>_<instant>.parquet (data tables) or .hfile (the metadata table)
+    std::string_view stem;
+    for (std::string_view extension : {std::string_view(".parquet"), std::string_view(".hfile")}) {
+      if (name.size() > extension.size() && name.substr(name.size() - extension.size()) == extension) {
+        stem = name.substr(0, name.size() - extension.size());
+      }
     }
-    const std::string_view stem = name.substr(0, name.size() - kExtension.size());
+    if (stem.empty()) return std::nullopt;
     const size_t a = stem.find('_');
     const size_t b = stem.rfind('_');
     if (a == std::string_view::npos || a == b) return std::nullopt;

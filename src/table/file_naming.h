@@ -36,7 +36,8 @@ struct DataFileName {
   bool is_cdc = false;      ///< a change-data log file
 };
 
-/// Parses a data file name (no folder); nullopt for anything else. Instant times are as
+/// Parses a data file name (no folder): a Parquet or HFile (the metadata table's) base file or a
+/// log file; nullopt for anything else. Instant times are as
 /// IsInstantTimeToken takes them; file ids and write tokens contain no '_'.
 std::optional<DataFileName> ParseDataFileName(std::string_view name);
 

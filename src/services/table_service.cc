@@ -131,6 +131,17 @@ Status CompleteService(TableContext& ctx, InstantLifecycle& lifecycle, const Com
   return Status::OK();
 }
 
+PlannedSlice PlanLatestSlice(const FileGroup& group) {
+  const FileSlice& slice = group.latest();
+  PlannedSlice planned;
+  planned.partition = group.partition;
+  planned.file_id = group.file_id;
+  planned.base_instant = slice.base_instant;
+  if (slice.base_file) planned.base_file = slice.base_file->path;
+  planned.log_files = slice.log_files;
+  return planned;
+}
+
 std::map<std::string, int64_t> FileSizesByPath(const std::vector<CompletedCommit>& commits) {
   std::map<std::string, int64_t> sizes;
   for (const auto& c : commits) {

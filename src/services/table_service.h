@@ -88,6 +88,9 @@ Status ClearPreviousAttempt(Storage& storage, const std::string& time);
 /// back meanwhile); then its markers go.
 Status CompleteService(TableContext& ctx, InstantLifecycle& lifecycle, const CommitMetadata& completed);
 
+/// `group`'s latest slice as a plan names it (partition, file id, base instant and files).
+PlannedSlice PlanLatestSlice(const FileGroup& group);
+
 /// The size of every file the completed commits' write stats name, by path (log files too:
 /// what a slice's files hold, without listing storage).
 std::map<std::string, int64_t> FileSizesByPath(const std::vector<CompletedCommit>& commits);

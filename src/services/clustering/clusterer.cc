@@ -65,13 +65,7 @@ Result<CommitMetadata> PlanClustering(TableContext& ctx, const Timeline& timelin
     };
     for (const auto& [g, bytes] : small) {
       if (group_bytes > 0 && group_bytes + bytes > kMaxGroupBytes) close_group();
-      const FileSlice& slice = g->latest();
-      PlannedSlice ps;
-      ps.partition = g->partition;
-      ps.file_id = g->file_id;
-      ps.base_instant = slice.base_instant;
-      if (slice.base_file) ps.base_file = slice.base_file->path;
-      ps.log_files = slice.log_files;
+      PlannedSlice ps = PlanLatestSlice(*g);
       plan.clustering_file_ids[ps.partition].push_back(ps.file_id);
       group.slices.push_back(std::move(ps));
       group_bytes += bytes;

@@ -46,13 +46,7 @@ Result<std::vector<PlannedSlice>> ChooseSlices(TableContext& ctx, const Timeline
     const int64_t log_bytes = SliceBytes(slice, sizes) - (slice.base_file ? slice.base_file->size : 0);
     const bool by_size = options.min_log_bytes > 0 && log_bytes >= options.min_log_bytes;
     if (!any && !by_commits && !by_size) continue;
-    PlannedSlice op;
-    op.partition = g->partition;
-    op.file_id = g->file_id;
-    op.base_instant = slice.base_instant;
-    if (slice.base_file) op.base_file = slice.base_file->path;
-    op.log_files = slice.log_files;
-    out.push_back(std::move(op));
+    out.push_back(PlanLatestSlice(*g));
   }
   if (out.empty()) {
     *reason = with_logs == 0 ? "no file slice has log files"

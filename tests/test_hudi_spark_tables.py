@@ -191,13 +191,21 @@ def test_upserts_and_deletes_into_a_spark_table_read_back_in_hudi_rs(
         assert _rows(t.to_arrow(filter=[(field, "=", value)])) == _rows(pa.Table.from_pylist(expected, after.schema))
 
 
-def test_tables_this_build_cannot_write_say_why(unzipped: dict[str, Path]) -> None:
+def test_tables_this_build_cannot_write_say_why(unzipped: dict[str, Path], tmp_path: Path) -> None:
+    # A metadata partition another writer is building (Hudi's async indexer lists it in flight)
+    # would miss this build's changes: such a table is not written.
+    building = _copy(unzipped["sample_table/cow/v9_txns_simple_meta"], tmp_path)
+    props = building / ".hoodie" / "hoodie.properties"
+    text = props.read_text(encoding="latin-1").replace(
+        "hoodie.table.metadata.partitions.inflight=", "hoodie.table.metadata.partitions.inflight=expr_index_x"
+    )
+    props.write_text(text, encoding="latin-1")
     cases = {
-        "sample_table/cow/v9_txns_simple_meta": "metadata table",
-        "sample_table/cow/v6_nonpartitioned": "table version 6",
+        building: "being built by another writer",
+        unzipped["sample_table/cow/v6_nonpartitioned"]: "table version 6",
     }
-    for label, why in cases.items():
-        t = lakeshore.Table.open(str(unzipped[label]))
+    for root, why in cases.items():
+        t = lakeshore.Table.open(str(root))
         with pytest.raises(lakeshore.UnsupportedFeatureError, match=why):
             t.upsert(t.to_arrow().select([f for f in t.schema.names]).slice(0, 1))
 
@@ -437,19 +445,23 @@ def test_compacting_a_spark_mor_table_keeps_what_hudi_rs_reads(
         assert user_rows(t.to_arrow(as_of=when)) == user_rows(_hudi_read(root, as_of=when)), when
 
 
-@pytest.mark.parametrize("label", [_label(z) for z in ZIPS if "/v6_" not in str(z)])
-def test_lookup_locates_every_record_as_the_snapshot_holds_it(unzipped: dict[str, Path], label: str) -> None:
-    # The record index answers where Spark built one; a scan of the snapshot everywhere else.
-    t = lakeshore.Table.open(str(unzipped[label]))
+def _metadata_partitions(root: Path) -> list[str]:
+    props = (root / ".hoodie" / "hoodie.properties").read_text(encoding="latin-1")
+    for line in props.splitlines():
+        if line.startswith("hoodie.table.metadata.partitions="):
+            return [p for p in line.split("=", 1)[1].split(",") if p]
+    return []
+
+
+def _expect_lookup_matches_snapshot(t: lakeshore.Table, root: Path) -> None:
+    """Every stored key is located where the snapshot holds it, by the record index where the
+    table has one and by a scan elsewhere."""
     rows = t.to_arrow(columns=[*t.config["record_key"], "_hoodie_partition_path", "_hoodie_file_name"])
     if rows.num_rows == 0:
         return
     keys = rows.select(t.config["record_key"])
     found = t.lookup(keys.to_pylist() if len(t.config["record_key"]) > 1 else keys.column(0).to_pylist())
-    props = (unzipped[label] / ".hoodie" / "hoodie.properties").read_text(encoding="latin-1")
-    indexed = any(
-        line.startswith("hoodie.table.metadata.partitions=") and "record_index" in line for line in props.splitlines()
-    )
+    indexed = "record_index" in _metadata_partitions(root)
     assert found.schema.metadata[b"lookup.method"] == (b"record_index" if indexed else b"scan")
     # A key that INSERT wrote twice (Spark's v9_nonpartitioned_rollback) is held in two file
     # groups: the lookup names one of them.
@@ -462,6 +474,42 @@ def test_lookup_locates_every_record_as_the_snapshot_holds_it(unzipped: dict[str
     for row, hit in zip(rows.to_pylist(), found.to_pylist(), strict=True):
         key = tuple(row[k] for k in t.config["record_key"])
         assert (hit["partition"], hit["file_id"]) in held[key], (row, hit)
+
+
+@pytest.mark.parametrize("label", [_label(z) for z in ZIPS if "/v6_" not in str(z)])
+def test_lookup_locates_every_record_as_the_snapshot_holds_it(unzipped: dict[str, Path], label: str) -> None:
+    _expect_lookup_matches_snapshot(lakeshore.Table.open(str(unzipped[label])), unzipped[label])
+
+
+SPARK_WITH_METADATA = [
+    "sample_table/cow/v9_txns_simple_meta",
+    "sample_table/mor/avro/v9_txns_simple_meta",
+    "quickstart_trips_table/mor/avro/v8_trips_8i3u1d",
+]
+
+
+@pytest.mark.parametrize("label", SPARK_WITH_METADATA)
+def test_writes_keep_a_spark_metadata_table_current_and_drop_what_they_cannot(
+    unzipped: dict[str, Path], tmp_path: Path, label: str
+) -> None:
+    # Lakeshore keeps Spark's files partition and record index current with its writes, drops
+    # the partitions it does not maintain (column and partition stats, secondary indexes) at its
+    # first write, before they could go stale; hudi-rs then lists the table through the files
+    # partition Lakeshore extended, and reads the same rows.
+    root = _copy(unzipped[label], tmp_path)
+    had = _metadata_partitions(root)
+    assert "files" in had
+    t = lakeshore.Table.open(str(root))
+    rows = t.to_arrow().select(t.schema.names)
+    t.upsert(rows.slice(0, 2))
+    t.delete(rows.select(t.config["record_key"] + t.config["partition_by"]).slice(2, 1))
+    kept = [p for p in had if p in ("files", "record_index")]
+    assert _metadata_partitions(root) == kept
+    for dropped in set(had) - set(kept):
+        assert not (root / ".hoodie" / "metadata" / dropped).exists(), dropped
+    assert _rows(t.to_arrow()) == _rows(_hudi_read(root))
+    assert t.to_arrow().num_rows == rows.num_rows - 1
+    _expect_lookup_matches_snapshot(t, root)
 
 
 def test_the_index_verb_shows_and_looks_up(unzipped: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:

@@ -329,6 +329,14 @@ void BindTable(nb::module_& m) {
           },
           "The metadata table's partitions built and being built, as a dict.")
       .def(
+          "create_index",
+          [](Table& t, const std::string& name) { WithoutGil([&] { return t.CreateIndex(name); }); },
+          nb::arg("name"), "Builds the metadata table's partition `name` (files, record_index). Releases the GIL.")
+      .def(
+          "drop_index",
+          [](Table& t, const std::string& name) { WithoutGil([&] { return t.DropIndex(name); }); },
+          nb::arg("name"), "Drops the metadata table's partition `name`. Releases the GIL.")
+      .def(
           "lookup",
           [](Table& t, nb::handle keys_capsule) {
             std::shared_ptr<arrow::RecordBatchReader> keys = ImportStreamCapsule(keys_capsule);

@@ -105,6 +105,14 @@ class Table:
     def metadata_partitions(self) -> dict[str, Any]:
         """The metadata table's partitions built and being built, as a dict."""
 
+    def create_index(self, name: str) -> None:
+        """
+        Builds the metadata table's partition `name` (files, record_index). Releases the GIL.
+        """
+
+    def drop_index(self, name: str) -> None:
+        """Drops the metadata table's partition `name`. Releases the GIL."""
+
     def lookup(self, keys: object) -> CapsuleType:
         """
         Where the records with these keys live: an `arrow_array_stream` capsule of (record_key, partition, file_id). Releases the GIL.

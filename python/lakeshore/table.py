@@ -284,6 +284,23 @@ class Table:
             "inflight": list(found["inflight"]),
         }
 
+    def create_index(self, name: str) -> dict[str, Any]:
+        """Builds an index of Hudi's metadata table and returns :meth:`indexes`: ``"files"``
+        (the table's file listing, which Hudi readers such as hudi-rs then list through) or
+        ``"record_index"`` (record key -> file group, for :meth:`lookup` and upserts with
+        ``hoodie.index.type=RECORD_INDEX``; builds ``"files"`` too). It is built from the
+        completed instants under the table lock, listed in flight while it builds, and kept
+        current by every later write. Raises InvalidArgumentError for another name."""
+        self._native.create_index(name)
+        return self.indexes()
+
+    def drop_index(self, name: str) -> dict[str, Any]:
+        """Drops an index of the metadata table (also one Spark built, such as column_stats)
+        and returns :meth:`indexes`. Dropping ``"files"`` drops the whole metadata table.
+        Readers stop trusting it first (hoodie.properties), then its files are deleted."""
+        self._native.drop_index(name)
+        return self.indexes()
+
     def lookup(self, keys: Any) -> pa.Table:
         """Where the records with ``keys`` live now: a table with one row per key, in order,
         holding ``record_key``, ``partition`` and ``file_id`` (both null for a key the table

@@ -1,5 +1,7 @@
 #include "actions/table_context.h"
 
+#include <cctype>
+
 #include "lakeshore/table/table_options.h"
 
 namespace lakeshore {
@@ -22,6 +24,14 @@ Status TableContext::LoadSettings() {
   ARROW_ASSIGN_OR_RAISE(lock.lease_ms, o::kLockLeaseMs.Get(p));
   ARROW_ASSIGN_OR_RAISE(lock.wait_timeout_ms, o::kLockWaitTimeoutMs.Get(p));
   ARROW_ASSIGN_OR_RAISE(index_type, o::kIndexType.Get(p));
+  for (auto& c : index_type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  ARROW_ASSIGN_OR_RAISE(metadata.enable, o::kMetadataEnable.Get(p));
+  ARROW_ASSIGN_OR_RAISE(metadata.record_index, o::kMetadataRecordIndexEnable.Get(p));
+  ARROW_ASSIGN_OR_RAISE(metadata.record_index_min_groups, o::kMetadataRecordIndexMinGroups.Get(p));
+  ARROW_ASSIGN_OR_RAISE(metadata.record_index_max_groups, o::kMetadataRecordIndexMaxGroups.Get(p));
+  ARROW_ASSIGN_OR_RAISE(metadata.compact_max_delta_commits, o::kMetadataCompactMaxDeltaCommits.Get(p));
+  // The record index as the index type needs it built.
+  if (index_type == "RECORD_INDEX") metadata.record_index = true;
   ARROW_ASSIGN_OR_RAISE(bool inline_compaction, o::kCompactInline.Get(p));
   ARROW_ASSIGN_OR_RAISE(int64_t inline_delta_commits, o::kCompactInlineMaxDeltaCommits.Get(p));
   inline_compaction_delta_commits = inline_compaction && plan.merge_on_read ? inline_delta_commits : 0;

@@ -18,6 +18,7 @@
 #include "timeline/commit_metadata_cache.h"
 #include "timeline/instant_codec.h"
 #include "timeline/timeline.h"
+#include "services/metadata/metadata_writer.h"
 #include "write/heartbeat.h"
 #include "write/table_lock.h"
 #include "write/write_planner.h"
@@ -52,7 +53,8 @@ struct TableContext {
   HeartbeatSettings heartbeat;
   WritePlanSettings plan;
   ParquetWriteSettings parquet;
-  std::string index_type;
+  std::string index_type;  ///< hoodie.index.type, upper case
+  MetadataTableSettings metadata;
   /// Merge-on-read inline compaction: compact after a write once this many deltacommits
   /// completed since the last compaction; 0: off (table_options kCompactInline*).
   int64_t inline_compaction_delta_commits = 0;

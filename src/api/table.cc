@@ -16,6 +16,7 @@
 #include "table/layout.h"
 #include "table/meta_columns.h"
 #include "actions/table_context.h"
+#include "services/metadata/metadata_writer.h"
 #include "write/rollback.h"
 #include "write/write_client.h"
 
@@ -177,9 +178,12 @@ std::optional<std::string> WhyNotWritable(const HoodieTableConfig& hoodie) {
   if (hoodie.table_version != 8 && hoodie.table_version != 9) {
     return "table version " + std::to_string(hoodie.table_version) + " (this build writes versions 8 and 9)";
   }
-  if (!hoodie.metadata_partitions.empty() || !hoodie.metadata_partitions_inflight.empty()) {
-    return std::string("its metadata table is enabled, and this build does not keep it current yet (a write would "
-                       "leave it disagreeing with the data, and Hudi readers would miss the new files)");
+  // Lakeshore keeps the files and record_index partitions current and drops the others at its
+  // first write; a partition another writer is building (Hudi's async indexer) is left alone.
+  for (const auto& p : hoodie.metadata_partitions_inflight) {
+    if (p != kMetadataFiles && p != kMetadataRecordIndex) {
+      return "a table whose metadata partition '" + p + "' is being built by another writer";
+    }
   }
   if (!hoodie.populate_meta_fields) return std::string("a table without meta fields");
   if (hoodie.merge_mode == RecordMergeMode::kCustom) return std::string("a table with a CUSTOM record merge mode");
@@ -302,9 +306,36 @@ Result<std::shared_ptr<arrow::Table>> Table::Read(const ReadOptions& options) {
 }
 
 std::pair<std::vector<std::string>, std::vector<std::string>> Table::MetadataPartitions() const {
-  const auto& hoodie = impl_->ctx.hoodie;
+  // As storage says now (another process may have built or dropped one since the open).
+  auto fresh = HoodieTableConfig::Load(*impl_->ctx.storage);
+  const auto& hoodie = fresh.ok() ? std::optional<HoodieTableConfig>(*fresh) : impl_->ctx.hoodie;
   if (!hoodie) return {};
   return {hoodie->metadata_partitions, hoodie->metadata_partitions_inflight};
+}
+
+Status Table::CreateIndex(const std::string& name) {
+  ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("build an index of"));
+  if (name != kMetadataFiles && name != kMetadataRecordIndex) {
+    return Status::Invalid("this build builds the metadata table's files and record_index partitions, not '", name,
+                           "'");
+  }
+  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  ARROW_ASSIGN_OR_RAISE(auto guard, impl_->ctx.Lock().Acquire("build an index"));
+  ARROW_RETURN_NOT_OK(BuildMetadataPartitions(impl_->ctx, {name}, *guard));
+  return guard->Release();
+}
+
+Status Table::DropIndex(const std::string& name) {
+  ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("drop an index of"));
+  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  ARROW_ASSIGN_OR_RAISE(auto guard, impl_->ctx.Lock().Acquire("drop an index"));
+  auto [built, inflight] = MetadataPartitions();
+  if (std::find(built.begin(), built.end(), name) == built.end() &&
+      std::find(inflight.begin(), inflight.end(), name) == inflight.end()) {
+    return Status::Invalid("table ", impl_->ctx.uri, " has no metadata partition '", name, "'");
+  }
+  ARROW_RETURN_NOT_OK(DropMetadataPartitions(impl_->ctx, {name}, *guard));
+  return guard->Release();
 }
 
 Result<std::shared_ptr<arrow::Table>> Table::Lookup(const std::shared_ptr<arrow::RecordBatchReader>& keys) {

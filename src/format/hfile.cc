@@ -143,12 +143,37 @@ Result<std::shared_ptr<HFileReader>> HFileReader::Open(std::shared_ptr<arrow::Bu
   return reader;
 }
 
+Result<std::map<std::string, std::string>> HFileReader::FileInfoFromTail(
+    const std::function<Result<std::shared_ptr<arrow::Buffer>>(int64_t offset)>& read_from, int64_t file_size,
+    std::string source) {
+  if (file_size < kTrailerSize) {
+    return CorruptMetadata("HFile " + source + " is shorter than its 4096-byte trailer");
+  }
+  int64_t offset = std::max<int64_t>(0, file_size - 64 * 1024);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::shared_ptr<HFileReader> reader(new HFileReader());
+    ARROW_ASSIGN_OR_RAISE(reader->bytes_, read_from(offset));
+    if (reader->bytes_->size() != file_size - offset) {
+      return CorruptMetadata("HFile " + source + " changed size while it was read");
+    }
+    reader->base_offset_ = offset;
+    reader->source_ = source;
+    ARROW_RETURN_NOT_OK(reader->LoadIndex());
+    if (reader->load_on_open_ >= offset) return reader->file_info_;
+    if (reader->load_on_open_ < 0) return CorruptMetadata("HFile " + source + " has a negative load-on-open offset");
+    offset = reader->load_on_open_;  // a larger tail: read from the section's start
+  }
+  return CorruptMetadata("HFile " + source + " has a load-on-open section that moves");
+}
+
 int64_t HFileReader::blocks_decoded() const { return blocks_decoded_.load(); }
 
 Result<std::shared_ptr<arrow::Buffer>> HFileReader::ReadBlock(int64_t offset, int64_t size, std::string_view magic,
                                                               int64_t* on_disk_size) const {
   const std::string_view file(reinterpret_cast<const char*>(bytes_->data()), static_cast<size_t>(bytes_->size()));
   const std::string where = "block at byte " + std::to_string(offset);
+  // A reader of the file's tail holds the bytes from base_offset_ on.
+  offset -= base_offset_;
   if (offset < 0 || offset > static_cast<int64_t>(file.size())) return Corrupt(where + " lies outside the file");
   Cursor c{file.substr(static_cast<size_t>(offset))};
   const std::string_view block_magic = c.Take(8);
@@ -192,9 +217,10 @@ Result<std::shared_ptr<arrow::Buffer>> HFileReader::ReadBlock(int64_t offset, in
 }
 
 Status HFileReader::LoadIndex() {
-  const int64_t file_size = bytes_->size();
+  const int64_t file_size = base_offset_ + bytes_->size();
   if (file_size < kTrailerSize) return Corrupt("is shorter than its 4096-byte trailer");
-  const std::string_view trailer(reinterpret_cast<const char*>(bytes_->data() + file_size - kTrailerSize),
+  if (bytes_->size() < kTrailerSize) return Corrupt("is shorter than its 4096-byte trailer");
+  const std::string_view trailer(reinterpret_cast<const char*>(bytes_->data() + bytes_->size() - kTrailerSize),
                                  static_cast<size_t>(kTrailerSize));
   if (trailer.substr(0, 8) != kTrailerMagic) return Corrupt("has no trailer magic");
   Cursor version{trailer.substr(kTrailerSize - 4)};
@@ -226,6 +252,11 @@ Status HFileReader::LoadIndex() {
     return Corrupt("has an implausible trailer");
   }
 
+  if (load_on_open < base_offset_) {
+    load_on_open_ = load_on_open;
+    return Status::OK();  // a tail too short: FileInfoFromTail asks for more
+  }
+  load_on_open_ = load_on_open;
   // The root data index, then the meta index, then the file info.
   int64_t on_disk = 0;
   ARROW_ASSIGN_OR_RAISE(auto root, ReadBlock(load_on_open, -1, kRootIndexMagic, &on_disk));
@@ -247,8 +278,8 @@ Status HFileReader::LoadIndex() {
   std::vector<IndexEntry> level;
   ARROW_RETURN_NOT_OK(root_entries(*root, data_index_count, &level));
   const int64_t meta_offset = load_on_open + on_disk;
-  // Lower levels (intermediate, then leaf) in the non-root format.
-  for (int depth = 1; depth < index_levels_; ++depth) {
+  // Lower levels (intermediate, then leaf) in the non-root format; a tail reader has none.
+  for (int depth = 1; depth < index_levels_ && base_offset_ == 0; ++depth) {
     const std::string_view magic = depth + 1 == index_levels_ ? kLeafIndexMagic : kIntermediateIndexMagic;
     std::vector<IndexEntry> next;
     for (const IndexEntry& parent : level) {

@@ -68,6 +68,13 @@ class HFileReader {
   Status ScanPrefix(std::string_view prefix,
                     const std::function<Status(std::string_view key, std::string_view value)>& visit) const;
 
+  /// The file info map of an HFile of `file_size` bytes, from its tail only (the trailer and
+  /// the load-on-open section): `read_from(offset)` returns the bytes from `offset` to the end.
+  /// Cost: one read of the last 64 KiB, and a second when the section starts before them.
+  static Result<std::map<std::string, std::string>> FileInfoFromTail(
+      const std::function<Result<std::shared_ptr<arrow::Buffer>>(int64_t offset)>& read_from, int64_t file_size,
+      std::string source);
+
   /// Data blocks decoded so far (for tests of the O(1)-blocks promise).
   int64_t blocks_decoded() const;
 
@@ -97,6 +104,8 @@ class HFileReader {
   std::shared_ptr<arrow::Buffer> bytes_;
   std::string source_;
   int codec_ = 2;  ///< Hadoop's compression ids: 1 GZ, 2 none
+  int64_t base_offset_ = 0;    ///< where bytes_ starts in the file (a tail reader's)
+  int64_t load_on_open_ = -1;  ///< the trailer's load-on-open offset
   int64_t num_entries_ = 0;
   int index_levels_ = 1;
   std::vector<IndexEntry> index_;

@@ -1,6 +1,7 @@
 // Record-location indexes: where does each incoming record already live?
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,11 +21,13 @@ struct KeysToTag {
   const std::vector<std::string_view>* record_keys = nullptr;
   /// Indices into the arrays of the records to tag (others are left untagged).
   std::vector<int64_t> rows;
+  /// True for a data instant whose metadata-table entries count (Hudi's valid-instants filter):
+  /// what the record index reads through. Unused by the simple index.
+  std::function<bool(const std::string&)> is_valid_data_instant;
 };
 
 /// A record-location index. Implementations: the simple index (reads the key column of the
-/// candidate files); the metadata-table indexes (bloom filters, column stats, record index)
-/// plug in here later.
+/// candidate files) and the record index (the metadata table's key → location map).
 class Index {
  public:
   virtual ~Index() = default;
@@ -37,7 +40,7 @@ class Index {
       const KeysToTag& keys, const FileSystemView& view, Storage& storage, Engine& engine) = 0;
 };
 
-/// The index named by the table option `index.type`.
+/// The index named by `hoodie.index.type` (SIMPLE, RECORD_INDEX; upper case).
 Result<std::unique_ptr<Index>> MakeIndex(const std::string& type);
 
 }  // namespace lakeshore

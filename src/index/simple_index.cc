@@ -13,11 +13,6 @@
 
 namespace lakeshore {
 
-Result<std::unique_ptr<Index>> MakeIndex(const std::string& type) {
-  if (type == "simple") return std::unique_ptr<Index>(std::make_unique<SimpleIndex>());
-  return Status::Invalid("unknown index type '", type, "'");
-}
-
 Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
     const KeysToTag& keys, const FileSystemView& view, Storage& storage, Engine& engine) {
   const auto& partitions = *keys.partitions;

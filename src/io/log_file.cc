@@ -150,13 +150,32 @@ std::string BigEndian32(int32_t v) {
 }
 }  // namespace
 
+namespace {
+/// A delete block (version 3: an Avro HoodieDeleteRecordList; ordering values written as
+/// absent, so a delete wins over any earlier version) with `header`.
+Result<std::string> RenderDeleteBlock(const std::map<int32_t, std::string>& header,
+                                      const std::vector<LogDelete>& deletes) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const LogDelete& d : deletes) {
+    list.push_back({{"recordKey", d.record_key}, {"partitionPath", d.partition_path}, {"orderingVal", nullptr}});
+  }
+  ARROW_ASSIGN_OR_RAISE(std::string schema, format::HoodieAvroSchema("HoodieDeleteRecordList"));
+  ARROW_ASSIGN_OR_RAISE(std::string datum, format::WriteAvroDatum(schema, {{"deleteRecordList", list}}));
+  const std::string block = BigEndian32(3) + BigEndian32(static_cast<int32_t>(datum.size())) + datum;
+  return format::RenderLogBlock(LogBlockType::kDelete, header, block);
+}
+
+std::map<int32_t, std::string> BlockHeader(const std::string& instant_time, const std::string& avro_schema) {
+  return {{static_cast<int32_t>(LogHeaderKey::kInstantTime), instant_time},
+          {static_cast<int32_t>(LogHeaderKey::kSchema), avro_schema}};
+}
+}  // namespace
+
 Result<int64_t> WriteLogFile(Storage& storage, const std::string& path, const LogFileContent& content,
                              const ParquetWriteSettings& parquet) {
   const bool has_records = content.records != nullptr && content.records->num_rows() > 0;
   if (!has_records && content.deletes.empty()) return Status::Invalid("log file ", path, " would hold nothing");
-  const std::map<int32_t, std::string> header = {
-      {static_cast<int32_t>(LogHeaderKey::kInstantTime), content.instant_time},
-      {static_cast<int32_t>(LogHeaderKey::kSchema), content.avro_schema}};
+  const auto header = BlockHeader(content.instant_time, content.avro_schema);
   std::string bytes;
   if (has_records) {
     ParquetWriteSettings block_settings = parquet;
@@ -165,18 +184,24 @@ Result<int64_t> WriteLogFile(Storage& storage, const std::string& path, const Lo
     bytes += format::RenderLogBlock(LogBlockType::kParquetData, header, std::string_view(*encoded));
   }
   if (!content.deletes.empty()) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const LogDelete& d : content.deletes) {
-      list.push_back({{"recordKey", d.record_key}, {"partitionPath", d.partition_path}, {"orderingVal", nullptr}});
-    }
-    ARROW_ASSIGN_OR_RAISE(std::string schema, format::HoodieAvroSchema("HoodieDeleteRecordList"));
-    ARROW_ASSIGN_OR_RAISE(std::string datum, format::WriteAvroDatum(schema, {{"deleteRecordList", list}}));
-    const std::string block = BigEndian32(3) + BigEndian32(static_cast<int32_t>(datum.size())) + datum;
-    bytes += format::RenderLogBlock(LogBlockType::kDelete, header, block);
+    ARROW_ASSIGN_OR_RAISE(auto block, RenderDeleteBlock(header, content.deletes));
+    bytes += block;
   }
   const int64_t size = static_cast<int64_t>(bytes.size());
   ARROW_RETURN_NOT_OK(storage.WriteString(path, bytes));
   return size;
+}
+
+Result<std::string> RenderKeyedLogFile(const KeyedLogContent& content) {
+  if (content.hfile.empty() && content.deletes.empty()) return Status::Invalid("a log file would hold nothing");
+  const auto header = BlockHeader(content.instant_time, content.avro_schema);
+  std::string bytes;
+  if (!content.hfile.empty()) bytes += format::RenderLogBlock(LogBlockType::kHFileData, header, content.hfile);
+  if (!content.deletes.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto block, RenderDeleteBlock(header, content.deletes));
+    bytes += block;
+  }
+  return bytes;
 }
 
 Result<std::vector<LogFileBlock>> ReadLogFile(Storage& storage, const std::string& path) {

@@ -65,4 +65,22 @@ struct LogFileContent {
 Result<int64_t> WriteLogFile(Storage& storage, const std::string& path, const LogFileContent& content,
                              const ParquetWriteSettings& parquet);
 
+/// What one metadata-table deltacommit writes to one of its file groups: an HFile of keyed
+/// Avro values (HoodieMetadataRecord) and the keys it deletes.
+struct KeyedLogContent {
+  std::string instant_time;
+  /// The Avro schema of the HFile's values: the SCHEMA header of each block.
+  std::string avro_schema;
+  /// The bytes of an HFile (format/hfile_writer.h); empty: no data block.
+  std::string hfile;
+  /// Keys deleted; empty: no delete block.
+  std::vector<LogDelete> deletes;
+};
+
+/// The bytes of a log file as Hudi's metadata table writer writes it: an HFile data block
+/// (HoodieHFileDataBlock: the HFile bytes as the block's content), then a delete block as
+/// WriteLogFile writes it, each with the INSTANT_TIME and SCHEMA headers. Invalid when there is
+/// nothing to write.
+Result<std::string> RenderKeyedLogFile(const KeyedLogContent& content);
+
 }  // namespace lakeshore

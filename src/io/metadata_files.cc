@@ -76,15 +76,9 @@ Result<std::map<std::string, nlohmann::json>> ReadMetadataPartition(
     const std::function<Status(nlohmann::json& older, nlohmann::json&& newer, const std::string& where)>& combine,
     const std::function<bool(const std::string&)>& is_valid_data_instant, const KeySelection& selection = {}) {
   ARROW_ASSIGN_OR_RAISE(auto mdt, SubTreeStorage::Make(table, kMetadataFolder));
-  ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(*mdt, TimelineLocation{".hoodie/timeline", TimelineLayout::kV2}));
-  CommitMetadataCache cache;
-  ARROW_ASSIGN_OR_RAISE(auto commits, cache.LoadCompleted(*mdt, engine, timeline));
-  std::set<std::string> completed;
-  for (const auto& i : timeline.instants()) {
-    if (i.is_completed()) completed.insert(i.time);
-  }
+  ARROW_ASSIGN_OR_RAISE(auto slices, LoadMetadataPartitionSlices(*mdt, partition));
   auto visible = [&](const std::string& instant) {
-    return completed.count(instant) > 0 && (!is_valid_data_instant || is_valid_data_instant(instant));
+    return slices.completed.count(instant) > 0 && (!is_valid_data_instant || is_valid_data_instant(instant));
   };
   std::map<std::string, nlohmann::json> records;
   auto add = [&](std::string key, nlohmann::json&& value, const std::string& where) -> Status {
@@ -95,19 +89,10 @@ Result<std::map<std::string, nlohmann::json>> ReadMetadataPartition(
     }
     return combine(it->second, std::move(value), where);
   };
-  const FileSystemView view = FileSystemView::Build(commits);
-  const std::vector<const FileGroup*> groups = view.LiveFileGroupsIn(partition);
+  const std::vector<const FileGroup*> groups = slices.view.LiveFileGroupsIn(partition);
   // Hudi hashes keys over the file groups on storage (its view of the metadata table lists
-  // them): count them with one listing of the partition folder, as it does.
-  size_t group_count = groups.size();
-  if (selection.keys != nullptr) {
-    ARROW_ASSIGN_OR_RAISE(auto entries, mdt->List(partition, /*recursive=*/false));
-    std::set<std::string> ids;
-    for (const auto& e : entries) {
-      if (auto parsed = ParseDataFileName(BaseName(e.path))) ids.insert(parsed->file_id);
-    }
-    group_count = std::max(group_count, ids.size());
-  }
+  // them), as the listing found them.
+  const size_t group_count = groups.size();
   for (const FileGroup* group : groups) {
     // The keys this group may hold (all, when the selection takes all).
     std::vector<std::string_view> wanted;
@@ -173,6 +158,43 @@ std::string UuidText(uint64_t high, uint64_t low) {
 }
 
 }  // namespace
+
+Result<MetadataPartitionSlices> LoadMetadataPartitionSlices(Storage& mdt, const std::string& partition) {
+  ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(mdt, TimelineLocation{".hoodie/timeline", TimelineLayout::kV2}));
+  MetadataPartitionSlices out;
+  std::map<std::string, Instant> completed;
+  for (const auto& i : timeline.instants()) {
+    if (!i.is_completed()) continue;
+    out.completed.insert(i.time);
+    completed.emplace(i.time, i);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto entries, mdt.List(partition, /*recursive=*/false));
+  // One commit per completed instant, holding the files named by its time: a log file's name
+  // carries the instant that wrote it (Hudi 1.x), a base file's the instant that wrote it.
+  std::map<std::string, CompletedCommit> commits;
+  for (const auto& e : entries) {
+    const std::string name(BaseName(e.path));
+    auto parsed = ParseDataFileName(name);
+    if (!parsed) continue;
+    auto instant = completed.find(parsed->instant_time);
+    if (instant == completed.end()) continue;  // written by a metadata instant that did not complete
+    auto [it, inserted] = commits.try_emplace(instant->first, CompletedCommit{instant->second, {}});
+    WriteStat stat;
+    stat.partition = partition;
+    stat.file_id = parsed->file_id;
+    stat.path = JoinPath(partition, name);
+    stat.file_size = e.size;
+    it->second.metadata.write_stats.push_back(std::move(stat));
+  }
+  std::vector<CompletedCommit> ordered;
+  for (auto& [time, commit] : commits) ordered.push_back(std::move(commit));
+  std::sort(ordered.begin(), ordered.end(), [](const CompletedCommit& a, const CompletedCommit& b) {
+    return a.instant.completion_time < b.instant.completion_time;
+  });
+  out.view = FileSystemView::Build(ordered);
+  out.timeline = std::move(timeline);
+  return out;
+}
 
 Result<std::map<std::string, RecordLocation>> ReadMetadataRecordIndex(
     const std::shared_ptr<Storage>& table, Engine& engine,

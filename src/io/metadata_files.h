@@ -6,12 +6,15 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "lakeshore/engine/engine.h"
 #include "lakeshore/status.h"
 #include "lakeshore/storage/storage.h"
+#include "table/file_system_view.h"
+#include "timeline/timeline.h"
 
 namespace lakeshore {
 
@@ -20,6 +23,20 @@ struct MetadataFileListing {
   /// Partition path ("" for a non-partitioned table) → file name → size in bytes.
   std::map<std::string, std::map<std::string, int64_t>> files;
 };
+
+/// The file slices of one partition of the metadata table, as Hudi's readers see them: from one
+/// listing of the partition folder and of the metadata timeline (not from commit metadata, so
+/// the cost does not grow with the metadata timeline's history). Files of instants that did not
+/// complete on the metadata timeline are left out; log files join slices by completion time.
+struct MetadataPartitionSlices {
+  Timeline timeline;
+  std::set<std::string> completed;  ///< instants completed on the metadata timeline
+  FileSystemView view;
+};
+
+/// Lists partition `partition` of the metadata table on `mdt` (storage rooted at
+/// `.hoodie/metadata`). Cost: two listings.
+Result<MetadataPartitionSlices> LoadMetadataPartitionSlices(Storage& mdt, const std::string& partition);
 
 /// Where the record index says a record lives.
 struct RecordLocation {

@@ -17,13 +17,11 @@
 namespace lakeshore {
 namespace {
 
-struct Location {
-  std::string partition;
-  std::string file_id;
-};
+using Location = StoredLocation;
 
-/// Every record's location from the latest snapshot's meta columns.
-Result<std::unordered_map<std::string, Location>> LocationsByScan(TableContext& ctx) {
+}  // namespace
+
+Result<std::unordered_map<std::string, StoredLocation>> ScanRecordLocations(TableContext& ctx) {
   ReadOptions read;
   read.columns = {meta_columns::kRecordKey, meta_columns::kPartition, meta_columns::kFileName};
   ARROW_ASSIGN_OR_RAISE(auto rows, ReadSnapshot(ctx, read));
@@ -41,6 +39,8 @@ Result<std::unordered_map<std::string, Location>> LocationsByScan(TableContext& 
   }
   return out;
 }
+
+namespace {
 
 /// The locations of `keys` from the metadata table's record index (only the file groups they
 /// hash to are read).
@@ -89,7 +89,7 @@ Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
     for (const std::string_view key : StringViews(*record_keys)) wanted.emplace_back(key);
     ARROW_ASSIGN_OR_RAISE(locations, LocationsByRecordIndex(ctx, wanted));
   } else {
-    ARROW_ASSIGN_OR_RAISE(locations, LocationsByScan(ctx));
+    ARROW_ASSIGN_OR_RAISE(locations, ScanRecordLocations(ctx));
   }
   arrow::StringBuilder key_out, partition_out, file_out;
   for (const std::string_view key : StringViews(*record_keys)) {

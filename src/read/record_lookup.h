@@ -3,6 +3,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <unordered_map>
 
 #include <arrow/record_batch.h>
 #include <arrow/table.h>
@@ -10,6 +12,17 @@
 #include "actions/table_context.h"
 
 namespace lakeshore {
+
+/// Where a stored record is.
+struct StoredLocation {
+  std::string partition;
+  std::string file_id;
+};
+
+/// Every record of the latest snapshot → its location, from the key, partition and file-name
+/// meta columns (a log record names its file id; a base record its file). Of a key stored in
+/// two file groups (an insert that repeated it), the one read last.
+Result<std::unordered_map<std::string, StoredLocation>> ScanRecordLocations(TableContext& ctx);
 
 /// Table::Lookup. The record index is used when hoodie.table.metadata.partitions lists
 /// record_index; its entries count only for data instants that completed (and the metadata

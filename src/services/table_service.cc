@@ -1,5 +1,7 @@
 #include "services/table_service.h"
 
+#include "services/metadata/metadata_writer.h"
+
 #include "read/snapshot_reader.h"
 #include "table/meta_columns.h"
 #include "timeline/markers.h"
@@ -123,8 +125,21 @@ Status CompleteService(TableContext& ctx, InstantLifecycle& lifecycle, const Com
     return CommitConflict(lifecycle.instant().action + " " + time +
                           " was completed or rolled back by another process meanwhile");
   }
-  ARROW_ASSIGN_OR_RAISE(auto bytes, ctx.EncodeInstant(lifecycle.instant(), InstantState::kCompleted, completed));
-  ARROW_RETURN_NOT_OK(lifecycle.Complete(LatestTime({&timeline}), bytes, *ctx.clock, *guard).status());
+  // The metadata table first, at this instant's time (write_client.cc's Commit does the same):
+  // the new files, and for a clustering the keys it moved to new file groups.
+  MetadataChanges changes;
+  AddWrittenFiles(completed, &changes);
+  if (!completed.replaced_file_ids.empty()) ARROW_RETURN_NOT_OK(AddRelocatedKeys(ctx, completed, &changes));
+  ARROW_ASSIGN_OR_RAISE(std::string metadata_latest, UpdateMetadataTable(ctx, time, changes, *guard));
+  auto bytes = ctx.EncodeInstant(lifecycle.instant(), InstantState::kCompleted, completed);
+  Status done = bytes.ok() ? lifecycle.Complete(std::max(LatestTime({&timeline}), metadata_latest), *bytes, *ctx.clock,
+                                                *guard)
+                                 .status()
+                           : bytes.status();
+  if (!done.ok()) {
+    (void)RollbackMetadataInstant(ctx, time, *guard);
+    return done;
+  }
   // Committed: a failed release only delays the next writer until the lease runs out.
   (void)guard->Release();
   (void)DeleteMarkers(*ctx.storage, time);

@@ -9,7 +9,9 @@ Status KnownCompression(const std::string& v) {
   return Status::Invalid("unknown compression '", v, "' (snappy, zstd, gzip, lz4, none)");
 }
 Status KnownIndex(const std::string& v) {
-  return v == "simple" ? Status::OK() : Status::Invalid("unknown index type '", v, "' (simple)");
+  for (const char* c : {"SIMPLE", "RECORD_INDEX", "simple", "record_index"})
+    if (v == c) return Status::OK();
+  return Status::Invalid("unknown index type '", v, "' (SIMPLE, RECORD_INDEX)");
 }
 }  // namespace
 
@@ -42,7 +44,11 @@ const ConfigOption<int64_t> kLockWaitTimeoutMs{
     "write.lock.wait_timeout_ms", 120000, "How long a writer waits for the table lock.",
     MustBePositive};
 const ConfigOption<std::string> kIndexType{
-    "index.type", "simple", "Record-location index for upserts and deletes: simple.", KnownIndex};
+    "hoodie.index.type", "SIMPLE",
+    "Record-location index for upserts and deletes: SIMPLE (the key columns of the candidate files) or "
+    "RECORD_INDEX (the metadata table's record index, built when missing; global: a key lives in one "
+    "partition).",
+    KnownIndex};
 
 const ConfigOption<int64_t> kBulkInsertParallelism{
     "write.bulk_insert.parallelism", 0,
@@ -70,6 +76,25 @@ const ConfigOption<bool> kParquetBloomFilterEnabled{
     "Write Hudi's record-key bloom filter (DYNAMIC_V0) into each base file's footer, as Hudi does by default "
     "(Hudi's bloom index reads it). Off saves most of a write's hashing CPU."};
 
+const ConfigOption<bool> kMetadataEnable{
+    "hoodie.metadata.enable", false,
+    "Build Hudi's metadata table (its files partition) and keep it current with every write; a table that "
+    "has one is kept current whatever this says."};
+const ConfigOption<bool> kMetadataRecordIndexEnable{
+    "hoodie.metadata.record.index.enable", false,
+    "Build the metadata table's record index (record key -> file group) and keep it current."};
+const ConfigOption<int64_t> kMetadataRecordIndexMinGroups{
+    "hoodie.metadata.record.index.min.filegroup.count", 10,
+    "Fewest file groups of a new record index (Hudi's default).", MustBePositive};
+const ConfigOption<int64_t> kMetadataRecordIndexMaxGroups{
+    "hoodie.metadata.record.index.max.filegroup.count", 10000,
+    "Most file groups of a new record index (Hudi's default).", MustBePositive};
+const ConfigOption<int64_t> kMetadataCompactMaxDeltaCommits{
+    "hoodie.metadata.compact.max.delta.commits", 10,
+    "Metadata-table deltacommits after which it is compacted into new base files (older ones are then "
+    "cleaned).",
+    MustBePositive};
+
 namespace {
 Status NonNegativeHours(const double& v) { return HoursToMs("the value", v).status(); }
 }  // namespace
@@ -86,7 +111,9 @@ const std::vector<const ConfigOptionBase*>& All() {
       &kHeartbeatTolerableMisses, &kLockLeaseMs,         &kLockWaitTimeoutMs,
       &kIndexType,           &kVacuumRetainHours,        &kParquetBloomFilterEnabled,
       &kArchiveKeepMinCommits, &kArchiveKeepMaxCommits, &kBulkInsertParallelism,
-      &kCompactInline,       &kCompactInlineMaxDeltaCommits};
+      &kCompactInline,       &kCompactInlineMaxDeltaCommits, &kMetadataEnable,
+      &kMetadataRecordIndexEnable, &kMetadataRecordIndexMinGroups, &kMetadataRecordIndexMaxGroups,
+      &kMetadataCompactMaxDeltaCommits};
   return all;
 }
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "actions/instant_lifecycle.h"
+#include "services/metadata/metadata_writer.h"
 #include "table/file_naming.h"
 #include "timeline/instant_codec.h"
 #include "timeline/instant_time.h"
@@ -103,6 +104,9 @@ Status ExecuteRollback(TableContext& ctx, const Timeline& timeline, InstantLifec
     record.target_had_completed = true;
   } else {
     if (!failed.time.empty()) ARROW_RETURN_NOT_OK(RemoveLeftovers(ctx, failed));
+    // Its metadata-table deltacommit goes before its files (a later archival would otherwise
+    // make the entries count).
+    if (!failed.time.empty()) ARROW_RETURN_NOT_OK(RollbackMetadataInstant(ctx, failed.time, guard));
     ARROW_RETURN_NOT_OK(guard.CheckHeld());
     ARROW_ASSIGN_OR_RAISE(auto outcome, ctx.storage->DeleteFiles(plan.planned_files));
     record.files_deleted = outcome.deleted;

@@ -9,6 +9,8 @@
 #include <arrow/compute/api.h>
 
 #include "index/index.h"
+#include "index/record_index.h"
+#include "services/metadata/metadata_writer.h"
 #include "io/base_file.h"
 #include "read/snapshot_reader.h"
 #include "table/record_key.h"
@@ -150,7 +152,8 @@ Status CheckConflicts(const std::vector<CompletedCommit>& commits, const WriteSt
 }
 
 Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metadata,
-              const std::set<FileGroupKey>& touched) {
+              const std::set<FileGroupKey>& touched, MetadataChanges changes = {}) {
+  AddWrittenFiles(metadata, &changes);
   ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("commit"));
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
   auto self = timeline.Find(state.instant.time);
@@ -169,13 +172,25 @@ Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metada
   ARROW_ASSIGN_OR_RAISE(auto clustering, FileGroupsUnderClustering(ctx, timeline));
   ARROW_RETURN_NOT_OK(CheckNotUnderClustering(clustering, state.instant.time, touched));
   ARROW_RETURN_NOT_OK(guard->CheckHeld());
-  ARROW_ASSIGN_OR_RAISE(std::string completion, NextInstantTime(ctx.clock->NowMs(), LatestTime({&timeline})));
-  ARROW_ASSIGN_OR_RAISE(auto bytes, ctx.EncodeInstant(state.instant, InstantState::kCompleted, metadata));
+  // The metadata table first, at this instant's time: its entries count only once this instant
+  // completes, and a crash from here on leaves them for the rollback to remove.
+  ARROW_ASSIGN_OR_RAISE(std::string metadata_latest, UpdateMetadataTable(ctx, state.instant.time, changes, *guard));
+  // Anything failing before the decision undoes the metadata deltacommit while the lock is held.
+  auto undo = [&](Status st) {
+    if (!metadata_latest.empty()) (void)RollbackMetadataInstant(ctx, state.instant.time, *guard);
+    return st;
+  };
+  auto completion = NextInstantTime(ctx.clock->NowMs(), std::max(LatestTime({&timeline}), metadata_latest));
+  if (!completion.ok()) return undo(completion.status());
+  auto bytes = ctx.EncodeInstant(state.instant, InstantState::kCompleted, metadata);
+  if (!bytes.ok()) return undo(bytes.status());
   // The fence (write/commit_decision.h): decide "commit" with everything needed to complete, so
   // a rollback that comes now completes this instant instead of deleting it.
   state.commit_attempted = true;
+  // A failed decision may still have been stored (a lost response): the write is then left as
+  // it is, for a roll forward or a rollback (which removes the metadata deltacommit too).
   ARROW_ASSIGN_OR_RAISE(auto decision, Decide(*ctx.storage, state.instant.time,
-                                              CommitDecision{CommitDecision::Kind::kCommit, completion, bytes}));
+                                              CommitDecision{CommitDecision::Kind::kCommit, *completion, *bytes}));
   if (decision.kind == CommitDecision::Kind::kRollback) {
     return CommitConflict("write " + state.instant.time +
                           " was rolled back by another writer (its heartbeat had expired); nothing of it is visible");
@@ -226,14 +241,69 @@ Status WritePartitionMetadata(TableContext& ctx, const std::vector<FileGroupWrit
       .status();
 }
 
+/// The index `hoodie.index.type` names. The record index is used once it is built (its state is
+/// read from hoodie.properties now, not as the table was opened); until then the simple index
+/// tags, and the commit builds the record index.
+Result<std::unique_ptr<Index>> ChooseIndex(TableContext& ctx) {
+  if (ctx.index_type == "RECORD_INDEX") {
+    ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
+    const auto& built = config.metadata_partitions;
+    if (std::find(built.begin(), built.end(), kMetadataRecordIndex) != built.end()) {
+      return std::unique_ptr<Index>(std::make_unique<RecordIndex>(ctx.storage));
+    }
+    return MakeIndex("SIMPLE");
+  }
+  return MakeIndex(ctx.index_type);
+}
+
+/// Hudi's valid-instants filter over `timeline`: a metadata entry of a data instant counts once
+/// that instant completed; instants older than the active timeline (archived) count.
+std::function<bool(const std::string&)> ValidDataInstants(const Timeline& timeline) {
+  auto completed = std::make_shared<std::set<std::string>>();
+  std::string first;
+  for (const auto& i : timeline.instants()) {
+    if (first.empty() || i.time < first) first = i.time;
+    if (i.is_completed()) completed->insert(i.time);
+  }
+  return [completed, first](const std::string& instant) {
+    return completed->count(instant) > 0 || (!first.empty() && instant < first);
+  };
+}
+
+/// What the write changes in the record index: the keys it put in a group they were not in
+/// (every insert), the keys it deleted; replace operations end groups whose keys it does not
+/// list.
+MetadataChanges RecordIndexChanges(WriteOperation op, const WriteInput& input,
+                                   const std::vector<std::optional<std::string>>& tags,
+                                   const std::vector<FileGroupWrite>& plan,
+                                   const std::vector<std::optional<WriteStat>>& stats) {
+  MetadataChanges changes;
+  if (IsReplaceOperation(op)) {
+    changes.keys_unknown = true;
+    return changes;
+  }
+  const bool tagged = op == WriteOperation::kUpsert || op == WriteOperation::kDelete;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const FileGroupWrite& w = plan[i];
+    if (i < stats.size() && !stats[i]) continue;  // nothing changed in this group
+    for (int64_t r : w.upserts) {
+      const auto row = static_cast<size_t>(r);
+      if (tagged && row < tags.size() && tags[row]) continue;  // an update stays where it is
+      changes.keys_located.push_back({std::string(input.record_keys[row]), w.partition, w.file_id});
+    }
+    for (int64_t r : w.deletes) changes.keys_removed.emplace_back(input.record_keys[static_cast<size_t>(r)]);
+  }
+  return changes;
+}
+
 Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& input, WriteState& state,
                         ProgressReporter& progress) {
   FileSystemView view = FileSystemView::Build(state.commits);
   std::vector<std::optional<std::string>> tags;
   if (op == WriteOperation::kUpsert || op == WriteOperation::kDelete) {
     progress.Report("tagging", 0, 1, "batches");
-    ARROW_ASSIGN_OR_RAISE(auto index, MakeIndex(ctx.index_type));
-    KeysToTag keys{&input.partitions, &input.record_keys, input.rows};
+    ARROW_ASSIGN_OR_RAISE(auto index, ChooseIndex(ctx));
+    KeysToTag keys{&input.partitions, &input.record_keys, input.rows, ValidDataInstants(state.timeline)};
     ARROW_ASSIGN_OR_RAISE(tags, index->TagLocations(keys, view, *ctx.storage, *ctx.engine));
     progress.Report("tagging", 1, 1, "batches");
   }
@@ -326,7 +396,7 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
     metadata.write_stats.push_back(std::move(*stat));
   }
   progress.Report("committing", 0, 1, "instants");
-  ARROW_RETURN_NOT_OK(Commit(ctx, state, metadata, touched));
+  ARROW_RETURN_NOT_OK(Commit(ctx, state, metadata, touched, RecordIndexChanges(op, input, tags, plan, stats)));
   progress.Report("committing", 1, 1, "instants");
   return result;
 }

@@ -299,6 +299,16 @@ class Table {
   /// nothing may use yet). Both empty: the table has no metadata table.
   std::pair<std::vector<std::string>, std::vector<std::string>> MetadataPartitions() const;
 
+  /// Builds an index of Hudi's metadata table: "files" (the file listing) or "record_index"
+  /// (record key → file group; builds "files" too), from the completed instants, under the
+  /// table lock: listed in `hoodie.table.metadata.partitions.inflight` while it builds, then in
+  /// `...partitions`. Every later write keeps it current. An index already built: nothing.
+  /// Another name → kInvalid.
+  Status CreateIndex(const std::string& name);
+  /// Drops an index of the metadata table, any Hudi writes (files drops them all, and the
+  /// metadata table with them): unlisted from hoodie.properties first, then deleted.
+  Status DropIndex(const std::string& name);
+
   /// Moves old completed instants into Hudi 1.x's archived timeline (`timeline/history/`), as
   /// Hudi's archiver does; reads keep the whole history (services/archive/timeline_archiver.h).
   Result<ArchiveResult> Archive(const ArchiveOptions& options = {});

@@ -50,6 +50,13 @@ extern const ConfigOption<int64_t> kCompactInlineMaxDeltaCommits;
 /// Hudi's hoodie.parquet.bloom.filter.enabled: the record-key bloom filter in base file footers.
 extern const ConfigOption<bool> kParquetBloomFilterEnabled;
 
+/// Hudi's metadata table (`.hoodie/metadata`), under Hudi's config names.
+extern const ConfigOption<bool> kMetadataEnable;
+extern const ConfigOption<bool> kMetadataRecordIndexEnable;
+extern const ConfigOption<int64_t> kMetadataRecordIndexMinGroups;
+extern const ConfigOption<int64_t> kMetadataRecordIndexMaxGroups;
+extern const ConfigOption<int64_t> kMetadataCompactMaxDeltaCommits;
+
 /// Every table option, for validation and docs.
 const std::vector<const ConfigOptionBase*>& All();
 

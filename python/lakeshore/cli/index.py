@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import cast
 
 import pyarrow as pa
 from rich.table import Table as RichTable
@@ -14,20 +15,24 @@ EPILOG = """\
 examples:
   lakeshore index show ./trips                  the metadata table's partitions (indexes)
   lakeshore index lookup ./trips 7,42 --json    where the records with keys 7 and 42 live
+  lakeshore index build ./trips record_index    build the record index (and the files listing)
+  lakeshore index drop ./trips record_index     drop it (readers stop trusting it first)
 
 `show` lists what Hudi's metadata table (.hoodie/metadata) holds: the partitions built (files,
 column_stats, bloom_filters, record_index, secondary_index_<name>, ...) and those still being
 built. `lookup` answers from the record index when the table has one (Spark's
 hoodie.metadata.record.index.enable), else from the latest snapshot; the output says which.
-Building and dropping indexes come with Lakeshore writing the metadata table.
+`build` makes the files partition (Hudi readers list the table through it) or the record
+index, from the completed commits; every later write keeps them current. `drop` removes one
+(any, also those Spark built); dropping files removes the whole metadata table.
 """
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Adds the ``index`` verb and its ``show`` and ``lookup`` subcommands."""
+    """Adds the ``index`` verb and its ``show``, ``lookup``, ``build`` and ``drop`` subcommands."""
     p = subparsers.add_parser(
         "index",
-        help="show a table's indexes, look records up",
+        help="show, build and drop a table's indexes, look records up",
         description="Indexes of a Hudi table (its metadata table), and record lookups.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -42,17 +47,41 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     lookup.add_argument("keys", help="record keys, comma-separated (a single-field key)")
     add_json_flag(lookup)
     lookup.set_defaults(func=run_lookup)
+    for verb, helptext, func in (
+        ("build", "build an index (files, record_index)", run_build),
+        ("drop", "drop an index", run_drop),
+    ):
+        cmd = sub.add_parser(verb, help=helptext)
+        cmd.add_argument("path", help="the table")
+        cmd.add_argument("name", help="the metadata partition: files or record_index (drop: any)")
+        add_json_flag(cmd)
+        cmd.set_defaults(func=func)
 
 
 def run_show(args: argparse.Namespace) -> int:
     """Prints the metadata table's partitions."""
+    return _print_indexes(args, Table.open(args.path).indexes())
+
+
+def run_build(args: argparse.Namespace) -> int:
+    """Builds an index, then prints the metadata table's partitions."""
+    return _print_indexes(args, Table.open(args.path).create_index(args.name))
+
+
+def run_drop(args: argparse.Namespace) -> int:
+    """Drops an index, then prints the metadata table's partitions."""
+    return _print_indexes(args, Table.open(args.path).drop_index(args.name))
+
+
+def _print_indexes(args: argparse.Namespace, result: dict[str, object]) -> int:
     out = Output(args.json)
-    result = Table.open(args.path).indexes()
     out.json(result)
     t = RichTable(title="indexes", show_header=False)
     t.add_row("metadata table", "yes" if result["metadata_table"] else "no")
-    t.add_row("built", ", ".join(result["partitions"]) or "-")
-    t.add_row("being built", ", ".join(result["inflight"]) or "-")
+    built = cast(list[str], result["partitions"])
+    inflight = cast(list[str], result["inflight"])
+    t.add_row("built", ", ".join(built) or "-")
+    t.add_row("being built", ", ".join(inflight) or "-")
     out.print(t)
     return 0
 

@@ -1,0 +1,255 @@
+#include "format/metadata_record.h"
+
+#include <mutex>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "format/hoodie_avro_schemas.h"
+
+namespace lakeshore::format {
+namespace {
+
+/// Avro's binary encoding, appended to a string.
+class AvroWriter {
+ public:
+  explicit AvroWriter(std::string* out) : out_(out) {}
+  void Long(int64_t v) {
+    uint64_t z = (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+    while (z >= 0x80) {
+      out_->push_back(static_cast<char>((z & 0x7f) | 0x80));
+      z >>= 7;
+    }
+    out_->push_back(static_cast<char>(z));
+  }
+  void String(std::string_view s) {
+    Long(static_cast<int64_t>(s.size()));
+    out_->append(s);
+  }
+  void Boolean(bool b) { out_->push_back(b ? 1 : 0); }
+  /// The branch index of a union.
+  void Branch(int64_t i) { Long(i); }
+
+ private:
+  std::string* out_;
+};
+
+/// The record's head: the five meta fields (null: the metadata table populates none), key, type.
+void Head(AvroWriter& w, std::string_view key, MetadataRecordType type) {
+  for (int i = 0; i < 5; ++i) w.Branch(0);
+  w.String(key);
+  w.Long(static_cast<int32_t>(type));
+}
+
+/// Parses "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx-<n>" into the UUID's halves and n.
+bool ParseUuidFileId(std::string_view id, uint64_t* high, uint64_t* low, int32_t* index) {
+  if (id.size() < 38 || id[36] != '-') return false;
+  uint64_t halves[2] = {0, 0};
+  int nibbles = 0;
+  for (size_t i = 0; i < 36; ++i) {
+    const char c = id[i];
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (c != '-') return false;
+      continue;
+    }
+    int v;
+    if (c >= '0' && c <= '9') v = c - '0';
+    else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
+    else return false;  // Java's UUID.toString is lower case; anything else is kept as a string
+    uint64_t& half = halves[nibbles / 16];
+    half = (half << 4) | static_cast<uint64_t>(v);
+    ++nibbles;
+  }
+  int64_t n = 0;
+  const std::string_view tail = id.substr(37);
+  if (tail.empty() || tail.size() > 9 || (tail.size() > 1 && tail[0] == '0')) return false;
+  for (char c : tail) {
+    if (c < '0' || c > '9') return false;
+    n = n * 10 + (c - '0');
+  }
+  *high = halves[0];
+  *low = halves[1];
+  *index = static_cast<int32_t>(n);
+  return true;
+}
+
+/// Marks string and map types as Java's Avro compiler renders Hudi's generated classes' schemas
+/// ("avro.java.string": "String"): readers that compare a base file's schema with a log block's
+/// (hudi-rs) see the same types as in the files Hudi writes.
+void AnnotateJavaStrings(nlohmann::json& type) {
+  if (type.is_string()) {
+    if (type == "string") type = {{"type", "string"}, {"avro.java.string", "String"}};
+    return;
+  }
+  if (type.is_array()) {
+    for (auto& branch : type) AnnotateJavaStrings(branch);
+    return;
+  }
+  if (!type.is_object()) return;
+  const std::string kind = type.value("type", "");
+  if (kind == "string" || kind == "map") type["avro.java.string"] = "String";
+  if (kind == "record" && type.contains("fields")) {
+    for (auto& f : type["fields"]) AnnotateJavaStrings(f["type"]);
+  } else if (kind == "map" && type.contains("values")) {
+    AnnotateJavaStrings(type["values"]);
+  } else if (kind == "array" && type.contains("items")) {
+    AnnotateJavaStrings(type["items"]);
+  } else if (type.contains("type") && !type["type"].is_string()) {
+    AnnotateJavaStrings(type["type"]);
+  }
+}
+
+}  // namespace
+
+Result<std::string> MetadataRecordSchema() {
+  static std::once_flag once;
+  static Result<std::string> schema;
+  std::call_once(once, [] {
+    auto full = HoodieAvroSchema("HoodieMetadataRecord");
+    if (!full.ok()) {
+      schema = full.status();
+      return;
+    }
+    nlohmann::json parsed = nlohmann::json::parse(*full, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_discarded() || !parsed.contains("fields")) {
+      schema = Status::Invalid("the embedded HoodieMetadataRecord schema does not parse");
+      return;
+    }
+    // The fields Hudi 1.0 and 1.1 write; later additions (vector indexes) are left out.
+    static const char* kFields[] = {"key", "type", "filesystemMetadata", "BloomFilterMetadata",
+                                    "ColumnStatsMetadata", "recordIndexMetadata", "SecondaryIndexMetadata"};
+    nlohmann::json fields = nlohmann::json::array();
+    // Hudi's writers put the five meta fields first (nullable, never set in the metadata table);
+    // a reader merging base and log records expects the same fields in both.
+    for (const char* meta : {"_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key",
+                             "_hoodie_partition_path", "_hoodie_file_name"}) {
+      fields.push_back({{"name", meta}, {"type", {"null", "string"}}, {"doc", ""}, {"default", nullptr}});
+    }
+    for (const char* name : kFields) {
+      bool found = false;
+      for (const auto& f : parsed["fields"]) {
+        if (f.value("name", "") == name) {
+          fields.push_back(f);
+          AnnotateJavaStrings(fields.back()["type"]);
+          found = true;
+        }
+      }
+      if (!found) {
+        schema = Status::Invalid("the embedded HoodieMetadataRecord schema has no field ", name);
+        return;
+      }
+    }
+    parsed["fields"] = std::move(fields);
+    schema = parsed.dump();
+  });
+  return schema;
+}
+
+namespace {
+/// The field names of `record` (a record schema), or of the record branch of a union.
+std::vector<std::string> FieldNames(const nlohmann::json& type) {
+  const nlohmann::json* record = &type;
+  if (type.is_array()) {
+    record = nullptr;
+    for (const auto& branch : type) {
+      if (branch.is_object() && branch.value("type", "") == "record") record = &branch;
+    }
+    if (record == nullptr) return {};
+  }
+  std::vector<std::string> out;
+  if (!record->is_object() || !record->contains("fields") || !(*record)["fields"].is_array()) return out;
+  for (const auto& f : (*record)["fields"]) out.push_back(f.is_object() ? f.value("name", "") : "");
+  return out;
+}
+
+const nlohmann::json* FieldType(const nlohmann::json& record, std::string_view name) {
+  for (const auto& f : record["fields"]) {
+    if (f.is_object() && f.value("name", "") == name && f.contains("type")) return &f["type"];
+  }
+  return nullptr;
+}
+}  // namespace
+
+bool IsCompatibleMetadataSchema(std::string_view schema_json) {
+  auto ours_text = MetadataRecordSchema();
+  if (!ours_text.ok()) return false;
+  const nlohmann::json theirs = nlohmann::json::parse(schema_json, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json ours = nlohmann::json::parse(*ours_text, nullptr, /*allow_exceptions=*/false);
+  if (theirs.is_discarded() || !theirs.is_object() || FieldNames(theirs) != FieldNames(ours)) return false;
+  for (const char* nested : {"recordIndexMetadata", "SecondaryIndexMetadata"}) {
+    const nlohmann::json* a = FieldType(theirs, nested);
+    const nlohmann::json* b = FieldType(ours, nested);
+    if (a == nullptr || b == nullptr || FieldNames(*a) != FieldNames(*b)) return false;
+  }
+  // The file info record inside the map.
+  const nlohmann::json* fs = FieldType(theirs, "filesystemMetadata");
+  if (fs == nullptr || !fs->is_array()) return false;
+  for (const auto& branch : *fs) {
+    if (branch.is_object() && branch.value("type", "") == "map" && branch.contains("values")) {
+      return FieldNames(branch["values"]) == std::vector<std::string>{"size", "isDeleted"};
+    }
+  }
+  return false;
+}
+
+std::string EncodeFilesRecord(std::string_view key, MetadataRecordType type,
+                              const std::map<std::string, MetadataFileEntry>& files) {
+  std::string out;
+  AvroWriter w(&out);
+  Head(w, key, type);
+  w.Branch(1);  // filesystemMetadata: a map
+  if (!files.empty()) {
+    w.Long(static_cast<int64_t>(files.size()));
+    for (const auto& [name, entry] : files) {
+      w.String(name);
+      w.Long(entry.size);
+      w.Boolean(entry.deleted);
+    }
+  }
+  w.Long(0);      // end of the map
+  w.Branch(0);    // BloomFilterMetadata
+  w.Branch(0);    // ColumnStatsMetadata
+  w.Branch(0);    // recordIndexMetadata
+  w.Branch(0);    // SecondaryIndexMetadata
+  return out;
+}
+
+std::string EncodeRecordIndexRecord(std::string_view key, std::string_view partition, std::string_view file_id,
+                                    int64_t instant_ms) {
+  std::string out;
+  out.reserve(key.size() + partition.size() + 40);
+  AvroWriter w(&out);
+  Head(w, key, MetadataRecordType::kRecordIndex);
+  w.Branch(0);  // filesystemMetadata
+  w.Branch(0);  // BloomFilterMetadata
+  w.Branch(0);  // ColumnStatsMetadata
+  w.Branch(1);  // recordIndexMetadata
+  w.Branch(1);
+  w.String(partition.empty() ? std::string_view(".") : partition);
+  uint64_t high = 0, low = 0;
+  int32_t index = 0;
+  const bool uuid = ParseUuidFileId(file_id, &high, &low, &index);
+  if (uuid) {
+    w.Branch(1);
+    w.Long(static_cast<int64_t>(high));
+    w.Branch(1);
+    w.Long(static_cast<int64_t>(low));
+    w.Branch(1);
+    w.Long(index);
+    w.Branch(0);  // fileId
+  } else {
+    w.Branch(0);
+    w.Branch(0);
+    w.Branch(0);
+    w.Branch(1);
+    w.String(file_id);
+  }
+  w.Branch(1);
+  w.Long(instant_ms);        // instantTime
+  w.Long(uuid ? 0 : 1);      // fileIdEncoding
+  w.Branch(0);               // position
+  w.Branch(0);               // SecondaryIndexMetadata
+  return out;
+}
+
+}  // namespace lakeshore::format

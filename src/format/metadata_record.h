@@ -1,0 +1,65 @@
+// Internal: the values of Hudi's metadata table (HoodieMetadataRecord, the Avro record every
+// partition of `.hoodie/metadata` stores under its key), encoded in Avro's binary encoding by
+// hand for the kinds Lakeshore writes: the `files` partition's partition list and file lists,
+// and the record index's locations.
+//
+// The writer schema is Hudi's HoodieMetadataRecord (src/format/avro_schemas/HoodieMetadata.avsc)
+// as Hudi 1.x's writers write it: the five meta fields (nullable, never set), then the fields
+// Hudi 1.0 and 1.1 know: key, type, filesystemMetadata, BloomFilterMetadata,
+// ColumnStatsMetadata, recordIndexMetadata, SecondaryIndexMetadata. Readers decode with the
+// writer schema the HFile or log block carries, so this is what they see. The encoder writes
+// those fields in order: a union as its branch index (zigzag varint) then the branch, a map as
+// one block of entries then 0, a string as its length then its bytes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "lakeshore/status.h"
+
+namespace lakeshore::format {
+
+/// HoodieMetadataRecord.type, as Hudi numbers them.
+enum class MetadataRecordType : int32_t {
+  kPartitionList = 1,
+  kFiles = 2,
+  kColumnStats = 3,
+  kBloomFilter = 4,
+  kRecordIndex = 5,
+  kPartitionStats = 6,
+  kSecondaryIndex = 7,
+};
+
+/// The `files` partition's key of the partition list record.
+inline constexpr std::string_view kAllPartitionsKey = "__all_partitions__";
+
+/// One file of a `files` record: its size, or a deletion.
+struct MetadataFileEntry {
+  int64_t size = 0;
+  bool deleted = false;
+};
+
+/// The writer schema (JSON text) of the values this file encodes. Cost: built once.
+Result<std::string> MetadataRecordSchema();
+
+/// True when values encoded here are valid under `schema_json` (another writer's schema, as a
+/// base HFile of Hudi's carries it): the same top-level fields in the same order, and the same
+/// fields of the file info and record index records. Log blocks appended to such a file group
+/// then carry its schema, so readers that compare base and log schemas see one.
+bool IsCompatibleMetadataSchema(std::string_view schema_json);
+
+/// A `files` partition value: `type` kPartitionList (the entries name partitions) or kFiles
+/// (file names of the partition `key`), with `files` sorted by name (a std::map).
+std::string EncodeFilesRecord(std::string_view key, MetadataRecordType type,
+                              const std::map<std::string, MetadataFileEntry>& files);
+
+/// A record index value: the key lives in file group `file_id` of `partition` ("" for a
+/// non-partitioned table, stored as "."), first written at `instant_ms` (epoch milliseconds).
+/// A file id of the form <UUID>-<n> is stored as Hudi stores it (the UUID's two 64-bit halves
+/// and n, encoding 0); any other as a string (encoding 1).
+std::string EncodeRecordIndexRecord(std::string_view key, std::string_view partition, std::string_view file_id,
+                                    int64_t instant_ms);
+
+}  // namespace lakeshore::format

@@ -1,0 +1,70 @@
+#include "format/metadata_record.h"
+
+#include <gtest/gtest.h>
+
+#include "format/avro_container.h"
+#include "testing/status_test_util.h"
+
+namespace lakeshore::format {
+namespace {
+
+nlohmann::json Decode(const std::string& datum) {
+  auto schema = MetadataRecordSchema();
+  EXPECT_TRUE(schema.ok()) << schema.status().ToString();
+  auto reader = AvroDatumReader::Make(*schema, "test");
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  auto value = (*reader)->Read(datum);
+  EXPECT_TRUE(value.ok()) << value.status().ToString();
+  return value.ok() ? *value : nlohmann::json();
+}
+
+TEST(MetadataRecord, SchemaHasTheFieldsHudi1Writes) {
+  auto schema = MetadataRecordSchema();
+  ASSERT_TRUE(schema.ok());
+  auto parsed = nlohmann::json::parse(*schema);
+  std::vector<std::string> names;
+  for (const auto& f : parsed["fields"]) names.push_back(f["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key",
+                                             "_hoodie_partition_path", "_hoodie_file_name", "key", "type", "filesystemMetadata", "BloomFilterMetadata",
+                                             "ColumnStatsMetadata", "recordIndexMetadata",
+                                             "SecondaryIndexMetadata"}));
+}
+
+TEST(MetadataRecord, FilesRecordDecodesUnderTheSchema) {
+  std::map<std::string, MetadataFileEntry> files = {{"a.parquet", {1234, false}}, {"b.parquet", {0, true}}};
+  auto v = Decode(EncodeFilesRecord("region=us", MetadataRecordType::kFiles, files));
+  EXPECT_EQ(v["key"], "region=us");
+  EXPECT_EQ(v["type"], 2);
+  EXPECT_EQ(v["filesystemMetadata"]["a.parquet"]["size"], 1234);
+  EXPECT_EQ(v["filesystemMetadata"]["a.parquet"]["isDeleted"], false);
+  EXPECT_EQ(v["filesystemMetadata"]["b.parquet"]["isDeleted"], true);
+  EXPECT_TRUE(v["recordIndexMetadata"].is_null());
+  auto empty = Decode(EncodeFilesRecord("__all_partitions__", MetadataRecordType::kPartitionList, {}));
+  EXPECT_EQ(empty["type"], 1);
+  EXPECT_TRUE(empty["filesystemMetadata"].empty());
+}
+
+TEST(MetadataRecord, RecordIndexUuidFileIdsAreSplitAsHudiStoresThem) {
+  auto v = Decode(EncodeRecordIndexRecord("k1", "", "0e1f2a3b-4c5d-6e7f-8091-a2b3c4d5e6f7-12", 1700000000123));
+  const auto& info = v["recordIndexMetadata"];
+  EXPECT_EQ(v["type"], 5);
+  EXPECT_EQ(info["partitionName"], ".");
+  EXPECT_EQ(static_cast<uint64_t>(info["fileIdHighBits"].get<int64_t>()), 0x0e1f2a3b4c5d6e7fULL);
+  EXPECT_EQ(static_cast<uint64_t>(info["fileIdLowBits"].get<int64_t>()), 0x8091a2b3c4d5e6f7ULL);
+  EXPECT_EQ(info["fileIndex"], 12);
+  EXPECT_EQ(info["fileIdEncoding"], 0);
+  EXPECT_EQ(info["instantTime"], 1700000000123);
+  EXPECT_TRUE(info["fileId"].is_null());
+}
+
+TEST(MetadataRecord, RecordIndexOtherFileIdsAreStrings) {
+  for (std::string id : {"files-0000-0", "0E1F2A3B-4C5D-6E7F-8091-A2B3C4D5E6F7-0", "0e1f2a3b-4c5d-6e7f-8091-a2b3c4d5e6f7-01"}) {
+    auto v = Decode(EncodeRecordIndexRecord("k", "p=1", id, 5));
+    EXPECT_EQ(v["recordIndexMetadata"]["fileIdEncoding"], 1) << id;
+    EXPECT_EQ(v["recordIndexMetadata"]["fileId"], id);
+    EXPECT_EQ(v["recordIndexMetadata"]["partitionName"], "p=1");
+  }
+}
+
+}  // namespace
+}  // namespace lakeshore::format

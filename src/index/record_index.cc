@@ -1,0 +1,46 @@
+#include "index/record_index.h"
+
+#include <set>
+
+#include "index/simple_index.h"
+#include "io/metadata_files.h"
+
+namespace lakeshore {
+
+Result<std::unique_ptr<Index>> MakeIndex(const std::string& type) {
+  if (type == "SIMPLE") return std::unique_ptr<Index>(std::make_unique<SimpleIndex>());
+  return Status::Invalid("unknown index type '", type, "'");
+}
+
+Result<std::vector<std::optional<std::string>>> RecordIndex::TagLocations(const KeysToTag& keys,
+                                                                          const FileSystemView& view, Storage&,
+                                                                          Engine& engine) {
+  const auto& record_keys = *keys.record_keys;
+  std::vector<std::optional<std::string>> out(record_keys.size());
+  std::vector<std::string> wanted;
+  wanted.reserve(keys.rows.size());
+  for (int64_t r : keys.rows) wanted.emplace_back(record_keys[static_cast<size_t>(r)]);
+  ARROW_ASSIGN_OR_RAISE(auto found, ReadMetadataRecordIndex(table_, engine, keys.is_valid_data_instant, &wanted));
+  for (int64_t r : keys.rows) {
+    auto it = found.find(std::string(record_keys[static_cast<size_t>(r)]));
+    if (it == found.end()) continue;
+    const std::string& partition = keys.partitions->PathOf(r);
+    if (it->second.partition != partition) {
+      return Status::Invalid("record key '", it->first, "' is stored in partition '", it->second.partition,
+                             "', and this write puts it in partition '", partition,
+                             "'; the record index is global (a key lives in one partition): delete it there first");
+    }
+    // A location the view no longer holds live (its group was replaced meanwhile) is stale.
+    const FileGroup* group = view.Find(partition, it->second.file_id);
+    if (group == nullptr || !group->is_live()) {
+      return CorruptMetadata("the record index places key '" + it->first + "' in file group " +
+                             it->second.file_id + " of partition '" + partition +
+                             "', which the table does not hold live; rebuild the index (lakeshore index drop, then "
+                             "build)");
+    }
+    out[static_cast<size_t>(r)] = it->second.file_id;
+  }
+  return out;
+}
+
+}  // namespace lakeshore

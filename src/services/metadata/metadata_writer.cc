@@ -1,0 +1,580 @@
+#include "services/metadata/metadata_writer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "actions/instant_lifecycle.h"
+#include "actions/table_context.h"
+#include "common/parse_number.h"
+#include "format/hfile.h"
+#include "format/hfile_writer.h"
+#include "format/java_properties.h"
+#include "format/table_checksum.h"
+#include "format/metadata_keys.h"
+#include "format/metadata_record.h"
+#include "io/base_file.h"
+#include "io/log_file.h"
+#include "io/metadata_files.h"
+#include "lakeshore/storage/sub_tree_storage.h"
+#include "read/record_lookup.h"
+#include "table/file_naming.h"
+#include "table/layout.h"
+#include "table/meta_columns.h"
+#include "timeline/instant_time.h"
+#include "write/table_lock.h"
+
+namespace lakeshore {
+namespace {
+
+constexpr const char* kFolder = ".hoodie/metadata";
+constexpr const char* kFilesGroup = "files-0000-0";
+constexpr const char* kWriteToken = "0-0-0";
+/// Hudi's SOLO_COMMIT_TIMESTAMP: index-init instants are it plus a three-digit counter.
+constexpr std::string_view kInitPrefix = "00000000000000";
+const TimelineLocation kTimeline{".hoodie/timeline", TimelineLayout::kV2};
+
+std::string RecordIndexGroup(int64_t i) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "record-index-%04lld-0", static_cast<long long>(i));
+  return buf;
+}
+
+bool Contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+bool Maintained(const std::string& partition) {
+  return partition == kMetadataFiles || partition == kMetadataRecordIndex;
+}
+
+std::string JoinList(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : ",") + x;
+  return out;
+}
+
+/// Rewrites hoodie.properties with the metadata partitions lists (Hudi's keys), and refreshes
+/// the context's copy. One atomic replace of the file; the checksum covers the table name only.
+Status WriteMetadataPartitionLists(TableContext& ctx, std::vector<std::string> built, std::vector<std::string> inflight) {
+  ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
+  std::sort(built.begin(), built.end());
+  std::sort(inflight.begin(), inflight.end());
+  format::JavaProperties p = config.properties;
+  p.Set("hoodie.table.metadata.partitions", JoinList(built));
+  p.Set("hoodie.table.metadata.partitions.inflight", JoinList(inflight));
+  ARROW_RETURN_NOT_OK(ctx.storage->WriteString(HoodiePaths::kPropertiesFile, p.Render("Updated by Lakeshore")));
+  ARROW_ASSIGN_OR_RAISE(auto reloaded, HoodieTableConfig::Load(*ctx.storage));
+  ctx.hoodie = std::move(reloaded);
+  return Status::OK();
+}
+
+/// The metadata table's own hoodie.properties and partition markers, once.
+Status EnsureMetadataTable(TableContext& ctx, Storage& mdt, const std::string& partition) {
+  ARROW_ASSIGN_OR_RAISE(bool exists, mdt.Exists(HoodiePaths::kPropertiesFile));
+  if (!exists) {
+    format::JavaProperties p;
+    p.Set("hoodie.table.name", (ctx.hoodie ? ctx.hoodie->name : std::string("table")) + "_metadata");
+    p.Set("hoodie.table.type", "MERGE_ON_READ");
+    p.Set("hoodie.table.version", ctx.hoodie ? std::to_string(ctx.hoodie->table_version) : "9");
+    p.Set("hoodie.table.initial.version", ctx.hoodie ? std::to_string(ctx.hoodie->table_version) : "9");
+    p.Set("hoodie.timeline.layout.version", "2");
+    p.Set("hoodie.timeline.path", "timeline");
+    p.Set("hoodie.timeline.history.path", "history");
+    p.Set("hoodie.archivelog.folder", "history");
+    p.Set("hoodie.table.base.file.format", "HFILE");
+    p.Set("hoodie.table.recordkey.fields", "key");
+    p.Set("hoodie.table.keygenerator.type", "HOODIE_TABLE_METADATA");
+    p.Set("hoodie.populate.meta.fields", "false");
+    p.Set("hoodie.compaction.payload.class", "org.apache.hudi.metadata.HoodieMetadataPayload");
+    p.Set("hoodie.record.merge.mode", "CUSTOM");
+    p.Set("hoodie.record.merge.strategy.id", "00000000-0000-0000-0000-000000000000");
+    p.Set("hoodie.datasource.write.drop.partition.columns", "false");
+    auto checksum = format::TableChecksum(p);
+    if (checksum.ok()) p.Set("hoodie.table.checksum", *checksum);
+    ARROW_RETURN_NOT_OK(mdt.WriteString(HoodiePaths::kPropertiesFile, p.Render("Written by Lakeshore")));
+  }
+  format::JavaProperties marker;
+  marker.Set("commitTime", std::string(kInitPrefix) + "000");
+  marker.Set("partitionDepth", "1");
+  return mdt.PutIfAbsentString(JoinPath(partition, HoodiePaths::kPartitionMetadataFile),
+                               marker.Render("partition metadata"))
+      .status();
+}
+
+/// Sorted (key, value) pairs as one HFile with the metadata record schema in its file info.
+Result<std::string> RenderHFile(const std::vector<std::pair<std::string, std::string>>& entries,
+                                std::string schema = "") {
+  if (schema.empty()) {
+    ARROW_ASSIGN_OR_RAISE(schema, format::MetadataRecordSchema());
+  }
+  format::HFileWriter writer;
+  for (const auto& [key, value] : entries) ARROW_RETURN_NOT_OK(writer.Append(key, value));
+  writer.AddFileInfo("schema", schema);
+  return writer.Finish();
+}
+
+/// One completed metadata instant writing `files` (path → bytes) under `action`.
+Status WriteMetadataInstant(TableContext& ctx, Storage& mdt, const std::string& time, const char* action,
+                            const char* operation, const std::vector<std::pair<std::string, std::string>>& files,
+                            const std::string& after, const LockGuard& guard) {
+  Instant instant{time, action, InstantState::kRequested, ""};
+  const InstantCodec codec{TimelineLayout::kV2, mdt.ExternalPath("")};
+  CommitMetadata metadata;
+  metadata.operation = operation;
+  ARROW_ASSIGN_OR_RAISE(auto requested, codec.Encode(instant, metadata));
+  ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(mdt, kTimeline, instant, requested));
+  instant.state = InstantState::kInflight;
+  ARROW_ASSIGN_OR_RAISE(auto inflight, codec.Encode(instant, metadata));
+  ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(mdt, kTimeline, instant, inflight));
+  for (const auto& [path, bytes] : files) {
+    ARROW_RETURN_NOT_OK(mdt.WriteString(path, bytes));
+    auto parsed = ParseDataFileName(BaseName(path));
+    WriteStat stat;
+    stat.partition = std::string(path.substr(0, path.find('/')));
+    stat.file_id = parsed ? parsed->file_id : "";
+    stat.path = path;
+    stat.file_size = static_cast<int64_t>(bytes.size());
+    metadata.write_stats.push_back(std::move(stat));
+  }
+  ARROW_RETURN_NOT_OK(guard.CheckHeld());
+  ARROW_ASSIGN_OR_RAISE(std::string completion, NextInstantTime(ctx.clock->NowMs(), after));
+  instant.state = InstantState::kCompleted;
+  ARROW_ASSIGN_OR_RAISE(auto completed, codec.Encode(instant, metadata));
+  return timeline_ops::Complete(mdt, kTimeline, instant, completion, completed).status();
+}
+
+/// The schema a log block appended to `group` carries: its base file's (another writer's, such
+/// as Spark's: readers comparing base and log schemas then see one), when the values encoded
+/// here are valid under it; else ours. Cost: the base file's tail (its file info).
+Result<std::string> SchemaForAppend(Storage& mdt, const FileGroup* group, const std::string& ours) {
+  if (group == nullptr || !group->latest().base_file) return ours;
+  const BaseFile& base = *group->latest().base_file;
+  ARROW_ASSIGN_OR_RAISE(auto file, mdt.OpenInputFile(base.path));
+  ARROW_ASSIGN_OR_RAISE(int64_t size, file->GetSize());
+  ARROW_ASSIGN_OR_RAISE(
+      auto info, format::HFileReader::FileInfoFromTail(
+                     [&](int64_t offset) { return file->ReadAt(offset, size - offset); }, size,
+                     "metadata table file " + mdt.root_uri() + "/" + base.path));
+  auto schema = info.find("schema");
+  if (schema == info.end() || schema->second == ours || !format::IsCompatibleMetadataSchema(schema->second)) return ours;
+  return schema->second;
+}
+
+std::string BasePath(const std::string& partition, const std::string& file_id, const std::string& instant) {
+  return JoinPath(partition, file_id + "_" + kWriteToken + "_" + instant + ".hfile");
+}
+std::string LogPath(const std::string& partition, const std::string& file_id, const std::string& instant) {
+  return JoinPath(partition, "." + file_id + "_" + instant + ".log.1_" + kWriteToken);
+}
+
+/// The `files` partition's records for a listing: one per partition, and the partition list.
+std::vector<std::pair<std::string, std::string>> FilesRecords(
+    const std::map<std::string, std::map<std::string, int64_t>>& files, bool with_partition_list) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::map<std::string, format::MetadataFileEntry> partitions;
+  for (const auto& [partition, names] : files) {
+    std::map<std::string, format::MetadataFileEntry> entries;
+    for (const auto& [name, size] : names) entries[name] = {size, false};
+    const std::string key = format::MetadataPartitionName(partition);
+    partitions[key] = {0, false};
+    out.emplace_back(key, format::EncodeFilesRecord(key, format::MetadataRecordType::kFiles, entries));
+  }
+  if (with_partition_list) {
+    const std::string key(format::kAllPartitionsKey);
+    out.emplace_back(key, format::EncodeFilesRecord(key, format::MetadataRecordType::kPartitionList, partitions));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// Record index entries bucketed into `groups` file groups by Hudi's hash, each bucket sorted.
+std::vector<std::vector<std::pair<std::string, std::string>>> RecordIndexRecords(
+    const std::vector<RecordIndexEntry>& entries, int64_t groups, int64_t instant_ms) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> out(static_cast<size_t>(groups));
+  for (const auto& e : entries) {
+    auto& bucket = out[static_cast<size_t>(format::RecordIndexFileGroup(e.key, groups))];
+    bucket.emplace_back(e.key, format::EncodeRecordIndexRecord(e.key, e.partition, e.file_id, instant_ms));
+  }
+  for (auto& bucket : out) {
+    std::sort(bucket.begin(), bucket.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    // One entry per key (the last given wins).
+    auto last = std::unique(bucket.rbegin(), bucket.rend(), [](const auto& a, const auto& b) { return a.first == b.first; });
+    bucket.erase(bucket.begin(), last.base());
+  }
+  return out;
+}
+
+/// The number of record index file groups for `records` keys, as Hudi estimates it (48 bytes a
+/// record, room to grow twofold, 1 GiB a group), within the settings' bounds.
+int64_t RecordIndexGroupCount(const MetadataTableSettings& s, int64_t records) {
+  const int64_t wanted = (records * 48 * 2 + (int64_t{1} << 30) - 1) >> 30;
+  return std::clamp(wanted, std::max<int64_t>(1, s.record_index_min_groups), std::max<int64_t>(1, s.record_index_max_groups));
+}
+
+/// The next free index-init instant on the metadata timeline.
+Result<std::string> NextInitInstant(const Timeline& timeline) {
+  int64_t next = 0;
+  for (const auto& i : timeline.instants()) {
+    if (i.time.size() == 17 && std::string_view(i.time).substr(0, kInitPrefix.size()) == kInitPrefix) {
+      if (auto n = ParseInt64(std::string_view(i.time).substr(kInitPrefix.size()))) next = std::max(next, *n + 1);
+    }
+  }
+  if (next > 999) return Status::Invalid("the metadata table has used every index-init instant time");
+  char buf[8];
+  std::snprintf(buf, sizeof(buf), "%03lld", static_cast<long long>(next));
+  return std::string(kInitPrefix) + buf;
+}
+
+/// Every file the completed instants wrote, by partition, with sizes.
+std::map<std::string, std::map<std::string, int64_t>> CommittedFiles(const std::vector<CompletedCommit>& commits) {
+  std::map<std::string, std::map<std::string, int64_t>> files;
+  const FileSystemView view = FileSystemView::Build(commits);
+  std::map<std::string, int64_t> sizes;
+  for (const auto& c : commits) {
+    for (const auto& s : c.metadata.write_stats) {
+      if (!s.path.empty()) sizes[s.path] = s.file_size;
+    }
+  }
+  for (const FileGroup* g : view.AllFileGroups()) {
+    for (const FileSlice& slice : g->slices) {
+      auto add = [&](const std::string& path) {
+        auto size = sizes.find(path);
+        files[g->partition][std::string(BaseName(path))] = size == sizes.end() ? 0 : size->second;
+      };
+      if (slice.base_file) add(slice.base_file->path);
+      for (const auto& log : slice.log_files) add(log);
+    }
+  }
+  for (const auto& p : view.Partitions()) files.try_emplace(p);
+  return files;
+}
+
+Result<std::shared_ptr<Storage>> MetadataStorage(TableContext& ctx) {
+  ARROW_ASSIGN_OR_RAISE(auto mdt, SubTreeStorage::Make(ctx.storage, kFolder));
+  return std::shared_ptr<Storage>(std::move(mdt));
+}
+
+/// Builds one partition at an index-init instant. The partition must be listed in flight.
+Status BuildPartition(TableContext& ctx, Storage& mdt, const std::string& partition, const LockGuard& guard) {
+  ARROW_RETURN_NOT_OK(EnsureMetadataTable(ctx, mdt, partition));
+  ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(mdt, kTimeline));
+  ARROW_ASSIGN_OR_RAISE(auto time, NextInitInstant(timeline));
+  std::vector<std::pair<std::string, std::string>> files;
+  if (partition == kMetadataFiles) {
+    ARROW_ASSIGN_OR_RAISE(auto data_timeline, ctx.LoadTimeline());
+    ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(data_timeline));
+    ARROW_ASSIGN_OR_RAISE(auto hfile, RenderHFile(FilesRecords(CommittedFiles(commits), true)));
+    files.emplace_back(BasePath(partition, kFilesGroup, time), std::move(hfile));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(auto stored, ScanRecordLocations(ctx));
+    std::vector<RecordIndexEntry> entries;
+    entries.reserve(stored.size());
+    for (auto& [key, loc] : stored) entries.push_back({key, loc.partition, loc.file_id});
+    const int64_t groups = RecordIndexGroupCount(ctx.metadata, static_cast<int64_t>(entries.size()));
+    auto buckets = RecordIndexRecords(entries, groups, ctx.clock->NowMs());
+    for (int64_t g = 0; g < groups; ++g) {
+      ARROW_ASSIGN_OR_RAISE(auto hfile, RenderHFile(buckets[static_cast<size_t>(g)]));
+      files.emplace_back(BasePath(partition, RecordIndexGroup(g), time), std::move(hfile));
+    }
+  }
+  return WriteMetadataInstant(ctx, mdt, time, actions::kDeltaCommit, "bulk_insert", files, timeline.LastTime(), guard);
+}
+
+/// Deletes the folder `folder` of `storage` ("" for all of it) with everything in it, files
+/// first, then the emptied folders deepest first.
+Status DeleteTree(Storage& storage, const std::string& folder) {
+  ARROW_ASSIGN_OR_RAISE(auto entries, storage.List(folder, /*recursive=*/true));
+  std::vector<std::string> files;
+  std::set<std::string> folders;  // every folder below `folder` that holds something
+  for (const auto& e : entries) {
+    if (!e.is_dir) files.push_back(e.path);
+    for (size_t slash = e.path.rfind('/'); slash != std::string::npos && slash > folder.size();
+         slash = e.path.rfind('/', slash - 1)) {
+      folders.insert(e.path.substr(0, slash));
+    }
+    if (e.is_dir) folders.insert(e.path);
+  }
+  if (!files.empty()) ARROW_RETURN_NOT_OK(storage.DeleteFiles(files).status());
+  std::vector<std::string> dirs(folders.begin(), folders.end());
+  std::sort(dirs.begin(), dirs.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  for (const auto& d : dirs) ARROW_RETURN_NOT_OK(storage.DeleteDirIfEmpty(d).status());
+  if (!folder.empty()) ARROW_RETURN_NOT_OK(storage.DeleteDirIfEmpty(folder).status());
+  return Status::OK();
+}
+
+/// Deletes a partition's folder (the properties no longer list it).
+Status DeletePartitionFiles(Storage& mdt, const std::string& partition) { return DeleteTree(mdt, partition); }
+
+/// Deletes the whole metadata table (no partition is listed any more).
+Status DeleteMetadataTable(TableContext& ctx) { return DeleteTree(*ctx.storage, kFolder); }
+
+/// True when a metadata compaction is due and safe: `max` deltacommits completed since the last
+/// compaction (or build), and every one of them belongs to a data instant that is completed or
+/// gone (none pending: its entries could not be judged yet).
+bool CompactionDue(const Timeline& mdt_timeline, const Timeline& data_timeline, int64_t max) {
+  std::string last_base;
+  for (const auto& i : mdt_timeline.instants()) {
+    if (!i.is_completed()) continue;
+    if (i.action == actions::kCommit || std::string_view(i.time).substr(0, kInitPrefix.size()) == kInitPrefix) {
+      last_base = std::max(last_base, i.completion_time);
+    }
+  }
+  int64_t since = 0;
+  for (const auto& i : mdt_timeline.instants()) {
+    if (!i.is_completed() || i.action != actions::kDeltaCommit || i.completion_time <= last_base) continue;
+    if (std::string_view(i.time).substr(0, kInitPrefix.size()) == kInitPrefix) continue;
+    auto data = data_timeline.Find(i.time);
+    if (data && !data->is_completed()) return false;
+    ++since;
+  }
+  return since >= max;
+}
+
+/// Folds every valid entry of the built partitions into new base files at a new instant, then
+/// deletes the files of slices older than the one it replaces (readers that listed before it
+/// still find theirs). Returns the compaction's time.
+Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt, const std::shared_ptr<Storage>& mdt_shared,
+                                         const Timeline& mdt_timeline, const Timeline& data_timeline,
+                                         const std::vector<std::string>& partitions, const LockGuard& guard) {
+  ARROW_ASSIGN_OR_RAISE(std::string time,
+                        NextInstantTime(ctx.clock->NowMs(), LatestTime({&mdt_timeline, &data_timeline})));
+  std::set<std::string> completed;
+  std::string first;
+  for (const auto& i : data_timeline.instants()) {
+    if (first.empty() || i.time < first) first = i.time;
+    if (i.is_completed()) completed.insert(i.time);
+  }
+  auto valid = [&](const std::string& instant) {
+    return completed.count(instant) > 0 || (!first.empty() && instant < first);
+  };
+  std::vector<std::pair<std::string, std::string>> files;
+  std::vector<std::string> obsolete;
+  for (const auto& partition : partitions) {
+    ARROW_ASSIGN_OR_RAISE(auto slices, LoadMetadataPartitionSlices(mdt, partition));
+    const auto groups = slices.view.LiveFileGroupsIn(partition);
+    for (const FileGroup* g : groups) {
+      // Keep the latest slice (being replaced now) and its base; older ones go.
+      for (size_t s = 0; s + 1 < g->slices.size(); ++s) {
+        if (g->slices[s].base_file) obsolete.push_back(g->slices[s].base_file->path);
+        for (const auto& log : g->slices[s].log_files) obsolete.push_back(log);
+      }
+    }
+    if (partition == kMetadataFiles) {
+      ARROW_ASSIGN_OR_RAISE(auto listing, ReadMetadataFiles(ctx.storage, *ctx.engine, valid));
+      ARROW_ASSIGN_OR_RAISE(auto hfile, RenderHFile(FilesRecords(listing.files, true)));
+      files.emplace_back(BasePath(partition, kFilesGroup, time), std::move(hfile));
+    } else {
+      ARROW_ASSIGN_OR_RAISE(auto index, ReadMetadataRecordIndex(ctx.storage, *ctx.engine, valid));
+      std::vector<RecordIndexEntry> entries;
+      entries.reserve(index.size());
+      for (auto& [key, loc] : index) entries.push_back({key, loc.partition, loc.file_id});
+      const int64_t count = static_cast<int64_t>(groups.size());
+      if (count == 0) continue;
+      auto buckets = RecordIndexRecords(entries, count, 0);
+      // Each entry keeps the instant it was first written at.
+      for (auto& bucket : buckets) {
+        for (auto& [key, value] : bucket) {
+          const auto& loc = index.at(key);
+          value = format::EncodeRecordIndexRecord(key, loc.partition, loc.file_id, loc.instant_ms);
+        }
+      }
+      for (int64_t g = 0; g < count; ++g) {
+        ARROW_ASSIGN_OR_RAISE(auto hfile, RenderHFile(buckets[static_cast<size_t>(g)]));
+        files.emplace_back(BasePath(partition, RecordIndexGroup(g), time), std::move(hfile));
+      }
+    }
+  }
+  (void)mdt_shared;
+  ARROW_RETURN_NOT_OK(
+      WriteMetadataInstant(ctx, mdt, time, actions::kCommit, "compact", files, LatestTime({&mdt_timeline, &data_timeline}), guard));
+  // Cleaning: what the compaction made unreachable for any reader that lists from now on.
+  if (!obsolete.empty()) ARROW_RETURN_NOT_OK(mdt.DeleteFiles(obsolete).status());
+  return time;
+}
+
+}  // namespace
+
+void AddWrittenFiles(const CommitMetadata& metadata, MetadataChanges* changes) {
+  for (const auto& s : metadata.write_stats) {
+    if (s.path.empty()) continue;
+    changes->files_added[s.partition][std::string(BaseName(s.path))] = s.file_size;
+  }
+}
+
+Status AddRelocatedKeys(TableContext& ctx, const CommitMetadata& metadata, MetadataChanges* changes) {
+  for (const auto& s : metadata.write_stats) {
+    auto parsed = ParseDataFileName(BaseName(s.path));
+    if (s.path.empty() || !parsed || parsed->is_log) continue;
+    ARROW_ASSIGN_OR_RAISE(auto keys, ReadBaseFile(*ctx.storage, s.path, {meta_columns::kRecordKey}, s.file_size));
+    if (keys->num_columns() != 1 || keys->column(0)->type()->id() != arrow::Type::STRING) {
+      return CorruptMetadata("base file '" + s.path + "' has no string column " + meta_columns::kRecordKey);
+    }
+    for (const auto& chunk : keys->column(0)->chunks()) {
+      const auto& arr = static_cast<const arrow::StringArray&>(*chunk);
+      for (int64_t i = 0; i < arr.length(); ++i) {
+        if (!arr.IsNull(i)) changes->keys_located.push_back({std::string(arr.GetView(i)), s.partition, s.file_id});
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>& partitions, const LockGuard& guard) {
+  ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
+  std::vector<std::string> built = config.metadata_partitions, inflight = config.metadata_partitions_inflight;
+  std::vector<std::string> todo;
+  for (const auto& p : partitions) {
+    if (!Maintained(p)) return Status::Invalid("this build maintains the metadata partitions files and record_index, not '", p, "'");
+    if (!Contains(built, p) && !Contains(todo, p)) todo.push_back(p);
+  }
+  // The files partition first: every other one is kept beside it.
+  std::sort(todo.begin(), todo.end(), [](const std::string& a, const std::string& b) {
+    return (a == kMetadataFiles) > (b == kMetadataFiles);
+  });
+  if (!todo.empty() && todo.front() != kMetadataFiles && !Contains(built, kMetadataFiles)) {
+    todo.insert(todo.begin(), kMetadataFiles);
+  }
+  if (todo.empty()) return Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto mdt, MetadataStorage(ctx));
+  for (const auto& p : todo) {
+    // A build a crash left in flight starts over.
+    if (Contains(inflight, p)) ARROW_RETURN_NOT_OK(DeletePartitionFiles(*mdt, p));
+    else inflight.push_back(p);
+    ARROW_RETURN_NOT_OK(guard.CheckHeld());
+    ARROW_RETURN_NOT_OK(WriteMetadataPartitionLists(ctx, built, inflight));
+    ARROW_RETURN_NOT_OK(BuildPartition(ctx, *mdt, p, guard));
+    inflight.erase(std::find(inflight.begin(), inflight.end(), p));
+    built.push_back(p);
+    ARROW_RETURN_NOT_OK(WriteMetadataPartitionLists(ctx, built, inflight));
+  }
+  return Status::OK();
+}
+
+Status DropMetadataPartitions(TableContext& ctx, const std::vector<std::string>& partitions, const LockGuard& guard) {
+  ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
+  std::vector<std::string> built, inflight;
+  std::vector<std::string> dropped;
+  // Every other partition rests on `files`: dropping it drops them all.
+  const bool all = Contains(partitions, kMetadataFiles);
+  for (const auto& p : config.metadata_partitions) (all || Contains(partitions, p) ? dropped : built).push_back(p);
+  for (const auto& p : config.metadata_partitions_inflight) (all || Contains(partitions, p) ? dropped : inflight).push_back(p);
+  if (dropped.empty()) return Status::OK();
+  ARROW_RETURN_NOT_OK(guard.CheckHeld());
+  ARROW_RETURN_NOT_OK(WriteMetadataPartitionLists(ctx, built, inflight));
+  ARROW_ASSIGN_OR_RAISE(auto mdt, MetadataStorage(ctx));
+  if (built.empty() && inflight.empty()) return DeleteMetadataTable(ctx);
+  for (const auto& p : dropped) ARROW_RETURN_NOT_OK(DeletePartitionFiles(*mdt, p));
+  return Status::OK();
+}
+
+Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& instant_time,
+                                        const MetadataChanges& changes, const LockGuard& guard) {
+  ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
+  if (config.metadata_partitions.empty() && config.metadata_partitions_inflight.empty() && !ctx.metadata.enable) {
+    return std::string();
+  }
+  // Partitions this build does not keep current, and builds a crash interrupted: dropped
+  // before this write could make them stale.
+  std::vector<std::string> drop;
+  for (const auto& p : config.metadata_partitions) {
+    if (!Maintained(p)) drop.push_back(p);
+  }
+  for (const auto& p : config.metadata_partitions_inflight) drop.push_back(p);
+  const bool has_index = Contains(config.metadata_partitions, kMetadataRecordIndex);
+  if (changes.keys_unknown && has_index) drop.push_back(kMetadataRecordIndex);
+  if (!drop.empty()) ARROW_RETURN_NOT_OK(DropMetadataPartitions(ctx, drop, guard));
+  std::vector<std::string> wanted;
+  if (ctx.metadata.enable || ctx.metadata.record_index) wanted.push_back(kMetadataFiles);
+  if (ctx.metadata.record_index && !changes.keys_unknown) wanted.push_back(kMetadataRecordIndex);
+  if (!wanted.empty()) ARROW_RETURN_NOT_OK(BuildMetadataPartitions(ctx, wanted, guard));
+  ARROW_ASSIGN_OR_RAISE(config, HoodieTableConfig::Load(*ctx.storage));
+  const std::vector<std::string> partitions = config.metadata_partitions;
+  if (partitions.empty()) return std::string();
+
+  ARROW_ASSIGN_OR_RAISE(auto mdt, MetadataStorage(ctx));
+  ARROW_ASSIGN_OR_RAISE(auto mdt_timeline, Timeline::Load(*mdt, kTimeline));
+  ARROW_ASSIGN_OR_RAISE(auto data_timeline, ctx.LoadTimeline());
+  if (CompactionDue(mdt_timeline, data_timeline, ctx.metadata.compact_max_delta_commits)) {
+    ARROW_RETURN_NOT_OK(CompactMetadataTable(ctx, *mdt, mdt, mdt_timeline, data_timeline, partitions, guard).status());
+    ARROW_ASSIGN_OR_RAISE(mdt_timeline, Timeline::Load(*mdt, kTimeline));
+  }
+
+  std::vector<std::pair<std::string, std::string>> files;
+  ARROW_ASSIGN_OR_RAISE(auto schema, format::MetadataRecordSchema());
+  if (Contains(partitions, kMetadataFiles) && !changes.files_added.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto slices, LoadMetadataPartitionSlices(*mdt, kMetadataFiles));
+    ARROW_ASSIGN_OR_RAISE(auto group_schema,
+                          SchemaForAppend(*mdt, slices.view.Find(kMetadataFiles, kFilesGroup), schema));
+    ARROW_ASSIGN_OR_RAISE(auto hfile, RenderHFile(FilesRecords(changes.files_added, true), group_schema));
+    KeyedLogContent content{instant_time, group_schema, std::move(hfile), {}};
+    files.emplace_back(LogPath(kMetadataFiles, kFilesGroup, instant_time), std::string());
+    ARROW_ASSIGN_OR_RAISE(files.back().second, RenderKeyedLogFile(content));
+  }
+  if (Contains(partitions, kMetadataRecordIndex) && (!changes.keys_located.empty() || !changes.keys_removed.empty())) {
+    ARROW_ASSIGN_OR_RAISE(auto slices, LoadMetadataPartitionSlices(*mdt, kMetadataRecordIndex));
+    const auto live = slices.view.LiveFileGroupsIn(kMetadataRecordIndex);
+    const int64_t groups = static_cast<int64_t>(live.size());
+    if (groups == 0) return CorruptMetadata("the record index of " + ctx.uri + " has no file groups");
+    ARROW_ASSIGN_OR_RAISE(int64_t instant_ms, ParseInstantTime(instant_time));
+    auto buckets = RecordIndexRecords(changes.keys_located, groups, instant_ms);
+    std::vector<std::vector<LogDelete>> deletes(static_cast<size_t>(groups));
+    for (const auto& key : changes.keys_removed) {
+      deletes[static_cast<size_t>(format::RecordIndexFileGroup(key, groups))].push_back(LogDelete{key, "", nullptr});
+    }
+    for (int64_t g = 0; g < groups; ++g) {
+      auto& bucket = buckets[static_cast<size_t>(g)];
+      auto& removed = deletes[static_cast<size_t>(g)];
+      if (bucket.empty() && removed.empty()) continue;
+      ARROW_ASSIGN_OR_RAISE(auto group_schema,
+                            SchemaForAppend(*mdt, slices.view.Find(kMetadataRecordIndex, RecordIndexGroup(g)), schema));
+      std::string hfile;
+      if (!bucket.empty()) {
+        ARROW_ASSIGN_OR_RAISE(hfile, RenderHFile(bucket, group_schema));
+      }
+      KeyedLogContent content{instant_time, group_schema, std::move(hfile), std::move(removed)};
+      ARROW_ASSIGN_OR_RAISE(auto bytes, RenderKeyedLogFile(content));
+      files.emplace_back(LogPath(kMetadataRecordIndex, RecordIndexGroup(g), instant_time), std::move(bytes));
+    }
+  }
+  ARROW_RETURN_NOT_OK(WriteMetadataInstant(ctx, *mdt, instant_time, actions::kDeltaCommit, "upsert", files,
+                                           mdt_timeline.LastTime(), guard));
+  ARROW_ASSIGN_OR_RAISE(mdt_timeline, Timeline::Load(*mdt, kTimeline));
+  return mdt_timeline.LastTime();
+}
+
+Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_time, const LockGuard& guard) {
+  ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
+  if (config.metadata_partitions.empty() && config.metadata_partitions_inflight.empty()) return Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto mdt, MetadataStorage(ctx));
+  ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(*mdt, kTimeline));
+  auto found = timeline.Find(instant_time);
+  if (!found) return Status::OK();
+  // Folded into base files by a compaction that completed after it: it cannot be taken out.
+  for (const auto& i : timeline.instants()) {
+    if (i.is_completed() && i.action == actions::kCommit && found->is_completed() &&
+        i.completion_time > found->completion_time) {
+      std::vector<std::string> all = config.metadata_partitions;
+      all.insert(all.end(), config.metadata_partitions_inflight.begin(), config.metadata_partitions_inflight.end());
+      return DropMetadataPartitions(ctx, all, guard);
+    }
+  }
+  if (found->is_completed()) {
+    Instant done = *found;
+    ARROW_RETURN_NOT_OK(mdt->DeleteFiles({kTimeline.PathOf(done)}).status());
+  }
+  std::vector<std::string> logs;
+  for (const auto& p : config.metadata_partitions) {
+    ARROW_ASSIGN_OR_RAISE(auto entries, mdt->List(p, /*recursive=*/false));
+    for (const auto& e : entries) {
+      auto parsed = ParseDataFileName(BaseName(e.path));
+      if (parsed && parsed->is_log && parsed->instant_time == instant_time) logs.push_back(e.path);
+    }
+  }
+  if (!logs.empty()) ARROW_RETURN_NOT_OK(mdt->DeleteFiles(logs).status());
+  Instant pending = *found;
+  pending.state = InstantState::kInflight;
+  return timeline_ops::DeletePendingFiles(*mdt, kTimeline, pending);
+}
+
+}  // namespace lakeshore

@@ -1,0 +1,98 @@
+// Keeping Hudi's metadata table (`.hoodie/metadata`) current: its `files` and `record_index`
+// partitions, built on an existing table, updated by every data instant before it completes
+// (an MDT deltacommit at the data instant's own time), compacted, cleaned, rolled back with
+// the data instant, and dropped when asked or when they cannot be kept exact.
+//
+// Layout, as Hudi 1.x writes it: the metadata table is a merge-on-read table with HFile base
+// files and log files of HFile data blocks, its own timeline at `.hoodie/metadata/.hoodie/
+// timeline`, one file group `files-0000-0` in `files/`, and `record-index-<NNNN>-0` groups in
+// `record_index/` (a key's group is Hudi's hash of it over the group count). A partition is
+// built at an instant "00000000000000<NNN>" (Hudi's index-init times), which readers take as
+// valid; every other metadata instant is valid only once the data instant of the same time
+// completed (read side: io/metadata_files.h). hoodie.properties lists the built partitions in
+// `hoodie.table.metadata.partitions` and those being built in `...partitions.inflight`.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lakeshore/status.h"
+#include "timeline/commit_metadata.h"
+
+namespace lakeshore {
+
+struct TableContext;
+class LockGuard;
+
+/// Hudi's metadata-table writer configs (table options, under Hudi's names).
+struct MetadataTableSettings {
+  bool enable = false;          ///< hoodie.metadata.enable: build the `files` partition
+  bool record_index = false;    ///< hoodie.metadata.record.index.enable
+  int64_t record_index_min_groups = 10;     ///< hoodie.metadata.record.index.min.filegroup.count
+  int64_t record_index_max_groups = 10000;  ///< hoodie.metadata.record.index.max.filegroup.count
+  int64_t compact_max_delta_commits = 10;   ///< hoodie.metadata.compact.max.delta.commits
+};
+
+/// The partitions Lakeshore maintains.
+inline constexpr const char* kMetadataFiles = "files";
+inline constexpr const char* kMetadataRecordIndex = "record_index";
+
+/// Where a record lives, for the record index.
+struct RecordIndexEntry {
+  std::string key;
+  std::string partition;  ///< "" for a non-partitioned table
+  std::string file_id;
+};
+
+/// What one data instant changes in what the metadata table indexes.
+struct MetadataChanges {
+  /// Partition → file name → size: files the instant wrote.
+  std::map<std::string, std::map<std::string, int64_t>> files_added;
+  /// Records the instant put in a file group they were not in before (inserts, moves).
+  std::vector<RecordIndexEntry> keys_located;
+  /// Keys the instant deleted.
+  std::vector<std::string> keys_removed;
+  /// The instant moved or removed records it cannot list (the record index is then dropped, to
+  /// be rebuilt by the next write that wants it: never left stale).
+  bool keys_unknown = false;
+};
+
+/// Adds the files `metadata`'s write stats name to `changes`.
+void AddWrittenFiles(const CommitMetadata& metadata, MetadataChanges* changes);
+
+/// Adds to `changes` the keys of every base file `metadata` wrote, at their new file groups (a
+/// clustering moves records wholesale). Cost: the key column of those files.
+Status AddRelocatedKeys(TableContext& ctx, const CommitMetadata& metadata, MetadataChanges* changes);
+
+/// Applies the changes of data instant `instant_time` to the metadata table, under `guard`,
+/// before the data instant completes. First, as needed: partitions Lakeshore does not maintain
+/// are dropped (a write would make them stale), builds of its own partitions that a crash left
+/// in flight are dropped, and the partitions the settings enable are built (from the completed
+/// instants: this one is applied after). Then a metadata compaction when due, and the
+/// deltacommit at `instant_time`. Returns the latest time written on the metadata timeline
+/// ("" when none): the data instant's completion must follow it. A table without a metadata
+/// table and without it enabled: nothing (one read of hoodie.properties).
+Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& instant_time,
+                                        const MetadataChanges& changes, const LockGuard& guard);
+
+/// Builds `partitions` (files, record_index) of the metadata table from the table's completed
+/// instants, under `guard`: listed in flight in hoodie.properties first, then written (base
+/// HFiles at an index-init instant), then listed as built. A partition already built is left
+/// as it is. Cost: the commits' metadata (files), a read of the key, partition and file-name
+/// meta columns of the latest snapshot (record_index).
+Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>& partitions, const LockGuard& guard);
+
+/// Drops `partitions` of the metadata table (any, Hudi's too), under `guard`: removed from
+/// hoodie.properties first (no reader trusts them from then on), then their folders deleted;
+/// the whole metadata table goes when no partition is left.
+Status DropMetadataPartitions(TableContext& ctx, const std::vector<std::string>& partitions, const LockGuard& guard);
+
+/// Removes the metadata deltacommit of data instant `instant_time` (rolled back): its completed
+/// file first (readers stop seeing it), then its log files, then its pending files. When a
+/// metadata compaction already folded it into base files, the metadata table is dropped
+/// instead. Idempotent; nothing when there is no metadata table.
+Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_time, const LockGuard& guard);
+
+}  // namespace lakeshore

@@ -1,0 +1,165 @@
+"""The metadata table Lakeshore writes (`.hoodie/metadata`: the files partition and the record
+index) is Hudi's: hudi-rs lists tables through it and reads the same rows as Lakeshore after
+every step of random histories; the record index tags and locates exactly what a scan finds;
+building and dropping indexes works from the Python API and the CLI."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import lakeshore
+
+hudi = pytest.importorskip("hudi")
+
+SCHEMA = pa.schema([("id", pa.string()), ("v", pa.int64()), ("p", pa.string())])
+
+
+def _hudi_rows(root: Path) -> list[tuple[Any, ...]]:
+    batches = hudi.HudiTable(str(root)).read(hudi.HudiReadOptions())
+    table = pa.Table.from_batches(batches) if batches else pa.table({"id": [], "v": [], "p": []})
+    return sorted(zip(table.column("id").to_pylist(), table.column("v").to_pylist(), strict=True))
+
+
+def _rows(t: lakeshore.Table) -> list[tuple[Any, ...]]:
+    table = t.to_arrow(columns=["id", "v"])
+    return sorted(zip(table.column("id").to_pylist(), table.column("v").to_pylist(), strict=True))
+
+
+def _partitions(root: Path) -> list[str]:
+    text = (root / ".hoodie" / "hoodie.properties").read_text(encoding="latin-1")
+    match = re.search(r"^hoodie\.table\.metadata\.partitions=(.*)$", text, re.M)
+    return [p for p in (match.group(1) if match else "").split(",") if p]
+
+
+def _batch(rows: dict[str, int]) -> pa.Table:
+    ids = sorted(rows)
+    return pa.table({"id": ids, "v": [rows[i] for i in ids], "p": [f"p{int(i[1:]) % 3}" for i in ids]}, schema=SCHEMA)
+
+
+def _keys(ids: list[str]) -> pa.Table:
+    return pa.table({"id": ids, "p": [f"p{int(i[1:]) % 3}" for i in ids]})
+
+
+def _expect_lookup_is_exact(t: lakeshore.Table, oracle: dict[str, int]) -> None:
+    probe = sorted(oracle) + ["k-missing-1", "k-missing-2"]
+    found = t.lookup(probe)
+    assert found.schema.metadata[b"lookup.method"] == b"record_index"
+    stored = t.to_arrow(columns=["id", "_hoodie_partition_path", "_hoodie_file_name"]).to_pylist()
+    where = {r["id"]: (r["_hoodie_partition_path"], r["_hoodie_file_name"]) for r in stored}
+    for hit in found.to_pylist():
+        key = hit["record_key"]
+        if key not in oracle:
+            assert hit["partition"] is None, hit
+            continue
+        partition, name = where[key]
+        assert hit["partition"] == partition, hit
+        assert name.startswith(hit["file_id"]), (hit, name)
+
+
+@pytest.mark.parametrize("table_type", ["cow", "mor"])
+def test_random_histories_keep_hudi_rs_and_the_record_index_exact(tmp_path: Path, table_type: str) -> None:
+    rng = random.Random(7 if table_type == "cow" else 8)
+    root = tmp_path / "t"
+    props = {
+        "hoodie.metadata.enable": "true",
+        "hoodie.index.type": "RECORD_INDEX",
+        "hoodie.metadata.record.index.min.filegroup.count": "4",
+        "hoodie.metadata.compact.max.delta.commits": "3",
+        "write.small_file_limit_bytes": "0" if table_type == "mor" else "104857600",
+    }
+    t = lakeshore.Table.create(
+        str(root), SCHEMA, record_key="id", partition_by="p", table_type=table_type, properties=props
+    )
+    oracle: dict[str, int] = {}
+    next_key = 0
+    for step in range(14):
+        op = rng.choice(["insert", "upsert", "upsert", "delete", "compact", "cluster", "rollback"])
+        if op in ("insert", "upsert") or not oracle:
+            rows: dict[str, int] = {}
+            for _ in range(rng.randint(1, 30)):
+                if oracle and rng.random() < 0.5:
+                    rows[rng.choice(sorted(oracle))] = step * 100 + rng.randint(0, 99)
+                else:
+                    rows[f"k{next_key}"] = step * 100
+                    next_key += 1
+            t.upsert(_batch(rows))
+            oracle.update(rows)
+        elif op == "delete":
+            gone = rng.sample(sorted(oracle), min(len(oracle), rng.randint(1, 5)))
+            t.delete(_keys(gone))
+            for k in gone:
+                del oracle[k]
+        elif op == "compact" and table_type == "mor":
+            t.compact()
+        elif op == "cluster":
+            t.cluster()
+        elif op == "rollback":
+            before = dict(oracle)
+            rows = {f"k{next_key}": -1}
+            next_key += 1
+            result = t.upsert(_batch(rows))
+            t.rollback(result["instant_time"])
+            oracle = before
+        assert _rows(t) == sorted(oracle.items()), f"step {step} {op}"
+        assert _hudi_rows(root) == sorted(oracle.items()), f"hudi-rs after step {step} {op}"
+        if "record_index" in _partitions(root):
+            _expect_lookup_is_exact(t, oracle)
+    assert _partitions(root) == ["files", "record_index"]
+
+
+def test_hudi_rs_lists_the_table_through_our_files_partition(tmp_path: Path) -> None:
+    # A stray Parquet file named like a committed base file of a new file group: a reader that
+    # lists storage takes its rows; one that lists through the files partition does not.
+    root = tmp_path / "t"
+    t = lakeshore.Table.create(
+        str(root), SCHEMA, record_key="id", partition_by="p", properties={"hoodie.metadata.enable": "true"}
+    )
+    t.upsert(_batch({f"k{i}": i for i in range(30)}))
+    expected = _rows(t)
+    assert _hudi_rows(root) == expected
+    base = next(root.glob("p=p0/*.parquet"))
+    file_id, token, rest = base.name.split("_", 2)
+    stray = base.with_name("_".join(["00000000-1111-2222-3333-444444444444", token, rest]))
+    shutil.copy(base, stray)
+    assert _hudi_rows(root) == expected, "hudi-rs listed storage instead of the files partition"
+    props = root / ".hoodie" / "hoodie.properties"
+    text = props.read_text(encoding="latin-1")
+    text = re.sub(r"(?m)^hoodie\.table\.metadata\.partitions=.*$", "hoodie.table.metadata.partitions=", text)
+    props.write_text(text.replace("hoodie.metadata.enable=true", "hoodie.metadata.enable=false"), encoding="latin-1")
+    assert len(_hudi_rows(root)) > len(expected), "without the files partition, hudi-rs lists the stray file"
+
+
+def test_indexes_are_built_and_dropped_from_python_and_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lakeshore.cli import main
+
+    root = tmp_path / "t"
+    t = lakeshore.Table.create(str(root), SCHEMA, record_key="id", partition_by="p")
+    t.upsert(_batch({f"k{i}": i for i in range(50)}))
+    assert t.indexes()["partitions"] == []
+    assert t.lookup(["k1"]).schema.metadata[b"lookup.method"] == b"scan"
+    built = t.create_index("record_index")
+    assert built["partitions"] == ["files", "record_index"]
+    _expect_lookup_is_exact(t, {f"k{i}": i for i in range(50)})
+    assert _hudi_rows(root) == _rows(t)
+    t.drop_index("record_index")
+    assert t.indexes()["partitions"] == ["files"]
+    assert not (root / ".hoodie" / "metadata" / "record_index").exists()
+    assert main(["index", "build", str(root), "record_index", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["partitions"] == ["files", "record_index"]
+    assert main(["index", "drop", str(root), "files", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["partitions"] == [] and not (root / ".hoodie" / "metadata" / ".hoodie").exists()
+    assert _hudi_rows(root) == _rows(t)
+    with pytest.raises(lakeshore.InvalidArgumentError, match="column_stats"):
+        t.create_index("column_stats")

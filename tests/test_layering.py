@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "include/lakeshore/table/table_config.h",
             "include/lakeshore/table/table_options.h",
             "include/lakeshore/table/blob.h",
+            "include/lakeshore/table/tagging_metrics.h",
         ],
     ),
     ("io", ["src/io/"]),

@@ -64,22 +64,38 @@ def _expect_lookup_is_exact(t: lakeshore.Table, oracle: dict[str, int]) -> None:
         assert name.startswith(hit["file_id"]), (hit, name)
 
 
+INDEXES = {
+    "simple": {"hoodie.index.type": "SIMPLE"},
+    "bloom": {"hoodie.index.type": "BLOOM"},
+    "bloom_metadata": {"hoodie.index.type": "BLOOM", "hoodie.bloom.index.use.metadata": "true"},
+    "record_index": {"hoodie.index.type": "RECORD_INDEX"},
+}
+
+
 @pytest.mark.parametrize("table_type", ["cow", "mor"])
-def test_random_histories_keep_hudi_rs_and_the_record_index_exact(tmp_path: Path, table_type: str) -> None:
-    rng = random.Random(7 if table_type == "cow" else 8)
+@pytest.mark.parametrize("index", sorted(INDEXES))
+def test_random_histories_tag_as_a_brute_force_oracle_and_keep_hudi_rs_exact(
+    tmp_path: Path, table_type: str, index: str
+) -> None:
+    # Inserts, upserts, deletes, compaction, clustering and rollbacks; after each, the rows equal
+    # the oracle (a missed key would be written twice), the keys each tagging found are exactly
+    # the batch's stored ones, and hudi-rs, listing through the metadata table, reads the same.
+    rng = random.Random(hash((table_type, index)) & 0xFFFF)
     root = tmp_path / "t"
     props = {
         "hoodie.metadata.enable": "true",
-        "hoodie.index.type": "RECORD_INDEX",
+        "hoodie.metadata.record.index.enable": "true",
         "hoodie.metadata.record.index.min.filegroup.count": "4",
         "hoodie.metadata.compact.max.delta.commits": "3",
-        "write.small_file_limit_bytes": "0" if table_type == "mor" else "104857600",
+        "write.small_file_limit_bytes": "0" if table_type == "mor" else "2000",
+        **INDEXES[index],
     }
     t = lakeshore.Table.create(
         str(root), SCHEMA, record_key="id", partition_by="p", table_type=table_type, properties=props
     )
     oracle: dict[str, int] = {}
     next_key = 0
+    built_once = False
     for step in range(14):
         op = rng.choice(["insert", "upsert", "upsert", "delete", "compact", "cluster", "rollback"])
         if op in ("insert", "upsert") or not oracle:
@@ -90,11 +106,18 @@ def test_random_histories_keep_hudi_rs_and_the_record_index_exact(tmp_path: Path
                 else:
                     rows[f"k{next_key}"] = step * 100
                     next_key += 1
-            t.upsert(_batch(rows))
+            result = t.upsert(_batch(rows))
+            tagging = result["tagging"]
+            assert tagging["found"] == len(set(rows) & set(oracle)), (step, tagging)
+            # Until its metadata partition is built (at the first commit), an index tags as the
+            # footers or the key columns allow.
+            assert tagging["index"] == index or not built_once, tagging
+            built_once = True
             oracle.update(rows)
         elif op == "delete":
             gone = rng.sample(sorted(oracle), min(len(oracle), rng.randint(1, 5)))
-            t.delete(_keys(gone))
+            result = t.delete(_keys(gone + ["k999999"]))
+            assert result["tagging"]["found"] == len(gone), (step, result["tagging"])
             for k in gone:
                 del oracle[k]
         elif op == "compact" and table_type == "mor":
@@ -112,7 +135,8 @@ def test_random_histories_keep_hudi_rs_and_the_record_index_exact(tmp_path: Path
         assert _hudi_rows(root) == sorted(oracle.items()), f"hudi-rs after step {step} {op}"
         if "record_index" in _partitions(root):
             _expect_lookup_is_exact(t, oracle)
-    assert _partitions(root) == ["files", "record_index"]
+    expected = ["bloom_filters", "files", "record_index"] if index == "bloom_metadata" else ["files", "record_index"]
+    assert _partitions(root) == expected
 
 
 def test_hudi_rs_lists_the_table_through_our_files_partition(tmp_path: Path) -> None:

@@ -119,6 +119,23 @@ nb::dict WriteResultDict(const WriteResult& r) {
   d["file_groups_replaced"] = r.file_groups_replaced;
   d["rolled_back_instants"] = nb::cast(r.rolled_back_instants);
   d["compaction_instant"] = r.compaction_instant.empty() ? nb::object(nb::none()) : nb::cast(r.compaction_instant);
+  if (!r.tagging.index.empty()) {
+    const TaggingMetrics& m = r.tagging;
+    nb::dict t;
+    t["index"] = m.index;
+    t["keys"] = m.keys;
+    t["files_considered"] = m.files_considered;
+    t["files_pruned_by_range"] = m.files_pruned_by_range;
+    t["files_pruned_by_bloom"] = m.files_pruned_by_bloom;
+    t["filters_loaded"] = m.filters_loaded;
+    t["filter_batches"] = m.filter_batches;
+    t["keys_checked"] = m.keys_checked;
+    t["false_positives"] = m.false_positives;
+    t["files_read"] = m.files_read;
+    t["found"] = m.found;
+    t["duration_ms"] = m.duration_ms;
+    d["tagging"] = t;
+  }
   d["duration_ms"] = r.duration_ms;
   return d;
 }

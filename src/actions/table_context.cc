@@ -30,8 +30,13 @@ Status TableContext::LoadSettings() {
   ARROW_ASSIGN_OR_RAISE(metadata.record_index_min_groups, o::kMetadataRecordIndexMinGroups.Get(p));
   ARROW_ASSIGN_OR_RAISE(metadata.record_index_max_groups, o::kMetadataRecordIndexMaxGroups.Get(p));
   ARROW_ASSIGN_OR_RAISE(metadata.compact_max_delta_commits, o::kMetadataCompactMaxDeltaCommits.Get(p));
-  // The record index as the index type needs it built.
+  ARROW_ASSIGN_OR_RAISE(metadata.bloom_filters, o::kMetadataBloomFilterEnable.Get(p));
+  ARROW_ASSIGN_OR_RAISE(metadata.bloom_filter_groups, o::kMetadataBloomFilterGroups.Get(p));
+  ARROW_ASSIGN_OR_RAISE(bloom_use_metadata, o::kBloomIndexUseMetadata.Get(p));
+  ARROW_ASSIGN_OR_RAISE(bloom_filter_memory_bytes, o::kBloomIndexFilterMemoryBytes.Get(p));
+  // The index type needs its metadata partition built.
   if (index_type == "RECORD_INDEX") metadata.record_index = true;
+  if (index_type == "BLOOM" && bloom_use_metadata) metadata.bloom_filters = true;
   ARROW_ASSIGN_OR_RAISE(bool inline_compaction, o::kCompactInline.Get(p));
   ARROW_ASSIGN_OR_RAISE(int64_t inline_delta_commits, o::kCompactInlineMaxDeltaCommits.Get(p));
   inline_compaction_delta_commits = inline_compaction && plan.merge_on_read ? inline_delta_commits : 0;

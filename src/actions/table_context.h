@@ -55,6 +55,8 @@ struct TableContext {
   ParquetWriteSettings parquet;
   std::string index_type;  ///< hoodie.index.type, upper case
   MetadataTableSettings metadata;
+  bool bloom_use_metadata = false;              ///< hoodie.bloom.index.use.metadata
+  int64_t bloom_filter_memory_bytes = 256LL << 20;
   /// Merge-on-read inline compaction: compact after a write once this many deltacommits
   /// completed since the last compaction; 0: off (table_options kCompactInline*).
   int64_t inline_compaction_delta_commits = 0;

@@ -252,4 +252,22 @@ std::string EncodeRecordIndexRecord(std::string_view key, std::string_view parti
   return out;
 }
 
+std::string EncodeBloomFilterRecord(std::string_view key, std::string_view type_code, std::string_view instant_time,
+                                    std::string_view serialized_filter) {
+  std::string out;
+  out.reserve(key.size() + serialized_filter.size() + 64);
+  AvroWriter w(&out);
+  Head(w, key, MetadataRecordType::kBloomFilter);
+  w.Branch(0);  // filesystemMetadata
+  w.Branch(1);  // BloomFilterMetadata
+  w.String(type_code);
+  w.String(instant_time);
+  w.String(serialized_filter);  // bytes: the same length-prefixed encoding
+  w.Boolean(false);             // isDeleted
+  w.Branch(0);  // ColumnStatsMetadata
+  w.Branch(0);  // recordIndexMetadata
+  w.Branch(0);  // SecondaryIndexMetadata
+  return out;
+}
+
 }  // namespace lakeshore::format

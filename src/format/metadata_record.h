@@ -62,4 +62,10 @@ std::string EncodeFilesRecord(std::string_view key, MetadataRecordType type,
 std::string EncodeRecordIndexRecord(std::string_view key, std::string_view partition, std::string_view file_id,
                                     int64_t instant_ms);
 
+/// A bloom_filters value (key: BloomFilterIndexKey of the base file): the file's filter as Hudi
+/// stores it — the UTF-8 bytes of its serialized (Base64) form —, its type code ("DYNAMIC_V0",
+/// "SIMPLE") and the instant that wrote the file.
+std::string EncodeBloomFilterRecord(std::string_view key, std::string_view type_code, std::string_view instant_time,
+                                    std::string_view serialized_filter);
+
 }  // namespace lakeshore::format

@@ -66,5 +66,17 @@ TEST(MetadataRecord, RecordIndexOtherFileIdsAreStrings) {
   }
 }
 
+TEST(MetadataRecord, BloomFilterRecordDecodesUnderTheSchema) {
+  auto v = Decode(EncodeBloomFilterRecord("key", "DYNAMIC_V0", "20260101000000000", "AAAAAQ=="));
+  EXPECT_EQ(v["type"], 4);
+  const auto& info = v["BloomFilterMetadata"];
+  EXPECT_EQ(info["type"], "DYNAMIC_V0");
+  EXPECT_EQ(info["timestamp"], "20260101000000000");
+  EXPECT_EQ(info["isDeleted"], false);
+  ASSERT_TRUE(info["bloomFilter"].is_binary());
+  const auto& bytes = info["bloomFilter"].get_binary();
+  EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "AAAAAQ==");
+}
+
 }  // namespace
 }  // namespace lakeshore::format

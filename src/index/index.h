@@ -10,6 +10,7 @@
 
 #include "lakeshore/engine/engine.h"
 #include "lakeshore/storage/storage.h"
+#include "lakeshore/table/tagging_metrics.h"
 #include "table/file_system_view.h"
 #include "table/partition_path.h"
 
@@ -38,6 +39,13 @@ class Index {
   /// the full arrays (rows not asked for stay nullopt). Must never miss a stored key.
   virtual Result<std::vector<std::optional<std::string>>> TagLocations(
       const KeysToTag& keys, const FileSystemView& view, Storage& storage, Engine& engine) = 0;
+
+  /// What the last TagLocations call did (index name, files pruned per level, filters loaded,
+  /// candidates checked, false positives, files read).
+  const TaggingMetrics& metrics() const { return metrics_; }
+
+ protected:
+  TaggingMetrics metrics_;
 };
 
 /// The index named by `hoodie.index.type` (SIMPLE, RECORD_INDEX; upper case).

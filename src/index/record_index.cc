@@ -1,7 +1,9 @@
 #include "index/record_index.h"
 
+#include <chrono>
 #include <set>
 
+#include "index/bloom_index.h"
 #include "index/simple_index.h"
 #include "io/metadata_files.h"
 
@@ -9,6 +11,7 @@ namespace lakeshore {
 
 Result<std::unique_ptr<Index>> MakeIndex(const std::string& type) {
   if (type == "SIMPLE") return std::unique_ptr<Index>(std::make_unique<SimpleIndex>());
+  if (type == "BLOOM") return std::unique_ptr<Index>(std::make_unique<BloomIndex>(BloomIndexSettings{}));
   return Status::Invalid("unknown index type '", type, "'");
 }
 
@@ -17,6 +20,10 @@ Result<std::vector<std::optional<std::string>>> RecordIndex::TagLocations(const 
                                                                           Engine& engine) {
   const auto& record_keys = *keys.record_keys;
   std::vector<std::optional<std::string>> out(record_keys.size());
+  metrics_ = TaggingMetrics{};
+  metrics_.index = name();
+  metrics_.keys = static_cast<int64_t>(keys.rows.size());
+  const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> wanted;
   wanted.reserve(keys.rows.size());
   for (int64_t r : keys.rows) wanted.emplace_back(record_keys[static_cast<size_t>(r)]);
@@ -39,7 +46,10 @@ Result<std::vector<std::optional<std::string>>> RecordIndex::TagLocations(const 
                              "build)");
     }
     out[static_cast<size_t>(r)] = it->second.file_id;
+    ++metrics_.found;
   }
+  metrics_.duration_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
 

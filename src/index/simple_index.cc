@@ -1,6 +1,7 @@
 #include "index/simple_index.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -18,6 +19,10 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
   const auto& partitions = *keys.partitions;
   const auto& record_keys = *keys.record_keys;
   std::vector<std::optional<std::string>> out(record_keys.size());
+  metrics_ = TaggingMetrics{};
+  metrics_.index = name();
+  metrics_.keys = static_cast<int64_t>(keys.rows.size());
+  const auto start = std::chrono::steady_clock::now();
 
   // Incoming rows by partition.
   std::map<std::string, std::vector<int64_t>> rows_by_partition;
@@ -42,7 +47,9 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
       hi = std::max(hi, record_keys[r]);
     }
     std::vector<const FileGroup*> candidates;
-    for (const FileGroup* group : view.LiveFileGroupsIn(partition)) {
+    const auto live = view.LiveFileGroupsIn(partition);
+    metrics_.files_considered += static_cast<int64_t>(live.size());
+    for (const FileGroup* group : live) {
       if (!group->latest().base_file) {
         // Records only in log files (a log-only slice, as a record-level or bucket index writes
         // them): this index reads base files and cannot tell which keys the group holds.
@@ -74,6 +81,8 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
     }
     for (const FileGroup* group : candidates) probes.push_back({group, &lookup});
   }
+  metrics_.files_pruned_by_range = metrics_.files_considered - static_cast<int64_t>(probes.size());
+  metrics_.files_read = static_cast<int64_t>(probes.size());
 
   // Each probe reads one key column and reports the rows whose key it holds.
   ARROW_ASSIGN_OR_RAISE(
@@ -116,6 +125,9 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
                      }));
   for (size_t i = 0; i < probes.size(); ++i)
     for (int64_t r : hits[i]) out[r] = probes[i].group->file_id;
+  for (const auto& tag : out) metrics_.found += tag.has_value();
+  metrics_.duration_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include <parquet/arrow/schema.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/exception.h>
+#include <parquet/file_reader.h>
 #include <parquet/metadata.h>
 #include <parquet/statistics.h>
 #include <parquet/properties.h>
@@ -223,6 +224,22 @@ Result<std::shared_ptr<arrow::Schema>> ReadBaseFileSchema(Storage& storage, cons
   std::shared_ptr<arrow::Schema> schema;
   ARROW_RETURN_NOT_OK(reader->GetSchema(&schema));
   return schema;
+}
+
+Result<BaseFileFooter> ReadBaseFileFooter(Storage& storage, const std::string& path, std::optional<int64_t> size_hint) {
+  ARROW_ASSIGN_OR_RAISE(auto input, storage.OpenInputFile(path, size_hint));
+  std::shared_ptr<parquet::FileMetaData> metadata;
+  try {
+    metadata = parquet::ReadMetaData(input);
+  } catch (const std::exception& e) {
+    return CorruptMetadata("base file '" + path + "' has no readable Parquet footer: " + e.what());
+  }
+  BaseFileFooter footer;
+  footer.num_rows = metadata->num_rows();
+  if (const auto& kv = metadata->key_value_metadata()) {
+    for (int64_t i = 0; i < kv->size(); ++i) footer.key_value[kv->key(i)] = kv->value(i);
+  }
+  return footer;
 }
 
 Result<std::shared_ptr<arrow::Table>> ReadBaseFile(Storage& storage, const std::string& path,

@@ -1,6 +1,7 @@
 // Base files: Parquet files of meta columns plus user columns, readable by any Parquet tool.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,6 +51,19 @@ Result<std::shared_ptr<arrow::Buffer>> EncodeParquetDataBlock(const arrow::Table
 /// The Arrow schema of a base file, from its footer alone.
 Result<std::shared_ptr<arrow::Schema>> ReadBaseFileSchema(Storage& storage, const std::string& path,
                                                           std::optional<int64_t> size_hint = std::nullopt);
+
+/// A base file's Parquet footer: its row count and key-value metadata (Hudi's
+/// `hoodie_min_record_key`, `hoodie_max_record_key`, `org.apache.hudi.bloomfilter`,
+/// `hoodie_bloom_filter_type_code`, `parquet.avro.schema`).
+struct BaseFileFooter {
+  int64_t num_rows = 0;
+  std::map<std::string, std::string> key_value;
+};
+
+/// Reads the footer of a base file only. A file that is not Parquet → kCorruptMetadata naming
+/// it. Cost: the footer's bytes (one or two range reads).
+Result<BaseFileFooter> ReadBaseFileFooter(Storage& storage, const std::string& path,
+                                          std::optional<int64_t> size_hint = std::nullopt);
 
 /// `table` with the columns of `schema`, by name: cast where the types differ, nulls where a
 /// column is missing. Invalid (naming the column and `source`) when a cast is impossible.

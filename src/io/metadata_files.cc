@@ -196,8 +196,8 @@ Result<MetadataPartitionSlices> LoadMetadataPartitionSlices(Storage& mdt, const 
   return out;
 }
 
-Result<std::map<std::string, RecordLocation>> ReadMetadataRecordIndex(
-    const std::shared_ptr<Storage>& table, Engine& engine,
+Result<std::map<std::string, nlohmann::json>> ReadMetadataRecords(
+    const std::shared_ptr<Storage>& table, Engine& engine, const std::string& partition,
     const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string>* keys) {
   std::vector<std::string> sorted;
   KeySelection selection;
@@ -206,7 +206,7 @@ Result<std::map<std::string, RecordLocation>> ReadMetadataRecordIndex(
     std::sort(sorted.begin(), sorted.end());
     sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
     selection.keys = &sorted;
-    // A key lives in the file group Hudi's hash names (record-index-<NNNN>-0).
+    // A key lives in the file group Hudi's hash names (<prefix>-<NNNN>-0).
     selection.holds = [](const FileGroup& group, size_t groups, std::string_view key) {
       const std::string& id = group.file_id;
       const size_t dash = id.rfind('-');
@@ -217,15 +217,44 @@ Result<std::map<std::string, RecordLocation>> ReadMetadataRecordIndex(
       return format::RecordIndexFileGroup(key, static_cast<int64_t>(groups)) == *number;
     };
   }
-  ARROW_ASSIGN_OR_RAISE(
-      auto records,
-      ReadMetadataPartition(
-          table, engine, "record_index",
-          [](nlohmann::json& older, nlohmann::json&& newer, const std::string&) {
-            older = std::move(newer);  // the latest location wins
-            return Status::OK();
-          },
-          is_valid_data_instant, selection));
+  return ReadMetadataPartition(
+      table, engine, partition,
+      [](nlohmann::json& older, nlohmann::json&& newer, const std::string&) {
+        older = std::move(newer);  // the latest version wins
+        return Status::OK();
+      },
+      is_valid_data_instant, selection);
+}
+
+Result<std::map<std::string, MetadataBloomFilter>> ReadMetadataBloomFilters(
+    const std::shared_ptr<Storage>& table, Engine& engine,
+    const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string>* keys) {
+  ARROW_ASSIGN_OR_RAISE(auto records, ReadMetadataRecords(table, engine, "bloom_filters", is_valid_data_instant, keys));
+  std::map<std::string, MetadataBloomFilter> out;
+  for (auto& [key, record] : records) {
+    auto info = record.find("BloomFilterMetadata");
+    if (info == record.end() || !info->is_object()) {
+      return CorruptMetadata("the bloom_filters entry of '" + key + "' has no BloomFilterMetadata");
+    }
+    if (info->value("isDeleted", false)) continue;
+    auto bytes = info->find("bloomFilter");
+    if (bytes == info->end() || !bytes->is_binary()) {
+      return CorruptMetadata("the bloom_filters entry of '" + key + "' has no filter bytes");
+    }
+    MetadataBloomFilter f;
+    f.type_code = info->value("type", "");
+    f.instant_time = info->value("timestamp", "");
+    f.serialized.assign(bytes->get_binary().begin(), bytes->get_binary().end());
+    out.emplace(key, std::move(f));
+  }
+  return out;
+}
+
+Result<std::map<std::string, RecordLocation>> ReadMetadataRecordIndex(
+    const std::shared_ptr<Storage>& table, Engine& engine,
+    const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string>* keys) {
+  ARROW_ASSIGN_OR_RAISE(auto records,
+                        ReadMetadataRecords(table, engine, "record_index", is_valid_data_instant, keys));
   std::map<std::string, RecordLocation> out;
   for (auto& [key, record] : records) {
     const std::string where = "the record index entry of '" + key + "'";

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "lakeshore/engine/engine.h"
 #include "lakeshore/status.h"
 #include "lakeshore/storage/storage.h"
@@ -54,6 +56,30 @@ struct RecordLocation {
 /// (one forward pass) and only their log files read. Cost: every record_index slice once
 /// (all keys), or the hit groups' logs plus the blocks holding the keys.
 Result<std::map<std::string, RecordLocation>> ReadMetadataRecordIndex(
+    const std::shared_ptr<Storage>& table, Engine& engine,
+    const std::function<bool(const std::string&)>& is_valid_data_instant,
+    const std::vector<std::string>* keys = nullptr);
+
+/// Every current record of metadata partition `partition` by key, decoded (Avro → JSON as
+/// format/avro_container.h maps it): the latest version of a key wins, a delete block removes
+/// it, blocks of invalid instants are skipped (as ReadMetadataFiles). With `keys`, only those
+/// are read: the file groups Hudi's key hash names, their base HFiles probed with the sorted
+/// keys. The record index and the bloom filters are read through it.
+Result<std::map<std::string, nlohmann::json>> ReadMetadataRecords(
+    const std::shared_ptr<Storage>& table, Engine& engine, const std::string& partition,
+    const std::function<bool(const std::string&)>& is_valid_data_instant,
+    const std::vector<std::string>* keys = nullptr);
+
+/// A base file's bloom filter as the bloom_filters partition stores it.
+struct MetadataBloomFilter {
+  std::string type_code;     ///< "DYNAMIC_V0" or "SIMPLE"
+  std::string instant_time;  ///< the instant that wrote the base file
+  std::string serialized;    ///< Hudi's serialized form (Base64 text)
+};
+
+/// The bloom_filters partition: key (BloomFilterIndexKey of a base file) → its filter, for
+/// `keys` only when given (entries marked deleted are left out). Cost as ReadMetadataRecords.
+Result<std::map<std::string, MetadataBloomFilter>> ReadMetadataBloomFilters(
     const std::shared_ptr<Storage>& table, Engine& engine,
     const std::function<bool(const std::string&)>& is_valid_data_instant,
     const std::vector<std::string>* keys = nullptr);

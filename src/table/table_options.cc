@@ -9,9 +9,9 @@ Status KnownCompression(const std::string& v) {
   return Status::Invalid("unknown compression '", v, "' (snappy, zstd, gzip, lz4, none)");
 }
 Status KnownIndex(const std::string& v) {
-  for (const char* c : {"SIMPLE", "RECORD_INDEX", "simple", "record_index"})
+  for (const char* c : {"SIMPLE", "BLOOM", "RECORD_INDEX", "simple", "bloom", "record_index"})
     if (v == c) return Status::OK();
-  return Status::Invalid("unknown index type '", v, "' (SIMPLE, RECORD_INDEX)");
+  return Status::Invalid("unknown index type '", v, "' (SIMPLE, BLOOM, RECORD_INDEX)");
 }
 }  // namespace
 
@@ -45,8 +45,9 @@ const ConfigOption<int64_t> kLockWaitTimeoutMs{
     MustBePositive};
 const ConfigOption<std::string> kIndexType{
     "hoodie.index.type", "SIMPLE",
-    "Record-location index for upserts and deletes: SIMPLE (the key columns of the candidate files) or "
-    "RECORD_INDEX (the metadata table's record index, built when missing; global: a key lives in one "
+    "Record-location index for upserts and deletes: SIMPLE (the key columns of the candidate files), BLOOM "
+    "(key ranges, then bloom filters from the footers or the metadata table, then the candidates' key columns) "
+    "or RECORD_INDEX (the metadata table's record index, built when missing; global: a key lives in one "
     "partition).",
     KnownIndex};
 
@@ -95,6 +96,22 @@ const ConfigOption<int64_t> kMetadataCompactMaxDeltaCommits{
     "cleaned).",
     MustBePositive};
 
+const ConfigOption<bool> kMetadataBloomFilterEnable{
+    "hoodie.metadata.index.bloom.filter.enable", false,
+    "Build the metadata table's bloom_filters partition (each base file's record-key filter, from its footer) and "
+    "keep it current."};
+const ConfigOption<int64_t> kMetadataBloomFilterGroups{
+    "hoodie.metadata.index.bloom.filter.file.group.count", 4,
+    "File groups of a new bloom_filters partition (Hudi's default).", MustBePositive};
+const ConfigOption<bool> kBloomIndexUseMetadata{
+    "hoodie.bloom.index.use.metadata", false,
+    "The BLOOM index reads filters from the metadata table's bloom_filters partition (built when missing) "
+    "instead of each file's footer."};
+const ConfigOption<int64_t> kBloomIndexFilterMemoryBytes{
+    "hoodie.bloom.index.filter.memory.bytes", 256LL << 20,
+    "Bytes of bloom filters the BLOOM index holds at once; files are probed in batches that fit (Lakeshore's).",
+    MustBePositive};
+
 namespace {
 Status NonNegativeHours(const double& v) { return HoursToMs("the value", v).status(); }
 }  // namespace
@@ -113,7 +130,8 @@ const std::vector<const ConfigOptionBase*>& All() {
       &kArchiveKeepMinCommits, &kArchiveKeepMaxCommits, &kBulkInsertParallelism,
       &kCompactInline,       &kCompactInlineMaxDeltaCommits, &kMetadataEnable,
       &kMetadataRecordIndexEnable, &kMetadataRecordIndexMinGroups, &kMetadataRecordIndexMaxGroups,
-      &kMetadataCompactMaxDeltaCommits};
+      &kMetadataCompactMaxDeltaCommits, &kMetadataBloomFilterEnable, &kMetadataBloomFilterGroups,
+      &kBloomIndexUseMetadata, &kBloomIndexFilterMemoryBytes};
   return all;
 }
 

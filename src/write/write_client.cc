@@ -9,7 +9,10 @@
 #include <arrow/compute/api.h>
 
 #include "index/index.h"
+#include "index/bloom_index.h"
 #include "index/record_index.h"
+#include "format/metadata_keys.h"
+#include "io/metadata_files.h"
 #include "services/metadata/metadata_writer.h"
 #include "io/base_file.h"
 #include "read/snapshot_reader.h"
@@ -241,17 +244,51 @@ Status WritePartitionMetadata(TableContext& ctx, const std::vector<FileGroupWrit
       .status();
 }
 
+std::function<bool(const std::string&)> ValidDataInstants(const Timeline& timeline);
+
+/// The metadata table's bloom_filters partition as a bloom index's filter source: one batched
+/// read of the filters of the files asked for.
+std::shared_ptr<BloomFilterSource> MetadataBloomFilterSource(TableContext& ctx,
+                                                             std::function<bool(const std::string&)> valid) {
+  auto source = std::make_shared<BloomFilterSource>();
+  source->lookup = [&ctx, valid = std::move(valid)](const std::vector<std::pair<std::string, std::string>>& files)
+      -> Result<std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>>> {
+    std::vector<std::string> keys;
+    std::map<std::string, std::pair<std::string, std::string>> file_of;
+    for (const auto& f : files) {
+      keys.push_back(format::BloomFilterIndexKey(f.first, f.second));
+      file_of[keys.back()] = f;
+    }
+    ARROW_ASSIGN_OR_RAISE(auto filters, ReadMetadataBloomFilters(ctx.storage, *ctx.engine, valid, &keys));
+    std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> out;
+    for (auto& [key, f] : filters) out[file_of[key]] = {std::move(f.serialized), std::move(f.type_code)};
+    return out;
+  };
+  return source;
+}
+
 /// The index `hoodie.index.type` names. The record index is used once it is built (its state is
 /// read from hoodie.properties now, not as the table was opened); until then the simple index
 /// tags, and the commit builds the record index.
-Result<std::unique_ptr<Index>> ChooseIndex(TableContext& ctx) {
-  if (ctx.index_type == "RECORD_INDEX") {
+Result<std::unique_ptr<Index>> ChooseIndex(TableContext& ctx, const Timeline& timeline) {
+  auto built = [&](const char* partition) -> Result<bool> {
     ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
-    const auto& built = config.metadata_partitions;
-    if (std::find(built.begin(), built.end(), kMetadataRecordIndex) != built.end()) {
-      return std::unique_ptr<Index>(std::make_unique<RecordIndex>(ctx.storage));
-    }
+    const auto& list = config.metadata_partitions;
+    return std::find(list.begin(), list.end(), partition) != list.end();
+  };
+  if (ctx.index_type == "RECORD_INDEX") {
+    ARROW_ASSIGN_OR_RAISE(bool ready, built(kMetadataRecordIndex));
+    if (ready) return std::unique_ptr<Index>(std::make_unique<RecordIndex>(ctx.storage));
     return MakeIndex("SIMPLE");
+  }
+  if (ctx.index_type == "BLOOM") {
+    BloomIndexSettings settings;
+    settings.filter_memory_bytes = ctx.bloom_filter_memory_bytes;
+    ARROW_ASSIGN_OR_RAISE(bool ready, built(kMetadataBloomFilters));
+    if (ctx.bloom_use_metadata && ready) {
+      settings.metadata = MetadataBloomFilterSource(ctx, ValidDataInstants(timeline));
+    }
+    return std::unique_ptr<Index>(std::make_unique<BloomIndex>(std::move(settings)));
   }
   return MakeIndex(ctx.index_type);
 }
@@ -300,11 +337,13 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
                         ProgressReporter& progress) {
   FileSystemView view = FileSystemView::Build(state.commits);
   std::vector<std::optional<std::string>> tags;
+  TaggingMetrics tagging;
   if (op == WriteOperation::kUpsert || op == WriteOperation::kDelete) {
     progress.Report("tagging", 0, 1, "batches");
-    ARROW_ASSIGN_OR_RAISE(auto index, ChooseIndex(ctx));
+    ARROW_ASSIGN_OR_RAISE(auto index, ChooseIndex(ctx, state.timeline));
     KeysToTag keys{&input.partitions, &input.record_keys, input.rows, ValidDataInstants(state.timeline)};
     ARROW_ASSIGN_OR_RAISE(tags, index->TagLocations(keys, view, *ctx.storage, *ctx.engine));
+    tagging = index->metrics();
     progress.Report("tagging", 1, 1, "batches");
   }
   // File groups a pending clustering will replace take no inserts, and no updates or deletes.
@@ -381,6 +420,7 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
       }));
 
   WriteResult result;
+  result.tagging = std::move(tagging);
   result.file_groups_replaced = static_cast<int64_t>(replaced.size());
   result.instant_time = state.instant.time;
   result.operation = op;

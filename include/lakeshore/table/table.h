@@ -16,6 +16,7 @@
 #include "lakeshore/status.h"
 #include "lakeshore/storage/storage.h"
 #include "lakeshore/table/table_config.h"
+#include "lakeshore/table/tagging_metrics.h"
 
 namespace lakeshore {
 
@@ -85,6 +86,8 @@ struct WriteResult {
   std::vector<std::string> rolled_back_instants;  ///< failed writes this write rolled back first
   /// The inline compaction this write ran after it committed (hoodie.compact.inline), or "".
   std::string compaction_instant;
+  /// How the records were tagged (upserts and deletes).
+  TaggingMetrics tagging;
   int64_t duration_ms = 0;
 };
 
@@ -299,8 +302,9 @@ class Table {
   /// nothing may use yet). Both empty: the table has no metadata table.
   std::pair<std::vector<std::string>, std::vector<std::string>> MetadataPartitions() const;
 
-  /// Builds an index of Hudi's metadata table: "files" (the file listing) or "record_index"
-  /// (record key → file group; builds "files" too), from the completed instants, under the
+  /// Builds an index of Hudi's metadata table: "files" (the file listing), "record_index"
+  /// (record key → file group) or "bloom_filters" (each base file's key filter; both build
+  /// "files" too), from the completed instants, under the
   /// table lock: listed in `hoodie.table.metadata.partitions.inflight` while it builds, then in
   /// `...partitions`. Every later write keeps it current. An index already built: nothing.
   /// Another name → kInvalid.

@@ -56,6 +56,11 @@ extern const ConfigOption<bool> kMetadataRecordIndexEnable;
 extern const ConfigOption<int64_t> kMetadataRecordIndexMinGroups;
 extern const ConfigOption<int64_t> kMetadataRecordIndexMaxGroups;
 extern const ConfigOption<int64_t> kMetadataCompactMaxDeltaCommits;
+extern const ConfigOption<bool> kMetadataBloomFilterEnable;
+extern const ConfigOption<int64_t> kMetadataBloomFilterGroups;
+/// The BLOOM index.
+extern const ConfigOption<bool> kBloomIndexUseMetadata;
+extern const ConfigOption<int64_t> kBloomIndexFilterMemoryBytes;
 
 /// Every table option, for validation and docs.
 const std::vector<const ConfigOptionBase*>& All();

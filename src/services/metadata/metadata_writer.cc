@@ -28,24 +28,29 @@ namespace lakeshore {
 namespace {
 
 constexpr const char* kFolder = ".hoodie/metadata";
-constexpr const char* kFilesGroup = "files-0000-0";
 constexpr const char* kWriteToken = "0-0-0";
 /// Hudi's SOLO_COMMIT_TIMESTAMP: index-init instants are it plus a three-digit counter.
 constexpr std::string_view kInitPrefix = "00000000000000";
 const TimelineLocation kTimeline{".hoodie/timeline", TimelineLayout::kV2};
 
-std::string RecordIndexGroup(int64_t i) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "record-index-%04lld-0", static_cast<long long>(i));
+/// The file group ids of a partition, as Hudi names them (<prefix>-<NNNN>-0).
+std::string GroupId(const std::string& partition, int64_t i) {
+  const char* prefix = partition == kMetadataFiles         ? "files"
+                       : partition == kMetadataRecordIndex ? "record-index"
+                                                           : "bloom-filters";
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%s-%04lld-0", prefix, static_cast<long long>(i));
   return buf;
 }
+
+using Entries = std::vector<std::pair<std::string, std::string>>;  ///< (key, encoded value)
 
 bool Contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
 bool Maintained(const std::string& partition) {
-  return partition == kMetadataFiles || partition == kMetadataRecordIndex;
+  return partition == kMetadataFiles || partition == kMetadataRecordIndex || partition == kMetadataBloomFilters;
 }
 
 std::string JoinList(const std::vector<std::string>& v) {
@@ -188,19 +193,63 @@ std::vector<std::pair<std::string, std::string>> FilesRecords(
   return out;
 }
 
-/// Record index entries bucketed into `groups` file groups by Hudi's hash, each bucket sorted.
-std::vector<std::vector<std::pair<std::string, std::string>>> RecordIndexRecords(
-    const std::vector<RecordIndexEntry>& entries, int64_t groups, int64_t instant_ms) {
-  std::vector<std::vector<std::pair<std::string, std::string>>> out(static_cast<size_t>(groups));
-  for (const auto& e : entries) {
-    auto& bucket = out[static_cast<size_t>(format::RecordIndexFileGroup(e.key, groups))];
-    bucket.emplace_back(e.key, format::EncodeRecordIndexRecord(e.key, e.partition, e.file_id, instant_ms));
+/// `entries` bucketed into `groups` file groups by Hudi's key hash (one group: all in it), each
+/// bucket sorted by key with one entry per key (the last given wins).
+std::vector<Entries> Bucket(Entries entries, int64_t groups) {
+  std::vector<Entries> out(static_cast<size_t>(groups));
+  for (auto& e : entries) {
+    const int64_t g = groups == 1 ? 0 : format::RecordIndexFileGroup(e.first, groups);
+    out[static_cast<size_t>(g)].push_back(std::move(e));
   }
   for (auto& bucket : out) {
-    std::sort(bucket.begin(), bucket.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    // One entry per key (the last given wins).
+    std::stable_sort(bucket.begin(), bucket.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     auto last = std::unique(bucket.rbegin(), bucket.rend(), [](const auto& a, const auto& b) { return a.first == b.first; });
     bucket.erase(bucket.begin(), last.base());
+  }
+  return out;
+}
+
+Entries RecordIndexEntries(const std::vector<RecordIndexEntry>& located, int64_t instant_ms) {
+  Entries out;
+  out.reserve(located.size());
+  for (const auto& e : located) {
+    out.emplace_back(e.key, format::EncodeRecordIndexRecord(e.key, e.partition, e.file_id, instant_ms));
+  }
+  return out;
+}
+
+/// The bloom_filters entries of the Parquet base files among `files` (partition → name → size),
+/// each from one read of the file's footer, in parallel. A file without a filter in its footer
+/// gets no entry (the bloom index then reads its key column).
+Result<Entries> BloomFilterEntries(TableContext& ctx, const std::map<std::string, std::map<std::string, int64_t>>& files) {
+  struct File {
+    std::string partition, name, instant;
+    int64_t size;
+  };
+  std::vector<File> bases;
+  for (const auto& [partition, names] : files) {
+    for (const auto& [name, size] : names) {
+      auto parsed = ParseDataFileName(name);
+      if (parsed && !parsed->is_log && name.size() > 8 && name.substr(name.size() - 8) == ".parquet") {
+        bases.push_back({partition, name, parsed->instant_time, size});
+      }
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(
+      auto encoded, ctx.engine->Map<std::string>(static_cast<int64_t>(bases.size()), [&](int64_t i) -> Result<std::string> {
+        const File& f = bases[static_cast<size_t>(i)];
+        ARROW_ASSIGN_OR_RAISE(auto footer, ReadBaseFileFooter(*ctx.storage, JoinPath(f.partition, f.name),
+                                                              f.size > 0 ? std::optional<int64_t>(f.size) : std::nullopt));
+        auto filter = footer.key_value.find("org.apache.hudi.bloomfilter");
+        if (filter == footer.key_value.end()) return std::string();
+        auto type = footer.key_value.find("hoodie_bloom_filter_type_code");
+        const std::string code = type == footer.key_value.end() || type->second.empty() ? "SIMPLE" : type->second;
+        return format::EncodeBloomFilterRecord(format::BloomFilterIndexKey(f.partition, f.name), code, f.instant,
+                                               filter->second);
+      }));
+  Entries out;
+  for (size_t i = 0; i < bases.size(); ++i) {
+    if (!encoded[i].empty()) out.emplace_back(format::BloomFilterIndexKey(bases[i].partition, bases[i].name), std::move(encoded[i]));
   }
   return out;
 }
@@ -255,27 +304,40 @@ Result<std::shared_ptr<Storage>> MetadataStorage(TableContext& ctx) {
   return std::shared_ptr<Storage>(std::move(mdt));
 }
 
+/// Base files of `partition` at `time`: `entries` bucketed into `groups` file groups.
+Status AddBaseFiles(const std::string& partition, const std::string& time, Entries entries, int64_t groups,
+                    std::vector<std::pair<std::string, std::string>>* files) {
+  auto buckets = Bucket(std::move(entries), groups);
+  for (int64_t g = 0; g < groups; ++g) {
+    ARROW_ASSIGN_OR_RAISE(auto hfile, RenderHFile(buckets[static_cast<size_t>(g)]));
+    files->emplace_back(BasePath(partition, GroupId(partition, g), time), std::move(hfile));
+  }
+  return Status::OK();
+}
+
 /// Builds one partition at an index-init instant. The partition must be listed in flight.
 Status BuildPartition(TableContext& ctx, Storage& mdt, const std::string& partition, const LockGuard& guard) {
   ARROW_RETURN_NOT_OK(EnsureMetadataTable(ctx, mdt, partition));
   ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(mdt, kTimeline));
   ARROW_ASSIGN_OR_RAISE(auto time, NextInitInstant(timeline));
   std::vector<std::pair<std::string, std::string>> files;
-  if (partition == kMetadataFiles) {
+  if (partition == kMetadataRecordIndex) {
+    ARROW_ASSIGN_OR_RAISE(auto stored, ScanRecordLocations(ctx));
+    std::vector<RecordIndexEntry> located;
+    located.reserve(stored.size());
+    for (auto& [key, loc] : stored) located.push_back({key, loc.partition, loc.file_id});
+    const int64_t groups = RecordIndexGroupCount(ctx.metadata, static_cast<int64_t>(located.size()));
+    ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, RecordIndexEntries(located, ctx.clock->NowMs()), groups, &files));
+  } else {
     ARROW_ASSIGN_OR_RAISE(auto data_timeline, ctx.LoadTimeline());
     ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(data_timeline));
-    ARROW_ASSIGN_OR_RAISE(auto hfile, RenderHFile(FilesRecords(CommittedFiles(commits), true)));
-    files.emplace_back(BasePath(partition, kFilesGroup, time), std::move(hfile));
-  } else {
-    ARROW_ASSIGN_OR_RAISE(auto stored, ScanRecordLocations(ctx));
-    std::vector<RecordIndexEntry> entries;
-    entries.reserve(stored.size());
-    for (auto& [key, loc] : stored) entries.push_back({key, loc.partition, loc.file_id});
-    const int64_t groups = RecordIndexGroupCount(ctx.metadata, static_cast<int64_t>(entries.size()));
-    auto buckets = RecordIndexRecords(entries, groups, ctx.clock->NowMs());
-    for (int64_t g = 0; g < groups; ++g) {
-      ARROW_ASSIGN_OR_RAISE(auto hfile, RenderHFile(buckets[static_cast<size_t>(g)]));
-      files.emplace_back(BasePath(partition, RecordIndexGroup(g), time), std::move(hfile));
+    const auto committed = CommittedFiles(commits);
+    if (partition == kMetadataFiles) {
+      ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, FilesRecords(committed, true), 1, &files));
+    } else {
+      ARROW_ASSIGN_OR_RAISE(auto entries, BloomFilterEntries(ctx, committed));
+      ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, std::move(entries),
+                                       std::max<int64_t>(1, ctx.metadata.bloom_filter_groups), &files));
     }
   }
   return WriteMetadataInstant(ctx, mdt, time, actions::kDeltaCommit, "bulk_insert", files, timeline.LastTime(), guard);
@@ -360,30 +422,26 @@ Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt, const 
         for (const auto& log : g->slices[s].log_files) obsolete.push_back(log);
       }
     }
+    const auto count = static_cast<int64_t>(groups.size());
+    if (count == 0) continue;
+    Entries entries;
     if (partition == kMetadataFiles) {
       ARROW_ASSIGN_OR_RAISE(auto listing, ReadMetadataFiles(ctx.storage, *ctx.engine, valid));
-      ARROW_ASSIGN_OR_RAISE(auto hfile, RenderHFile(FilesRecords(listing.files, true)));
-      files.emplace_back(BasePath(partition, kFilesGroup, time), std::move(hfile));
-    } else {
+      entries = FilesRecords(listing.files, true);
+    } else if (partition == kMetadataRecordIndex) {
       ARROW_ASSIGN_OR_RAISE(auto index, ReadMetadataRecordIndex(ctx.storage, *ctx.engine, valid));
-      std::vector<RecordIndexEntry> entries;
       entries.reserve(index.size());
-      for (auto& [key, loc] : index) entries.push_back({key, loc.partition, loc.file_id});
-      const int64_t count = static_cast<int64_t>(groups.size());
-      if (count == 0) continue;
-      auto buckets = RecordIndexRecords(entries, count, 0);
       // Each entry keeps the instant it was first written at.
-      for (auto& bucket : buckets) {
-        for (auto& [key, value] : bucket) {
-          const auto& loc = index.at(key);
-          value = format::EncodeRecordIndexRecord(key, loc.partition, loc.file_id, loc.instant_ms);
-        }
+      for (auto& [key, loc] : index) {
+        entries.emplace_back(key, format::EncodeRecordIndexRecord(key, loc.partition, loc.file_id, loc.instant_ms));
       }
-      for (int64_t g = 0; g < count; ++g) {
-        ARROW_ASSIGN_OR_RAISE(auto hfile, RenderHFile(buckets[static_cast<size_t>(g)]));
-        files.emplace_back(BasePath(partition, RecordIndexGroup(g), time), std::move(hfile));
+    } else {
+      ARROW_ASSIGN_OR_RAISE(auto filters, ReadMetadataBloomFilters(ctx.storage, *ctx.engine, valid));
+      for (auto& [key, f] : filters) {
+        entries.emplace_back(key, format::EncodeBloomFilterRecord(key, f.type_code, f.instant_time, f.serialized));
       }
     }
+    ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, std::move(entries), count, &files));
   }
   (void)mdt_shared;
   ARROW_RETURN_NOT_OK(
@@ -425,7 +483,10 @@ Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>
   std::vector<std::string> built = config.metadata_partitions, inflight = config.metadata_partitions_inflight;
   std::vector<std::string> todo;
   for (const auto& p : partitions) {
-    if (!Maintained(p)) return Status::Invalid("this build maintains the metadata partitions files and record_index, not '", p, "'");
+    if (!Maintained(p)) {
+      return Status::Invalid("this build maintains the metadata partitions files, record_index and bloom_filters, not '",
+                             p, "'");
+    }
     if (!Contains(built, p) && !Contains(todo, p)) todo.push_back(p);
   }
   // The files partition first: every other one is kept beside it.
@@ -471,7 +532,8 @@ Status DropMetadataPartitions(TableContext& ctx, const std::vector<std::string>&
 Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& instant_time,
                                         const MetadataChanges& changes, const LockGuard& guard) {
   ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
-  if (config.metadata_partitions.empty() && config.metadata_partitions_inflight.empty() && !ctx.metadata.enable) {
+  const bool wants_any = ctx.metadata.enable || ctx.metadata.record_index || ctx.metadata.bloom_filters;
+  if (config.metadata_partitions.empty() && config.metadata_partitions_inflight.empty() && !wants_any) {
     return std::string();
   }
   // Partitions this build does not keep current, and builds a crash interrupted: dropped
@@ -485,8 +547,9 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   if (changes.keys_unknown && has_index) drop.push_back(kMetadataRecordIndex);
   if (!drop.empty()) ARROW_RETURN_NOT_OK(DropMetadataPartitions(ctx, drop, guard));
   std::vector<std::string> wanted;
-  if (ctx.metadata.enable || ctx.metadata.record_index) wanted.push_back(kMetadataFiles);
+  if (wants_any) wanted.push_back(kMetadataFiles);
   if (ctx.metadata.record_index && !changes.keys_unknown) wanted.push_back(kMetadataRecordIndex);
+  if (ctx.metadata.bloom_filters) wanted.push_back(kMetadataBloomFilters);
   if (!wanted.empty()) ARROW_RETURN_NOT_OK(BuildMetadataPartitions(ctx, wanted, guard));
   ARROW_ASSIGN_OR_RAISE(config, HoodieTableConfig::Load(*ctx.storage));
   const std::vector<std::string> partitions = config.metadata_partitions;
@@ -502,39 +565,43 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
 
   std::vector<std::pair<std::string, std::string>> files;
   ARROW_ASSIGN_OR_RAISE(auto schema, format::MetadataRecordSchema());
-  if (Contains(partitions, kMetadataFiles) && !changes.files_added.empty()) {
-    ARROW_ASSIGN_OR_RAISE(auto slices, LoadMetadataPartitionSlices(*mdt, kMetadataFiles));
-    ARROW_ASSIGN_OR_RAISE(auto group_schema,
-                          SchemaForAppend(*mdt, slices.view.Find(kMetadataFiles, kFilesGroup), schema));
-    ARROW_ASSIGN_OR_RAISE(auto hfile, RenderHFile(FilesRecords(changes.files_added, true), group_schema));
-    KeyedLogContent content{instant_time, group_schema, std::move(hfile), {}};
-    files.emplace_back(LogPath(kMetadataFiles, kFilesGroup, instant_time), std::string());
-    ARROW_ASSIGN_OR_RAISE(files.back().second, RenderKeyedLogFile(content));
-  }
-  if (Contains(partitions, kMetadataRecordIndex) && (!changes.keys_located.empty() || !changes.keys_removed.empty())) {
-    ARROW_ASSIGN_OR_RAISE(auto slices, LoadMetadataPartitionSlices(*mdt, kMetadataRecordIndex));
-    const auto live = slices.view.LiveFileGroupsIn(kMetadataRecordIndex);
-    const int64_t groups = static_cast<int64_t>(live.size());
-    if (groups == 0) return CorruptMetadata("the record index of " + ctx.uri + " has no file groups");
-    ARROW_ASSIGN_OR_RAISE(int64_t instant_ms, ParseInstantTime(instant_time));
-    auto buckets = RecordIndexRecords(changes.keys_located, groups, instant_ms);
+  // Per partition: the entries this instant adds and the keys it deletes, as one log file per
+  // file group they hash to.
+  for (const auto& partition : partitions) {
+    Entries entries;
+    std::vector<std::string> removed;
+    if (partition == kMetadataFiles) {
+      if (!changes.files_added.empty()) entries = FilesRecords(changes.files_added, true);
+    } else if (partition == kMetadataRecordIndex) {
+      ARROW_ASSIGN_OR_RAISE(int64_t instant_ms, ParseInstantTime(instant_time));
+      entries = RecordIndexEntries(changes.keys_located, instant_ms);
+      removed = changes.keys_removed;
+    } else if (partition == kMetadataBloomFilters) {
+      ARROW_ASSIGN_OR_RAISE(entries, BloomFilterEntries(ctx, changes.files_added));
+    }
+    if (entries.empty() && removed.empty()) continue;
+    ARROW_ASSIGN_OR_RAISE(auto slices, LoadMetadataPartitionSlices(*mdt, partition));
+    const int64_t groups = static_cast<int64_t>(slices.view.LiveFileGroupsIn(partition).size());
+    if (groups == 0) return CorruptMetadata("the metadata partition " + partition + " of " + ctx.uri + " has no file groups");
+    auto buckets = Bucket(std::move(entries), groups);
     std::vector<std::vector<LogDelete>> deletes(static_cast<size_t>(groups));
-    for (const auto& key : changes.keys_removed) {
-      deletes[static_cast<size_t>(format::RecordIndexFileGroup(key, groups))].push_back(LogDelete{key, "", nullptr});
+    for (const auto& key : removed) {
+      deletes[static_cast<size_t>(groups == 1 ? 0 : format::RecordIndexFileGroup(key, groups))].push_back(
+          LogDelete{key, "", nullptr});
     }
     for (int64_t g = 0; g < groups; ++g) {
       auto& bucket = buckets[static_cast<size_t>(g)];
-      auto& removed = deletes[static_cast<size_t>(g)];
-      if (bucket.empty() && removed.empty()) continue;
-      ARROW_ASSIGN_OR_RAISE(auto group_schema,
-                            SchemaForAppend(*mdt, slices.view.Find(kMetadataRecordIndex, RecordIndexGroup(g)), schema));
+      auto& gone = deletes[static_cast<size_t>(g)];
+      if (bucket.empty() && gone.empty()) continue;
+      const std::string group = GroupId(partition, g);
+      ARROW_ASSIGN_OR_RAISE(auto group_schema, SchemaForAppend(*mdt, slices.view.Find(partition, group), schema));
       std::string hfile;
       if (!bucket.empty()) {
         ARROW_ASSIGN_OR_RAISE(hfile, RenderHFile(bucket, group_schema));
       }
-      KeyedLogContent content{instant_time, group_schema, std::move(hfile), std::move(removed)};
+      KeyedLogContent content{instant_time, group_schema, std::move(hfile), std::move(gone)};
       ARROW_ASSIGN_OR_RAISE(auto bytes, RenderKeyedLogFile(content));
-      files.emplace_back(LogPath(kMetadataRecordIndex, RecordIndexGroup(g), instant_time), std::move(bytes));
+      files.emplace_back(LogPath(partition, group, instant_time), std::move(bytes));
     }
   }
   ARROW_RETURN_NOT_OK(WriteMetadataInstant(ctx, *mdt, instant_time, actions::kDeltaCommit, "upsert", files,

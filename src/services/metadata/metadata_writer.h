@@ -1,12 +1,14 @@
-// Keeping Hudi's metadata table (`.hoodie/metadata`) current: its `files` and `record_index`
-// partitions, built on an existing table, updated by every data instant before it completes
+// Keeping Hudi's metadata table (`.hoodie/metadata`) current: its `files`, `record_index` and
+// `bloom_filters` partitions, built on an existing table, updated by every data instant before it completes
 // (an MDT deltacommit at the data instant's own time), compacted, cleaned, rolled back with
 // the data instant, and dropped when asked or when they cannot be kept exact.
 //
 // Layout, as Hudi 1.x writes it: the metadata table is a merge-on-read table with HFile base
 // files and log files of HFile data blocks, its own timeline at `.hoodie/metadata/.hoodie/
-// timeline`, one file group `files-0000-0` in `files/`, and `record-index-<NNNN>-0` groups in
-// `record_index/` (a key's group is Hudi's hash of it over the group count). A partition is
+// timeline`, one file group `files-0000-0` in `files/`, `record-index-<NNNN>-0` groups in
+// `record_index/` and `bloom-filters-<NNNN>-0` in `bloom_filters/` (a key's group is Hudi's hash
+// of it over the group count). A bloom filter entry comes from one read of the new base file's
+// footer, which the write has just written. A partition is
 // built at an instant "00000000000000<NNN>" (Hudi's index-init times), which readers take as
 // valid; every other metadata instant is valid only once the data instant of the same time
 // completed (read side: io/metadata_files.h). hoodie.properties lists the built partitions in
@@ -33,11 +35,14 @@ struct MetadataTableSettings {
   int64_t record_index_min_groups = 10;     ///< hoodie.metadata.record.index.min.filegroup.count
   int64_t record_index_max_groups = 10000;  ///< hoodie.metadata.record.index.max.filegroup.count
   int64_t compact_max_delta_commits = 10;   ///< hoodie.metadata.compact.max.delta.commits
+  bool bloom_filters = false;               ///< hoodie.metadata.index.bloom.filter.enable
+  int64_t bloom_filter_groups = 4;          ///< hoodie.metadata.index.bloom.filter.file.group.count
 };
 
 /// The partitions Lakeshore maintains.
 inline constexpr const char* kMetadataFiles = "files";
 inline constexpr const char* kMetadataRecordIndex = "record_index";
+inline constexpr const char* kMetadataBloomFilters = "bloom_filters";
 
 /// Where a record lives, for the record index.
 struct RecordIndexEntry {

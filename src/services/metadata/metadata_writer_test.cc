@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "lakeshore/engine/engine.h"
+#include "format/metadata_keys.h"
 #include "io/metadata_files.h"
 #include "lakeshore/storage/fault_injection_storage.h"
 #include "lakeshore/table/table.h"
@@ -49,6 +50,7 @@ Fixture MakeTable(TableType type, int64_t compact_every) {
   config.table_type = type;
   config.properties["hoodie.metadata.enable"] = "true";
   config.properties["hoodie.index.type"] = "RECORD_INDEX";
+  config.properties["hoodie.metadata.index.bloom.filter.enable"] = "true";
   config.properties["hoodie.metadata.record.index.min.filegroup.count"] = "3";
   config.properties["hoodie.metadata.compact.max.delta.commits"] = std::to_string(compact_every);
   if (type == TableType::kMergeOnRead) config.properties["write.small_file_limit_bytes"] = "0";
@@ -93,6 +95,22 @@ void ExpectMetadataAgrees(const Fixture& f, Table& table) {
     }
   }
   EXPECT_EQ(listed, CommittedFiles(*f.inner));
+
+  // The bloom_filters partition: one filter per committed base file, as its footer holds it.
+  auto filters = ReadMetadataBloomFilters(f.inner, *engine, valid);
+  ASSERT_TRUE(filters.ok()) << filters.status();
+  std::set<std::string> filtered, bases;
+  for (const auto& [key, filter] : *filters) {
+    filtered.insert(key);
+    EXPECT_FALSE(filter.serialized.empty());
+    EXPECT_EQ(filter.type_code, "DYNAMIC_V0");
+  }
+  for (const auto& [partition, names] : CommittedFiles(*f.inner)) {
+    for (const auto& name : names) {
+      if (name.find(".parquet") != std::string::npos) bases.insert(format::BloomFilterIndexKey(partition, name));
+    }
+  }
+  EXPECT_EQ(filtered, bases);
 
   auto config = *HoodieTableConfig::Load(*f.inner);
   const auto& built = config.metadata_partitions;
@@ -143,7 +161,7 @@ void RunHistory(TableType type) {
   step(WriteOperation::kInsertOverwrite, {{9, "i", 1, "x"}});
   step(WriteOperation::kUpsert, {{9, "i2", 2, "x"}, {10, "j", 1, "y"}});
   auto config = *HoodieTableConfig::Load(*f.inner);
-  EXPECT_EQ(config.metadata_partitions, (std::vector<std::string>{"files", "record_index"}));
+  EXPECT_EQ(config.metadata_partitions, (std::vector<std::string>{"bloom_filters", "files", "record_index"}));
 }
 
 TEST(MetadataWriter, CopyOnWriteHistoryKeepsItExact) { RunHistory(TableType::kCopyOnWrite); }

@@ -180,8 +180,9 @@ std::shared_ptr<Table> CreateTable(const std::string& uri, nb::handle schema_cap
   return WithoutGil([&] { return Table::Create(uri, std::move(config), std::move(options)); });
 }
 
-std::shared_ptr<Table> OpenTable(const std::string& uri, const StringMap& storage_options) {
+std::shared_ptr<Table> OpenTable(const std::string& uri, const StringMap& storage_options, const StringMap& properties) {
   TableOpenOptions options = MakeOpenOptions(storage_options);
+  for (const auto& [k, v] : properties) options.properties[k] = v;
   return WithoutGil([&] { return Table::Open(uri, std::move(options)); });
 }
 
@@ -311,8 +312,9 @@ void BindTable(nb::module_& m) {
                   nb::arg("storage_options"),
                   "Creates a table at `uri` (schema: an `arrow_schema` capsule); refused if one "
                   "is already there.")
-      .def_static("open", &OpenTable, nb::arg("uri"), nb::arg("storage_options"),
-                  "Opens the Hudi table at `uri`; CorruptMetadataError if its hoodie.properties is bad.")
+      .def_static("open", &OpenTable, nb::arg("uri"), nb::arg("storage_options"), nb::arg("properties"),
+                  "Opens the Hudi table at `uri` with writer options `properties` over its stored ones; "
+                  "CorruptMetadataError if its hoodie.properties is bad.")
       .def_prop_ro("uri", &Table::uri, "The table root as a URI.")
       .def("config", [](const Table& t) { return ConfigDict(t.config()); },
            "The table's config as a dict (name, record_key, partition_by, ordering_field, "

@@ -72,9 +72,9 @@ class Table:
         """
 
     @staticmethod
-    def open(uri: str, storage_options: Mapping[str, str]) -> Table:
+    def open(uri: str, storage_options: Mapping[str, str], properties: Mapping[str, str]) -> Table:
         """
-        Opens the Hudi table at `uri`; CorruptMetadataError if its hoodie.properties is bad.
+        Opens the Hudi table at `uri` with writer options `properties` over its stored ones; CorruptMetadataError if its hoodie.properties is bad.
         """
 
     @property

@@ -165,10 +165,18 @@ class Table:
         return cls(native)
 
     @classmethod
-    def open(cls, path: str, *, storage_options: Mapping[str, str] | None = None) -> Table:
-        """Opens the table at ``path``. Raises CorruptMetadataError naming the file if its
-        hoodie.properties is damaged, StorageError if nothing is there."""
-        return cls(_core.Table.open(path, dict(storage_options or {})))
+    def open(
+        cls,
+        path: str,
+        *,
+        properties: Mapping[str, str] | None = None,
+        storage_options: Mapping[str, str] | None = None,
+    ) -> Table:
+        """Opens the table at ``path``. ``properties`` are writer options for this open (the
+        keys :meth:`create` takes, such as ``hoodie.index.type``), over those stored with the
+        table. Raises CorruptMetadataError naming the file if its hoodie.properties is damaged,
+        StorageError if nothing is there, InvalidArgumentError for an unknown option."""
+        return cls(_core.Table.open(path, dict(storage_options or {}), dict(properties or {})))
 
     # ---- what the table is ----------------------------------------------------------------
 

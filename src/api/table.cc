@@ -258,6 +258,12 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOpti
   ctx.config.table_type = hoodie.is_merge_on_read() ? TableType::kMergeOnRead : TableType::kCopyOnWrite;
   // Lakeshore's typed options live in hoodie.properties beside Hudi's keys.
   ctx.config.properties = hoodie.TableOptions();
+  if (!options.properties.empty()) {
+    Properties overrides;
+    for (const auto& [k, v] : options.properties) overrides[k] = v;
+    ARROW_RETURN_NOT_OK(ValidateProperties(overrides, table_options::All()));
+    for (const auto& [k, v] : options.properties) ctx.config.properties[k] = v;
+  }
   ctx.read_only_reason = WhyNotWritable(hoodie);
   if (!ctx.read_only_reason && ctx.has_unread_archive) {
     ctx.read_only_reason = "a table with archived instants (" + hoodie.archive_folder +

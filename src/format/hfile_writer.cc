@@ -33,8 +33,6 @@ constexpr std::string_view kComparator = "org.apache.hudi.io.storage.HoodieHBase
 constexpr int kCodecGz = 1;
 constexpr int kCodecNone = 2;
 constexpr int kMajorVersion = 3;
-/// Deflater.DEFAULT_COMPRESSION, the level Hudi's GZIPOutputStream compresses at.
-constexpr int kDeflateLevel = 6;
 /// A gzip member's fixed header (10 bytes) and trailer (CRC-32 and size, 8 bytes).
 constexpr int64_t kGzipFraming = 18;
 
@@ -211,7 +209,7 @@ Result<std::string> HFileWriter::Deflate(std::string_view payload) {
   if (deflate_ == nullptr) {
     arrow::util::GZipCodecOptions raw;
     raw.gzip_format = arrow::util::GZipFormat::DEFLATE;
-    raw.compression_level = kDeflateLevel;
+    raw.compression_level = options_.compression_level;
     ARROW_ASSIGN_OR_RAISE(deflate_, arrow::util::Codec::Create(arrow::Compression::GZIP, raw));
   }
   const auto* input = reinterpret_cast<const uint8_t*>(payload.data());

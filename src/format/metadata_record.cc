@@ -252,6 +252,80 @@ std::string EncodeRecordIndexRecord(std::string_view key, std::string_view parti
   return out;
 }
 
+namespace {
+/// Avro's binary encoding, read; every read fails softly (ok turns false).
+struct AvroCursor {
+  std::string_view bytes;
+  size_t pos = 0;
+  bool ok = true;
+  int64_t Long() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (pos >= bytes.size()) {
+        ok = false;
+        return 0;
+      }
+      const auto b = static_cast<uint8_t>(bytes[pos++]);
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1));
+    }
+    ok = false;
+    return 0;
+  }
+  std::string_view String() {
+    const int64_t n = Long();
+    if (!ok || n < 0 || static_cast<uint64_t>(n) > bytes.size() - pos) {
+      ok = false;
+      return {};
+    }
+    std::string_view s = bytes.substr(pos, static_cast<size_t>(n));
+    pos += static_cast<size_t>(n);
+    return s;
+  }
+  /// A ["null", T] union's branch: true for T.
+  bool Present() {
+    const int64_t b = Long();
+    if (b != 0 && b != 1) ok = false;
+    return b == 1;
+  }
+};
+}  // namespace
+
+std::optional<RecordIndexValue> DecodeRecordIndexValue(std::string_view avro) {
+  AvroCursor c{avro};
+  for (int i = 0; i < 5; ++i) {
+    if (c.Present()) c.String();  // meta fields
+  }
+  c.String();  // key
+  if (c.Long() != static_cast<int32_t>(MetadataRecordType::kRecordIndex)) return std::nullopt;
+  // filesystemMetadata, BloomFilterMetadata, ColumnStatsMetadata: absent in a record index value.
+  for (int i = 0; i < 3; ++i) {
+    if (c.Present()) return std::nullopt;
+  }
+  if (!c.Present()) return std::nullopt;  // recordIndexMetadata
+  RecordIndexValue v;
+  if (c.Present()) v.partition = std::string(c.String());
+  const bool has_high = c.Present();
+  if (has_high) v.high = static_cast<uint64_t>(c.Long());
+  const bool has_low = c.Present();
+  if (has_low) v.low = static_cast<uint64_t>(c.Long());
+  const bool has_index = c.Present();
+  if (has_index) v.index = static_cast<int32_t>(c.Long());
+  if (c.Present()) v.file_id = std::string(c.String());
+  if (c.Present()) v.instant_ms = c.Long();
+  const int64_t encoding = c.Long();
+  if (c.Present()) c.Long();  // position
+  if (c.Present()) c.Long();  // SecondaryIndexMetadata.isDeleted (a boolean: one byte)
+  if (!c.ok || c.pos != avro.size()) return std::nullopt;
+  if (encoding == 0) {
+    if (!has_high || !has_low || !has_index) return std::nullopt;
+    v.uuid_file_id = true;
+  } else if (encoding != 1 || v.file_id.empty()) {
+    return std::nullopt;
+  }
+  return v;
+}
+
 std::string EncodeBloomFilterRecord(std::string_view key, std::string_view type_code, std::string_view instant_time,
                                     std::string_view serialized_filter) {
   std::string out;

@@ -66,6 +66,29 @@ TEST(MetadataRecord, RecordIndexOtherFileIdsAreStrings) {
   }
 }
 
+TEST(MetadataRecord, RecordIndexValuesDecodeStraightFromTheirBytes) {
+  auto uuid = DecodeRecordIndexValue(EncodeRecordIndexRecord("k", "p=1", "0e1f2a3b-4c5d-6e7f-8091-a2b3c4d5e6f7-12", 77));
+  ASSERT_TRUE(uuid.has_value());
+  EXPECT_TRUE(uuid->uuid_file_id);
+  EXPECT_EQ(uuid->high, 0x0e1f2a3b4c5d6e7fULL);
+  EXPECT_EQ(uuid->low, 0x8091a2b3c4d5e6f7ULL);
+  EXPECT_EQ(uuid->index, 12);
+  EXPECT_EQ(uuid->partition, "p=1");
+  EXPECT_EQ(uuid->instant_ms, 77);
+  auto plain = DecodeRecordIndexValue(EncodeRecordIndexRecord("k", "", "files-0000-0", 5));
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_FALSE(plain->uuid_file_id);
+  EXPECT_EQ(plain->file_id, "files-0000-0");
+  EXPECT_EQ(plain->partition, ".");
+  // Anything else is left to the generic decoder.
+  EXPECT_FALSE(DecodeRecordIndexValue(EncodeFilesRecord("p", MetadataRecordType::kFiles, {})).has_value());
+  const std::string value = EncodeRecordIndexRecord("k", "", "files-0000-0", 5);
+  for (size_t cut = 0; cut < value.size(); ++cut) EXPECT_FALSE(DecodeRecordIndexValue(value.substr(0, cut)).has_value());
+  EXPECT_TRUE(IsCompatibleMetadataSchema(*MetadataRecordSchema()));
+  EXPECT_FALSE(IsCompatibleMetadataSchema("{\"type\":\"record\",\"name\":\"x\",\"fields\":[]}"));
+  EXPECT_FALSE(IsCompatibleMetadataSchema("not json"));
+}
+
 TEST(MetadataRecord, BloomFilterRecordDecodesUnderTheSchema) {
   auto v = Decode(EncodeBloomFilterRecord("key", "DYNAMIC_V0", "20260101000000000", "AAAAAQ=="));
   EXPECT_EQ(v["type"], 4);

@@ -80,15 +80,20 @@ Result<std::shared_ptr<arrow::Table>> DecodeParquetBlock(const std::shared_ptr<a
 
 /// HoodieHFileDataBlock: the content is a whole HFile whose values are Avro records under the
 /// block's SCHEMA header.
+/// The HFile an HFile data block holds.
+Result<std::shared_ptr<format::HFileReader>> OpenHFileBlock(const std::shared_ptr<arrow::Buffer>& file,
+                                                           const LogBlock& block, const std::string& source) {
+  const int64_t start = block.content.data() - reinterpret_cast<const char*>(file->data());
+  const std::string where = "log file " + source + ", block at byte " + std::to_string(block.offset);
+  return format::HFileReader::Open(arrow::SliceBuffer(file, start, static_cast<int64_t>(block.content.size())), where);
+}
+
 Result<std::vector<std::pair<std::string, nlohmann::json>>> DecodeHFileBlock(
     const std::shared_ptr<arrow::Buffer>& file, const LogBlock& block, const std::string& source) {
   const std::string& schema_json = block.Header(LogHeaderKey::kSchema);
   if (schema_json.empty()) return BadBlock(source, block, "an HFile data block without a schema header");
-  const int64_t start = block.content.data() - reinterpret_cast<const char*>(file->data());
   const std::string where = "log file " + source + ", block at byte " + std::to_string(block.offset);
-  ARROW_ASSIGN_OR_RAISE(auto reader, format::HFileReader::Open(
-                                         arrow::SliceBuffer(file, start, static_cast<int64_t>(block.content.size())),
-                                         where));
+  ARROW_ASSIGN_OR_RAISE(auto reader, OpenHFileBlock(file, block, source));
   std::vector<std::pair<std::string, nlohmann::json>> out;
   ARROW_ASSIGN_OR_RAISE(auto decoder, format::AvroDatumReader::Make(schema_json, where));
   // Values are decoded while the scan holds their block.
@@ -204,7 +209,7 @@ Result<std::string> RenderKeyedLogFile(const KeyedLogContent& content) {
   return bytes;
 }
 
-Result<std::vector<LogFileBlock>> ReadLogFile(Storage& storage, const std::string& path) {
+Result<std::vector<LogFileBlock>> ReadLogFile(Storage& storage, const std::string& path, bool decode_hfile) {
   ARROW_ASSIGN_OR_RAISE(auto file, storage.ReadFile(path));
   const std::string source = storage.root_uri() + "/" + path;
   const std::string_view bytes(reinterpret_cast<const char*>(file->data()), static_cast<size_t>(file->size()));
@@ -227,7 +232,13 @@ Result<std::vector<LogFileBlock>> ReadLogFile(Storage& storage, const std::strin
         break;
       }
       case LogBlockType::kHFileData: {
-        ARROW_ASSIGN_OR_RAISE(decoded.keyed_records, DecodeHFileBlock(file, block, source));
+        if (decode_hfile) {
+          ARROW_ASSIGN_OR_RAISE(decoded.keyed_records, DecodeHFileBlock(file, block, source));
+        } else {
+          ARROW_ASSIGN_OR_RAISE(decoded.hfile, OpenHFileBlock(file, block, source));
+          decoded.hfile_schema = block.Header(LogHeaderKey::kSchema);
+          if (decoded.hfile_schema.empty()) return BadBlock(source, block, "an HFile data block without a schema header");
+        }
         break;
       }
       case LogBlockType::kDelete: {

@@ -9,6 +9,7 @@
 #include <arrow/table.h>
 #include <nlohmann/json.hpp>
 
+#include "format/hfile.h"
 #include "format/log_block.h"
 #include "io/base_file.h"
 #include "lakeshore/status.h"
@@ -33,8 +34,12 @@ struct LogFileBlock {
   std::shared_ptr<arrow::Table> records;  ///< data blocks, in the block's own schema
   std::vector<LogDelete> deletes;         ///< delete blocks
   /// HFile data blocks (the metadata table's): each record's key and its Avro value decoded
-  /// under the block's schema, in key order.
+  /// under the block's schema, in key order (ReadLogFile with decode_hfile).
   std::vector<std::pair<std::string, nlohmann::json>> keyed_records;
+  /// HFile data blocks read raw (decode_hfile false): the block's HFile, for point lookups and
+  /// scans of its undecoded values, and the block's schema (the values' Avro writer schema).
+  std::shared_ptr<format::HFileReader> hfile;
+  std::string hfile_schema;
 };
 
 /// Reads and decodes every block of the log file at `path`: Avro data blocks (records decoded
@@ -44,7 +49,7 @@ struct LogFileBlock {
 /// scanner to skip. A CDC data block, or a delete block written with Kryo (versions 1 and 2),
 /// is kUnsupportedFeature naming the file; undecodable content is
 /// kCorruptMetadata naming the file and the block. Cost: reads the whole file once.
-Result<std::vector<LogFileBlock>> ReadLogFile(Storage& storage, const std::string& path);
+Result<std::vector<LogFileBlock>> ReadLogFile(Storage& storage, const std::string& path, bool decode_hfile = true);
 
 /// What one deltacommit writes to one file group: its records (upserts) and its deletes.
 struct LogFileContent {

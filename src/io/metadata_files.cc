@@ -8,6 +8,7 @@
 #include "common/parse_number.h"
 #include "format/hfile.h"
 #include "format/metadata_keys.h"
+#include "format/metadata_record.h"
 #include "format/avro_container.h"
 #include "io/log_file.h"
 #include "lakeshore/storage/sub_tree_storage.h"
@@ -67,84 +68,126 @@ struct KeySelection {
   std::function<bool(const FileGroup& group, size_t groups, std::string_view key)> holds;
 };
 
+/// The values of one HFile (a base file, or a log block's), under its writer schema: decoded
+/// to JSON on demand (one Avro decoder per schema), and said to be of the layout
+/// format/metadata_record.h encodes (so typed decoders may read them directly).
+class ValueDecoder {
+ public:
+  ValueDecoder(std::string schema, std::string where) : schema_(std::move(schema)), where_(std::move(where)) {}
+  Result<nlohmann::json> Json(std::string_view value) {
+    if (!reader_) {
+      ARROW_ASSIGN_OR_RAISE(reader_, format::AvroDatumReader::Make(schema_, where_));
+    }
+    return reader_->Read(value);
+  }
+  bool KnownLayout() {
+    if (!known_layout_) known_layout_ = format::IsCompatibleMetadataSchema(schema_);
+    return *known_layout_;
+  }
+  const std::string& where() const { return where_; }
+
+ private:
+  std::string schema_, where_;
+  std::unique_ptr<format::AvroDatumReader> reader_;
+  std::optional<bool> known_layout_;
+};
+
 /// Every record of the metadata table partition `partition` that `selection` wants, by key:
 /// the latest slice of each file group that may hold one (base HFile — scanned, or probed with
-/// the sorted keys —, then log files in order), `combine(older, newer)` folding the versions of
-/// a key in that order; a delete block removes a key.
-Result<std::map<std::string, nlohmann::json>> ReadMetadataPartition(
+/// the sorted keys —, then the HFile blocks of its log files in order, likewise), each value
+/// decoded by `decode` and the versions of a key folded by `combine(older, newer)` in that
+/// order; a delete block removes a key. File groups are read in parallel.
+template <typename T>
+Result<std::map<std::string, T>> ReadMetadataPartition(
     const std::shared_ptr<Storage>& table, Engine& engine, const std::string& partition,
-    const std::function<Status(nlohmann::json& older, nlohmann::json&& newer, const std::string& where)>& combine,
+    const std::function<Result<T>(std::string_view key, std::string_view value, ValueDecoder& decoder)>& decode,
+    const std::function<Status(T& older, T&& newer, const std::string& where)>& combine,
     const std::function<bool(const std::string&)>& is_valid_data_instant, const KeySelection& selection = {}) {
   ARROW_ASSIGN_OR_RAISE(auto mdt, SubTreeStorage::Make(table, kMetadataFolder));
   ARROW_ASSIGN_OR_RAISE(auto slices, LoadMetadataPartitionSlices(*mdt, partition));
   auto visible = [&](const std::string& instant) {
     return slices.completed.count(instant) > 0 && (!is_valid_data_instant || is_valid_data_instant(instant));
   };
-  std::map<std::string, nlohmann::json> records;
-  auto add = [&](std::string key, nlohmann::json&& value, const std::string& where) -> Status {
-    auto [it, inserted] = records.try_emplace(std::move(key), nlohmann::json());
-    if (inserted) {
-      it->second = std::move(value);
-      return Status::OK();
-    }
-    return combine(it->second, std::move(value), where);
-  };
   const std::vector<const FileGroup*> groups = slices.view.LiveFileGroupsIn(partition);
   // Hudi hashes keys over the file groups on storage (its view of the metadata table lists
   // them), as the listing found them.
   const size_t group_count = groups.size();
-  for (const FileGroup* group : groups) {
+  const std::string prefix = table->root_uri() + "/" + kMetadataFolder + "/";
+  auto read_group = [&](int64_t g) -> Result<std::map<std::string, T>> {
+    const FileGroup* group = groups[static_cast<size_t>(g)];
+    std::map<std::string, T> records;
     // The keys this group may hold (all, when the selection takes all).
     std::vector<std::string_view> wanted;
-    std::set<std::string_view> wanted_set;
     if (selection.keys != nullptr) {
       for (const auto& k : *selection.keys) {
         if (selection.holds(*group, group_count, k)) wanted.push_back(k);
       }
-      if (wanted.empty()) continue;
-      wanted_set.insert(wanted.begin(), wanted.end());
+      if (wanted.empty()) return records;
     }
-    auto take = [&](std::string_view key) { return selection.keys == nullptr || wanted_set.count(key) > 0; };
+    // Every wanted entry of one HFile, in key order, folded in.
+    auto fold = [&](const format::HFileReader& hfile, ValueDecoder& decoder) -> Status {
+      auto add = [&](std::string_view key, std::string_view value) -> Status {
+        ARROW_ASSIGN_OR_RAISE(T decoded, decode(key, value, decoder));
+        auto [it, inserted] = records.try_emplace(std::string(key));
+        if (inserted) {
+          it->second = std::move(decoded);
+          return Status::OK();
+        }
+        return combine(it->second, std::move(decoded), decoder.where());
+      };
+      if (selection.keys == nullptr) return hfile.Scan(add);
+      ARROW_ASSIGN_OR_RAISE(auto values, hfile.GetSorted(wanted));
+      for (size_t k = 0; k < wanted.size(); ++k) {
+        if (values[k]) ARROW_RETURN_NOT_OK(add(wanted[k], *values[k]));
+      }
+      return Status::OK();
+    };
     const FileSlice& slice = group->latest();
     if (slice.base_file) {
       const std::string& path = slice.base_file->path;
       ARROW_ASSIGN_OR_RAISE(auto bytes, mdt->ReadFile(path));
-      const std::string where = "metadata table file " + table->root_uri() + "/" + kMetadataFolder + "/" + path;
+      const std::string where = "metadata table file " + prefix + path;
       ARROW_ASSIGN_OR_RAISE(auto reader, format::HFileReader::Open(bytes, where));
       auto schema = reader->file_info().find("schema");
       if (schema == reader->file_info().end()) return CorruptMetadata(where + " has no schema in its file info");
-      ARROW_ASSIGN_OR_RAISE(auto decoder, format::AvroDatumReader::Make(schema->second, where));
-      auto decode_add = [&](std::string_view key, std::string_view value) -> Status {
-        ARROW_ASSIGN_OR_RAISE(auto decoded, decoder->Read(value));
-        return add(std::string(key), std::move(decoded), where);
-      };
-      if (selection.keys == nullptr) {
-        ARROW_RETURN_NOT_OK(reader->Scan(decode_add));
-      } else {
-        ARROW_ASSIGN_OR_RAISE(auto values, reader->GetSorted(wanted));
-        for (size_t k = 0; k < wanted.size(); ++k) {
-          if (values[k]) ARROW_RETURN_NOT_OK(decode_add(wanted[k], *values[k]));
-        }
-      }
+      ValueDecoder decoder(schema->second, where);
+      ARROW_RETURN_NOT_OK(fold(*reader, decoder));
     }
     for (const auto& log : slice.log_files) {
-      ARROW_ASSIGN_OR_RAISE(auto blocks, ReadLogFile(*mdt, log));
+      ARROW_ASSIGN_OR_RAISE(auto blocks, ReadLogFile(*mdt, log, /*decode_hfile=*/false));
       // A rollback command block voids the blocks of its target instant.
       std::set<std::string> rolled_back;
       for (const auto& b : blocks) {
         if (b.is_rollback) rolled_back.insert(b.target_instant_time);
       }
-      const std::string where = "metadata log file " + table->root_uri() + "/" + kMetadataFolder + "/" + log;
+      const std::string where = "metadata log file " + prefix + log;
       for (auto& b : blocks) {
         if (!visible(b.instant_time) || rolled_back.count(b.instant_time)) continue;
-        for (auto& [key, value] : b.keyed_records) {
-          if (take(key)) ARROW_RETURN_NOT_OK(add(key, std::move(value), where));
+        if (b.hfile) {
+          ValueDecoder decoder(b.hfile_schema, where);
+          ARROW_RETURN_NOT_OK(fold(*b.hfile, decoder));
         }
         for (const auto& d : b.deletes) records.erase(d.record_key);
       }
     }
+    return records;
+  };
+  using GroupRecords = std::map<std::string, T>;
+  ARROW_ASSIGN_OR_RAISE(auto per_group, engine.Map<GroupRecords>(static_cast<int64_t>(groups.size()), read_group));
+  std::map<std::string, T> out;
+  for (auto& m : per_group) {
+    if (out.empty()) {
+      out = std::move(m);
+      continue;
+    }
+    out.merge(m);  // a key lives in one group
   }
-  return records;
+  return out;
+}
+
+/// The JSON decoding of values (every partition's generic path).
+Result<nlohmann::json> DecodeJson(std::string_view, std::string_view value, ValueDecoder& decoder) {
+  return decoder.Json(value);
 }
 
 /// A Java UUID's text from its two halves.
@@ -196,34 +239,98 @@ Result<MetadataPartitionSlices> LoadMetadataPartitionSlices(Storage& mdt, const 
   return out;
 }
 
+namespace {
+/// The selection of `keys` (sorted and unique into `sorted`): a key lives in the file group
+/// Hudi's hash names (<prefix>-<NNNN>-0).
+KeySelection SelectKeys(const std::vector<std::string>* keys, std::vector<std::string>* sorted) {
+  KeySelection selection;
+  if (keys == nullptr) return selection;
+  *sorted = *keys;
+  std::sort(sorted->begin(), sorted->end());
+  sorted->erase(std::unique(sorted->begin(), sorted->end()), sorted->end());
+  selection.keys = sorted;
+  selection.holds = [](const FileGroup& group, size_t groups, std::string_view key) {
+    const std::string& id = group.file_id;
+    const size_t dash = id.rfind('-');
+    const size_t start = id.rfind('-', dash == std::string::npos || dash == 0 ? 0 : dash - 1);
+    if (dash == std::string::npos || start == std::string::npos) return true;  // unknown naming: read it
+    auto number = ParseInt64(std::string_view(id).substr(start + 1, dash - start - 1));
+    if (!number) return true;
+    return format::RecordIndexFileGroup(key, static_cast<int64_t>(groups)) == *number;
+  };
+  return selection;
+}
+
+template <typename T>
+Status Latest(T& older, T&& newer, const std::string&) {
+  older = std::move(newer);  // the latest version wins
+  return Status::OK();
+}
+
+/// A record index value → its location; the typed decoder for values of the known layout, the
+/// JSON one for any other.
+Result<RecordLocation> DecodeLocation(std::string_view key, std::string_view value, ValueDecoder& decoder) {
+  RecordLocation loc;
+  if (decoder.KnownLayout()) {
+    if (auto v = format::DecodeRecordIndexValue(value)) {
+      loc.partition = v->partition == "." ? std::string() : std::move(v->partition);
+      loc.instant_ms = v->instant_ms;
+      loc.file_id = v->uuid_file_id ? UuidText(v->high, v->low) + "-" + std::to_string(v->index) : std::move(v->file_id);
+      return loc;
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(auto record, decoder.Json(value));
+  const std::string where = "the record index entry of '" + std::string(key) + "' in " + decoder.where();
+  auto info = record.find("recordIndexMetadata");
+  if (info == record.end() || !info->is_object()) return CorruptMetadata(where + " has no recordIndexMetadata");
+  loc.partition = info->value("partitionName", "");
+  if (loc.partition == ".") loc.partition.clear();
+  loc.instant_ms = info->contains("instantTime") && (*info)["instantTime"].is_number_integer()
+                       ? (*info)["instantTime"].get<int64_t>()
+                       : 0;
+  const int encoding = info->contains("fileIdEncoding") && (*info)["fileIdEncoding"].is_number_integer()
+                           ? (*info)["fileIdEncoding"].get<int>()
+                           : 0;
+  if (encoding == 0) {
+    auto bits = [&](const char* name) -> std::optional<uint64_t> {
+      auto it = info->find(name);
+      if (it == info->end() || !it->is_number_integer()) return std::nullopt;
+      return static_cast<uint64_t>(it->get<int64_t>());
+    };
+    auto high = bits("fileIdHighBits"), low = bits("fileIdLowBits");
+    auto index = info->find("fileIndex");
+    if (!high || !low || index == info->end() || !index->is_number_integer()) {
+      return CorruptMetadata(where + " has an incomplete file id");
+    }
+    loc.file_id = UuidText(*high, *low) + "-" + std::to_string(index->get<int64_t>());
+  } else {
+    loc.file_id = info->value("fileId", "");
+    if (loc.file_id.empty()) return CorruptMetadata(where + " has an empty file id");
+  }
+  return loc;
+}
+}  // namespace
+
 Result<std::map<std::string, nlohmann::json>> ReadMetadataRecords(
     const std::shared_ptr<Storage>& table, Engine& engine, const std::string& partition,
     const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string>* keys) {
   std::vector<std::string> sorted;
-  KeySelection selection;
-  if (keys != nullptr) {
-    sorted = *keys;
-    std::sort(sorted.begin(), sorted.end());
-    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-    selection.keys = &sorted;
-    // A key lives in the file group Hudi's hash names (<prefix>-<NNNN>-0).
-    selection.holds = [](const FileGroup& group, size_t groups, std::string_view key) {
-      const std::string& id = group.file_id;
-      const size_t dash = id.rfind('-');
-      const size_t start = id.rfind('-', dash == std::string::npos || dash == 0 ? 0 : dash - 1);
-      if (dash == std::string::npos || start == std::string::npos) return true;  // unknown naming: read it
-      auto number = ParseInt64(std::string_view(id).substr(start + 1, dash - start - 1));
-      if (!number) return true;
-      return format::RecordIndexFileGroup(key, static_cast<int64_t>(groups)) == *number;
-    };
-  }
-  return ReadMetadataPartition(
+  return ReadMetadataPartition<nlohmann::json>(table, engine, partition, DecodeJson, Latest<nlohmann::json>,
+                                               is_valid_data_instant, SelectKeys(keys, &sorted));
+}
+
+Result<std::map<std::string, std::string>> ReadMetadataValues(
+    const std::shared_ptr<Storage>& table, Engine& engine, const std::string& partition,
+    const std::function<bool(const std::string&)>& is_valid_data_instant) {
+  return ReadMetadataPartition<std::string>(
       table, engine, partition,
-      [](nlohmann::json& older, nlohmann::json&& newer, const std::string&) {
-        older = std::move(newer);  // the latest version wins
-        return Status::OK();
+      [](std::string_view, std::string_view value, ValueDecoder& decoder) -> Result<std::string> {
+        if (!decoder.KnownLayout()) {
+          return UnsupportedFeature(decoder.where() + " holds values of another layout than Lakeshore writes");
+        }
+        return std::string(value);
       },
-      is_valid_data_instant, selection);
+      Latest<std::string>, is_valid_data_instant);
 }
 
 Result<std::map<std::string, MetadataBloomFilter>> ReadMetadataBloomFilters(
@@ -253,47 +360,15 @@ Result<std::map<std::string, MetadataBloomFilter>> ReadMetadataBloomFilters(
 Result<std::map<std::string, RecordLocation>> ReadMetadataRecordIndex(
     const std::shared_ptr<Storage>& table, Engine& engine,
     const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string>* keys) {
-  ARROW_ASSIGN_OR_RAISE(auto records,
-                        ReadMetadataRecords(table, engine, "record_index", is_valid_data_instant, keys));
-  std::map<std::string, RecordLocation> out;
-  for (auto& [key, record] : records) {
-    const std::string where = "the record index entry of '" + key + "'";
-    auto info = record.find("recordIndexMetadata");
-    if (info == record.end() || !info->is_object()) return CorruptMetadata(where + " has no recordIndexMetadata");
-    RecordLocation loc;
-    loc.partition = info->value("partitionName", "");
-    if (loc.partition == ".") loc.partition.clear();
-    loc.instant_ms = info->contains("instantTime") && (*info)["instantTime"].is_number_integer()
-                         ? (*info)["instantTime"].get<int64_t>()
-                         : 0;
-    const int encoding = info->contains("fileIdEncoding") && (*info)["fileIdEncoding"].is_number_integer()
-                             ? (*info)["fileIdEncoding"].get<int>()
-                             : 0;
-    if (encoding == 0) {
-      auto bits = [&](const char* name) -> std::optional<uint64_t> {
-        auto it = info->find(name);
-        if (it == info->end() || !it->is_number_integer()) return std::nullopt;
-        return static_cast<uint64_t>(it->get<int64_t>());
-      };
-      auto high = bits("fileIdHighBits"), low = bits("fileIdLowBits");
-      auto index = info->find("fileIndex");
-      if (!high || !low || index == info->end() || !index->is_number_integer()) {
-        return CorruptMetadata(where + " has an incomplete file id");
-      }
-      loc.file_id = UuidText(*high, *low) + "-" + std::to_string(index->get<int64_t>());
-    } else {
-      loc.file_id = info->value("fileId", "");
-      if (loc.file_id.empty()) return CorruptMetadata(where + " has an empty file id");
-    }
-    out.emplace(key, std::move(loc));
-  }
-  return out;
+  std::vector<std::string> sorted;
+  return ReadMetadataPartition<RecordLocation>(table, engine, "record_index", DecodeLocation, Latest<RecordLocation>,
+                                               is_valid_data_instant, SelectKeys(keys, &sorted));
 }
 
 Result<MetadataFileListing> ReadMetadataFiles(const std::shared_ptr<Storage>& table, Engine& engine,
                                               const std::function<bool(const std::string&)>& is_valid_data_instant) {
-  ARROW_ASSIGN_OR_RAISE(auto records,
-                        ReadMetadataPartition(table, engine, kFilesPartition, CombineFilesRecords, is_valid_data_instant));
+  ARROW_ASSIGN_OR_RAISE(auto records, ReadMetadataPartition<nlohmann::json>(table, engine, kFilesPartition, DecodeJson,
+                                                                            CombineFilesRecords, is_valid_data_instant));
   MetadataFileListing listing;
   auto name_of = [](const std::string& key) { return key == "." ? std::string() : key; };
   for (const auto& [key, record] : records) {

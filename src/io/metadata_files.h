@@ -70,6 +70,13 @@ Result<std::map<std::string, nlohmann::json>> ReadMetadataRecords(
     const std::function<bool(const std::string&)>& is_valid_data_instant,
     const std::vector<std::string>* keys = nullptr);
 
+/// Every current value of metadata partition `partition`, undecoded (the Avro bytes), for a
+/// compaction to copy: valid only when every file of it is of the layout
+/// format/metadata_record.h writes (kUnsupportedFeature otherwise, naming the file).
+Result<std::map<std::string, std::string>> ReadMetadataValues(
+    const std::shared_ptr<Storage>& table, Engine& engine, const std::string& partition,
+    const std::function<bool(const std::string&)>& is_valid_data_instant);
+
 /// A base file's bloom filter as the bloom_filters partition stores it.
 struct MetadataBloomFilter {
   std::string type_code;     ///< "DYNAMIC_V0" or "SIMPLE"

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,9 @@ struct TableOpenOptions {
   std::shared_ptr<Engine> engine;
   /// If set, used instead of opening the URI (tests wrap storage in fault injection).
   std::shared_ptr<Storage> storage_override;
+  /// Writer options for this open (table_options.h keys, such as hoodie.index.type), over the
+  /// ones stored in hoodie.properties; an unknown key or bad value → kInvalid naming it.
+  std::map<std::string, std::string> properties;
 };
 
 /// The kinds of write.

@@ -67,9 +67,13 @@ def keys_for(ids: pa.Array, shape: str) -> pa.Array:
     multiplicative hash of the id (random: any stretch of ids spreads over all keys)."""
     if shape == "time_ordered":
         return pc.binary_join_element_wise("t", pc.utf8_lpad(pc.cast(ids, pa.string()), 12, "0"), "")
-    hashed = pc.bit_wise_and(pc.multiply(ids, pa.scalar(0x9E3779B97F4A7C15 & 0x7FFFFFFFFFFFFFFF, pa.int64())),
-                             pa.scalar(0x7FFFFFFFFFFF, pa.int64()))
-    return pc.binary_join_element_wise("r", pc.utf8_lpad(pc.cast(hashed, pa.string()), 15, "0"), pc.cast(ids, pa.string()), "-")
+    hashed = pc.bit_wise_and(
+        pc.multiply(ids, pa.scalar(0x9E3779B97F4A7C15 & 0x7FFFFFFFFFFFFFFF, pa.int64())),
+        pa.scalar(0x7FFFFFFFFFFF, pa.int64()),
+    )
+    return pc.binary_join_element_wise(
+        "r", pc.utf8_lpad(pc.cast(hashed, pa.string()), 15, "0"), pc.cast(ids, pa.string()), "-"
+    )
 
 
 def rows_for(ids: pa.Array, shape: str, version: int) -> pa.Table:
@@ -172,7 +176,9 @@ def main() -> int:
             tags = tag_times(template, batch, repeat, m // 10)
             entry: dict[str, Any] = {"build_s": round(build_s, 2), "tagging": tags}
             entry["ratio"] = {
-                "record_index_to_simple_tagging": ratio(tags["simple"]["duration_ms"], tags["record_index"]["duration_ms"]),
+                "record_index_to_simple_tagging": ratio(
+                    tags["simple"]["duration_ms"], tags["record_index"]["duration_ms"]
+                ),
                 "metadata_bloom_to_footer_bloom_tagging": ratio(
                     tags["bloom_footer"]["duration_ms"], tags["bloom_metadata"]["duration_ms"]
                 ),

@@ -7,6 +7,7 @@
 
 #include "common/parse_number.h"
 #include "format/hfile.h"
+#include "format/hfile_writer.h"
 #include "format/metadata_keys.h"
 #include "format/metadata_record.h"
 #include "format/avro_container.h"
@@ -319,18 +320,70 @@ Result<std::map<std::string, nlohmann::json>> ReadMetadataRecords(
                                                is_valid_data_instant, SelectKeys(keys, &sorted));
 }
 
-Result<std::map<std::string, std::string>> ReadMetadataValues(
-    const std::shared_ptr<Storage>& table, Engine& engine, const std::string& partition,
-    const std::function<bool(const std::string&)>& is_valid_data_instant) {
-  return ReadMetadataPartition<std::string>(
-      table, engine, partition,
-      [](std::string_view, std::string_view value, ValueDecoder& decoder) -> Result<std::string> {
-        if (!decoder.KnownLayout()) {
-          return UnsupportedFeature(decoder.where() + " holds values of another layout than Lakeshore writes");
-        }
-        return std::string(value);
-      },
-      Latest<std::string>, is_valid_data_instant);
+Result<std::string> CompactMetadataFileGroup(Storage& mdt, const MetadataPartitionSlices& slices, const FileGroup& group,
+                                             const std::function<bool(const std::string&)>& is_valid_data_instant,
+                                             const format::HFileWriterOptions& options, const std::string& schema) {
+  const FileSlice& slice = group.latest();
+  const std::string prefix = mdt.root_uri() + "/";
+  auto known = [&](const std::string& writer_schema, const std::string& where) -> Status {
+    if (writer_schema == schema || format::IsCompatibleMetadataSchema(writer_schema)) return Status::OK();
+    return UnsupportedFeature(where + " holds values of another layout than Lakeshore writes");
+  };
+  // The log files' versions first (small): the latest of each key, or its deletion.
+  std::map<std::string, std::optional<std::string>> newer;
+  for (const auto& log : slice.log_files) {
+    ARROW_ASSIGN_OR_RAISE(auto blocks, ReadLogFile(mdt, log, /*decode_hfile=*/false));
+    std::set<std::string> rolled_back;
+    for (const auto& b : blocks) {
+      if (b.is_rollback) rolled_back.insert(b.target_instant_time);
+    }
+    for (const auto& b : blocks) {
+      const bool visible = slices.completed.count(b.instant_time) > 0 &&
+                           (!is_valid_data_instant || is_valid_data_instant(b.instant_time)) &&
+                           rolled_back.count(b.instant_time) == 0;
+      if (!visible) continue;
+      if (b.hfile) {
+        ARROW_RETURN_NOT_OK(known(b.hfile_schema, "metadata log file " + prefix + log));
+        ARROW_RETURN_NOT_OK(b.hfile->Scan([&](std::string_view key, std::string_view value) {
+          newer[std::string(key)] = std::string(value);
+          return Status::OK();
+        }));
+      }
+      for (const auto& d : b.deletes) newer[d.record_key] = std::nullopt;
+    }
+  }
+  // Then the base file, merged with them in key order into the new file.
+  format::HFileWriter writer(options);
+  writer.AddFileInfo("schema", schema);
+  auto it = newer.begin();
+  auto flush_before = [&](std::string_view key) -> Status {
+    for (; it != newer.end() && std::string_view(it->first) < key; ++it) {
+      if (it->second) ARROW_RETURN_NOT_OK(writer.Append(it->first, *it->second));
+    }
+    return Status::OK();
+  };
+  if (slice.base_file) {
+    const std::string& path = slice.base_file->path;
+    const std::string where = "metadata table file " + prefix + path;
+    ARROW_ASSIGN_OR_RAISE(auto bytes, mdt.ReadFile(path));
+    ARROW_ASSIGN_OR_RAISE(auto reader, format::HFileReader::Open(bytes, where));
+    auto base_schema = reader->file_info().find("schema");
+    if (base_schema == reader->file_info().end()) return CorruptMetadata(where + " has no schema in its file info");
+    ARROW_RETURN_NOT_OK(known(base_schema->second, where));
+    ARROW_RETURN_NOT_OK(reader->Scan([&](std::string_view key, std::string_view value) -> Status {
+      ARROW_RETURN_NOT_OK(flush_before(key));
+      if (it != newer.end() && it->first == key) {
+        if (it->second) ARROW_RETURN_NOT_OK(writer.Append(key, *it->second));
+        ++it;
+        return Status::OK();
+      }
+      return writer.Append(key, value);
+    }));
+  }
+  for (; it != newer.end(); ++it) {
+    if (it->second) ARROW_RETURN_NOT_OK(writer.Append(it->first, *it->second));
+  }
+  return writer.Finish();
 }
 
 Result<std::map<std::string, MetadataBloomFilter>> ReadMetadataBloomFilters(

@@ -14,6 +14,7 @@
 
 #include "lakeshore/engine/engine.h"
 #include "lakeshore/status.h"
+#include "format/hfile_writer.h"
 #include "lakeshore/storage/storage.h"
 #include "table/file_system_view.h"
 #include "timeline/timeline.h"
@@ -70,12 +71,15 @@ Result<std::map<std::string, nlohmann::json>> ReadMetadataRecords(
     const std::function<bool(const std::string&)>& is_valid_data_instant,
     const std::vector<std::string>* keys = nullptr);
 
-/// Every current value of metadata partition `partition`, undecoded (the Avro bytes), for a
-/// compaction to copy: valid only when every file of it is of the layout
-/// format/metadata_record.h writes (kUnsupportedFeature otherwise, naming the file).
-Result<std::map<std::string, std::string>> ReadMetadataValues(
-    const std::shared_ptr<Storage>& table, Engine& engine, const std::string& partition,
-    const std::function<bool(const std::string&)>& is_valid_data_instant);
+/// The bytes of a new base HFile for `group` of a metadata partition whose versions are "latest
+/// wins" (record_index, bloom_filters): its latest slice's base entries merged in key order with
+/// its log blocks of valid instants (a later version replaces, a delete removes), streamed into
+/// the writer — no decoding, no map of the whole group. Values are copied as they are, so every
+/// file must hold the layout format/metadata_record.h writes (kUnsupportedFeature otherwise);
+/// `schema` goes in the new file's info. Cost: one pass over the group's files.
+Result<std::string> CompactMetadataFileGroup(Storage& mdt, const MetadataPartitionSlices& slices, const FileGroup& group,
+                                             const std::function<bool(const std::string&)>& is_valid_data_instant,
+                                             const format::HFileWriterOptions& options, const std::string& schema);
 
 /// A base file's bloom filter as the bloom_filters partition stores it.
 struct MetadataBloomFilter {

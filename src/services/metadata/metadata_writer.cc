@@ -108,19 +108,29 @@ Status EnsureMetadataTable(TableContext& ctx, Storage& mdt, const std::string& p
 }
 
 /// Sorted (key, value) pairs as one HFile with the metadata record schema in its file info.
-/// A base file's blocks are deflated (at level 1: several times faster than Hudi's 6, and any
-/// reader reads either); a log block's HFile is small and short-lived, and left uncompressed.
-enum class HFileUse { kBaseFile, kLogBlock };
+/// How an HFile of the metadata table is compressed. A base file's blocks are deflated (at level
+/// 1: several times faster than Hudi's 6; any reader reads either), except the record index's:
+/// its entries (a key and a location) barely compress, and every tagging and lookup inflates the
+/// blocks it reads. A log block's HFile is small and short-lived, and left uncompressed.
+enum class HFileUse { kBaseFile, kRecordIndexBaseFile, kLogBlock };
+
+format::HFileWriterOptions HFileOptions(HFileUse use) {
+  format::HFileWriterOptions options;
+  options.gzip = use == HFileUse::kBaseFile;
+  options.compression_level = 1;
+  return options;
+}
+
+HFileUse BaseFileUse(const std::string& partition) {
+  return partition == kMetadataRecordIndex ? HFileUse::kRecordIndexBaseFile : HFileUse::kBaseFile;
+}
 
 Result<std::string> RenderHFile(const std::vector<std::pair<std::string, std::string>>& entries,
                                 HFileUse use, std::string schema = "") {
   if (schema.empty()) {
     ARROW_ASSIGN_OR_RAISE(schema, format::MetadataRecordSchema());
   }
-  format::HFileWriterOptions options;
-  options.gzip = use == HFileUse::kBaseFile;
-  options.compression_level = 1;
-  format::HFileWriter writer(options);
+  format::HFileWriter writer(HFileOptions(use));
   for (const auto& [key, value] : entries) ARROW_RETURN_NOT_OK(writer.Append(key, value));
   writer.AddFileInfo("schema", schema);
   return writer.Finish();
@@ -317,7 +327,7 @@ Status AddBaseFiles(const std::string& partition, const std::string& time, Entri
                     std::vector<std::pair<std::string, std::string>>* files) {
   auto buckets = Bucket(std::move(entries), groups);
   for (int64_t g = 0; g < groups; ++g) {
-    ARROW_ASSIGN_OR_RAISE(auto hfile, RenderHFile(buckets[static_cast<size_t>(g)], HFileUse::kBaseFile));
+    ARROW_ASSIGN_OR_RAISE(auto hfile, RenderHFile(buckets[static_cast<size_t>(g)], BaseFileUse(partition)));
     files->emplace_back(BasePath(partition, GroupId(partition, g), time), std::move(hfile));
   }
   return Status::OK();
@@ -432,18 +442,26 @@ Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt, const 
     }
     const auto count = static_cast<int64_t>(groups.size());
     if (count == 0) continue;
-    Entries entries;
-    // The record index and the bloom filters: their values copied as they are (the latest of
-    // each key), when every file holds the layout written here; else decoded and re-encoded.
-    auto raw = partition == kMetadataFiles ? Result<std::map<std::string, std::string>>(Status::NotImplemented(""))
-                                           : ReadMetadataValues(ctx.storage, *ctx.engine, partition, valid);
-    if (!raw.ok() && !IsError(raw.status(), ErrorKind::kUnsupportedFeature) && partition != kMetadataFiles) {
-      return raw.status();
+    if (partition != kMetadataFiles) {
+      // The record index and the bloom filters: each file group streamed into its new base file
+      // (its values copied, the latest of each key), the groups in parallel; files of another
+      // layout than the one written here are decoded and re-encoded below instead.
+      ARROW_ASSIGN_OR_RAISE(auto schema, format::MetadataRecordSchema());
+      auto merged = ctx.engine->Map<std::string>(count, [&](int64_t g) {
+        return CompactMetadataFileGroup(mdt, slices, *groups[static_cast<size_t>(g)], valid,
+                                        HFileOptions(BaseFileUse(partition)), schema);
+      });
+      if (merged.ok()) {
+        for (int64_t g = 0; g < count; ++g) {
+          files.emplace_back(BasePath(partition, groups[static_cast<size_t>(g)]->file_id, time),
+                             std::move((*merged)[static_cast<size_t>(g)]));
+        }
+        continue;
+      }
+      if (!IsError(merged.status(), ErrorKind::kUnsupportedFeature)) return merged.status();
     }
-    if (raw.ok()) {
-      entries.reserve(raw->size());
-      for (auto& [key, value] : *raw) entries.emplace_back(key, std::move(value));
-    } else if (partition == kMetadataFiles) {
+    Entries entries;
+    if (partition == kMetadataFiles) {
       ARROW_ASSIGN_OR_RAISE(auto listing, ReadMetadataFiles(ctx.storage, *ctx.engine, valid));
       entries = FilesRecords(listing.files, true);
     } else if (partition == kMetadataRecordIndex) {

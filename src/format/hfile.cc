@@ -1,5 +1,7 @@
 #include "format/hfile.h"
 
+#include "format/hfile_layout.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -9,17 +11,8 @@
 namespace lakeshore::format {
 namespace {
 
-constexpr int64_t kTrailerSize = 4096;
-constexpr int64_t kBlockHeaderSize = 33;
-constexpr std::string_view kTrailerMagic = "TRABLK\"$";
-constexpr std::string_view kDataMagic = "DATABLK*";
-constexpr std::string_view kEncodedDataMagic = "DATABLKE";
-constexpr std::string_view kRootIndexMagic = "IDXROOT2";
-constexpr std::string_view kIntermediateIndexMagic = "IDXINTE2";
-constexpr std::string_view kLeafIndexMagic = "IDXLEAF2";
-constexpr std::string_view kFileInfoMagic = "FILEINF2";
-constexpr int kCodecGz = 1;
-constexpr int kCodecNone = 2;
+using namespace hfile_layout;  // NOLINT: the layout constants read as the format names them
+
 
 /// Bounds-checked big-endian reads over a byte range; any read past the end sets `ok` false.
 struct Cursor {

@@ -1,5 +1,7 @@
 #include "format/hfile_writer.h"
 
+#include "format/hfile_layout.h"
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -13,10 +15,10 @@
 namespace lakeshore::format {
 namespace {
 
-constexpr int64_t kBlockHeaderSize = 33;
+using namespace hfile_layout;  // NOLINT: the layout constants read as the format names them
+
 constexpr int64_t kBytesPerChecksum = 16 * 1024;
 constexpr char kChecksumCrc32c = 2;
-constexpr int64_t kTrailerSize = 4096;
 constexpr int64_t kMaxPayload = int64_t{1} << 30;
 constexpr size_t kMaxRowLength = 32767;
 /// An entry's bytes besides its row and value: int32 key length, int32 value length, int16 row
@@ -24,14 +26,7 @@ constexpr size_t kMaxRowLength = 32767;
 constexpr int64_t kEntryOverhead = 4 + 4 + 2 + 1 + 8 + 1 + 1;
 constexpr int64_t kLatestTimestamp = std::numeric_limits<int64_t>::max();
 constexpr char kTypePut = 4;
-constexpr std::string_view kDataMagic = "DATABLK*";
-constexpr std::string_view kMetaMagic = "METABLKc";
-constexpr std::string_view kRootIndexMagic = "IDXROOT2";
-constexpr std::string_view kFileInfoMagic = "FILEINF2";
-constexpr std::string_view kTrailerMagic = "TRABLK\"$";
 constexpr std::string_view kComparator = "org.apache.hudi.io.storage.HoodieHBaseKVComparator";
-constexpr int kCodecGz = 1;
-constexpr int kCodecNone = 2;
 constexpr int kMajorVersion = 3;
 /// A gzip member's fixed header (10 bytes) and trailer (CRC-32 and size, 8 bytes).
 constexpr int64_t kGzipFraming = 18;

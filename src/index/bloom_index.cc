@@ -33,10 +33,7 @@ constexpr int64_t kAssumedFilterBytes = 512 << 10;
 Result<std::vector<std::optional<std::string>>> BloomIndex::TagLocations(const KeysToTag& keys,
                                                                          const FileSystemView& view,
                                                                          Storage& storage, Engine& engine) {
-  const auto start = std::chrono::steady_clock::now();
-  metrics_ = TaggingMetrics{};
-  metrics_.index = name();
-  metrics_.keys = static_cast<int64_t>(keys.rows.size());
+  StartMetrics(keys);
   const auto& record_keys = *keys.record_keys;
   std::vector<std::optional<std::string>> out(record_keys.size());
 
@@ -167,9 +164,7 @@ Result<std::vector<std::optional<std::string>>> BloomIndex::TagLocations(const K
     metrics_.false_positives += static_cast<int64_t>(to_read[i]->passed.size() - hits[i].size());
     for (int64_t r : hits[i]) out[static_cast<size_t>(r)] = to_read[i]->group->file_id;
   }
-  for (const auto& tag : out) metrics_.found += tag.has_value();
-  metrics_.duration_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  FinishMetrics(out);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // Record-location indexes: where does each incoming record already live?
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -45,7 +46,25 @@ class Index {
   const TaggingMetrics& metrics() const { return metrics_; }
 
  protected:
+  /// Starts the metrics of a TagLocations call over `keys`.
+  void StartMetrics(const KeysToTag& keys) {
+    metrics_ = TaggingMetrics{};
+    metrics_.index = name();
+    metrics_.keys = static_cast<int64_t>(keys.rows.size());
+    started_ = std::chrono::steady_clock::now();
+  }
+  /// Ends them: the keys `tags` found, the time since StartMetrics.
+  void FinishMetrics(const std::vector<std::optional<std::string>>& tags) {
+    metrics_.found = 0;
+    for (const auto& tag : tags) metrics_.found += tag.has_value();
+    metrics_.duration_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started_).count();
+  }
+
   TaggingMetrics metrics_;
+
+ private:
+  std::chrono::steady_clock::time_point started_;
 };
 
 /// The index named by `hoodie.index.type` (SIMPLE, RECORD_INDEX; upper case).

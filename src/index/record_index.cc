@@ -20,10 +20,7 @@ Result<std::vector<std::optional<std::string>>> RecordIndex::TagLocations(const 
                                                                           Engine& engine) {
   const auto& record_keys = *keys.record_keys;
   std::vector<std::optional<std::string>> out(record_keys.size());
-  metrics_ = TaggingMetrics{};
-  metrics_.index = name();
-  metrics_.keys = static_cast<int64_t>(keys.rows.size());
-  const auto start = std::chrono::steady_clock::now();
+  StartMetrics(keys);
   std::vector<std::string> wanted;
   wanted.reserve(keys.rows.size());
   for (int64_t r : keys.rows) wanted.emplace_back(record_keys[static_cast<size_t>(r)]);
@@ -46,10 +43,8 @@ Result<std::vector<std::optional<std::string>>> RecordIndex::TagLocations(const 
                              "build)");
     }
     out[static_cast<size_t>(r)] = it->second.file_id;
-    ++metrics_.found;
   }
-  metrics_.duration_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  FinishMetrics(out);
   return out;
 }
 

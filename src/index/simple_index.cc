@@ -19,10 +19,7 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
   const auto& partitions = *keys.partitions;
   const auto& record_keys = *keys.record_keys;
   std::vector<std::optional<std::string>> out(record_keys.size());
-  metrics_ = TaggingMetrics{};
-  metrics_.index = name();
-  metrics_.keys = static_cast<int64_t>(keys.rows.size());
-  const auto start = std::chrono::steady_clock::now();
+  StartMetrics(keys);
 
   // Incoming rows by partition.
   std::map<std::string, std::vector<int64_t>> rows_by_partition;
@@ -125,9 +122,7 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
                      }));
   for (size_t i = 0; i < probes.size(); ++i)
     for (int64_t r : hits[i]) out[r] = probes[i].group->file_id;
-  for (const auto& tag : out) metrics_.found += tag.has_value();
-  metrics_.duration_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  FinishMetrics(out);
   return out;
 }
 

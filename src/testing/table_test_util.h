@@ -64,6 +64,22 @@ Result<CommitMetadata> ReadInstant(Storage& storage, const Instant& instant);
 
 namespace lakeshore::testing {
 
+/// An in-memory storage and a manual clock for a table under test, and open options over the
+/// storage or over a wrapper of it (fault injection).
+struct ClockedStorage {
+  explicit ClockedStorage(int64_t start_ms) : clock(std::make_shared<ManualClock>(start_ms)) {}
+  std::shared_ptr<ManualClock> clock;
+  std::shared_ptr<Storage> inner;
+  std::string uri;
+
+  TableOpenOptions Options(std::shared_ptr<Storage> storage) const {
+    TableOpenOptions o;
+    o.clock = clock;
+    o.storage_override = std::move(storage);
+    return o;
+  }
+};
+
 /// A people table on an in-memory storage with a manual clock, and the oracle of every completed
 /// write: the snapshot as of each instant. For services that must change no read.
 struct RecordedTable {

@@ -30,17 +30,8 @@ constexpr int64_t kLongAfterMs = 3600 * 1000;  // past every heartbeat and lock 
 
 std::atomic<int> table_counter{0};
 
-struct Fixture {
-  std::shared_ptr<ManualClock> clock = std::make_shared<ManualClock>(kStartMs);
-  std::shared_ptr<Storage> inner;
-  std::string uri;
-
-  TableOpenOptions Options(std::shared_ptr<Storage> storage) {
-    TableOpenOptions o;
-    o.clock = clock;
-    o.storage_override = std::move(storage);
-    return o;
-  }
+struct Fixture : testing::ClockedStorage {
+  Fixture() : ClockedStorage(kStartMs) {}
 };
 
 // A table with one committed upsert; returns it and its snapshot. A merge-on-read table packs

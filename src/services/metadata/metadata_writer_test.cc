@@ -30,16 +30,8 @@ constexpr int64_t kStartMs = 1767225600000;  // 2026-01-01
 constexpr int64_t kLongAfterMs = 3600 * 1000;
 std::atomic<int> counter{0};
 
-struct Fixture {
-  std::shared_ptr<ManualClock> clock = std::make_shared<ManualClock>(kStartMs);
-  std::shared_ptr<Storage> inner;
-  std::string uri;
-  TableOpenOptions Options(std::shared_ptr<Storage> storage) {
-    TableOpenOptions o;
-    o.clock = clock;
-    o.storage_override = std::move(storage);
-    return o;
-  }
+struct Fixture : testing::ClockedStorage {
+  Fixture() : ClockedStorage(kStartMs) {}
 };
 
 Fixture MakeTable(TableType type, int64_t compact_every) {

@@ -49,6 +49,7 @@ bench: install
 	$(PY) bench/write_read.py
 	$(PY) bench/vacuum.py
 	$(PY) bench/mor.py
+	$(PY) bench/upsert.py
 
 # The typed face of the native module, from the built module (tests/test_core_stub.py checks it).
 stubs: install

@@ -187,3 +187,46 @@ def test_indexes_are_built_and_dropped_from_python_and_the_cli(
     assert _hudi_rows(root) == _rows(t)
     with pytest.raises(lakeshore.InvalidArgumentError, match="column_stats"):
         t.create_index("column_stats")
+
+
+@pytest.mark.parametrize("victim", ["record_index_base", "record_index_log", "properties_list"])
+def test_a_damaged_metadata_table_fails_clearly_and_can_be_dropped(tmp_path: Path, victim: str) -> None:
+    # Damaged metadata-table files give a CorruptMetadataError naming the file (never a crash,
+    # never a silent wrong answer); nothing of the failed write is visible; dropping the
+    # damaged partition (which reads none of its files) lets writes go on.
+    root = tmp_path / "t"
+    t = lakeshore.Table.create(str(root), SCHEMA, record_key="id", partition_by="p")
+    t.upsert(_batch({f"k{i}": i for i in range(40)}))
+    t = lakeshore.Table.open(str(root), properties={"hoodie.index.type": "RECORD_INDEX"})
+    t.upsert(_batch({f"k{i}": i + 1 for i in range(30, 50)}))  # builds the index from the first write
+    before = _rows(t)
+    mdt = root / ".hoodie" / "metadata"
+    if victim == "record_index_base":
+        target = max((mdt / "record_index").glob("*.hfile"), key=lambda f: f.stat().st_size)
+    elif victim == "record_index_log":
+        target = sorted((mdt / "record_index").glob(".*.log.*"))[-1]
+    else:
+        target = root / ".hoodie" / "hoodie.properties"
+    data = bytearray(target.read_bytes())
+    if victim == "properties_list":
+        text = data.decode("latin-1").replace("partitions=files,record_index", "partitions=files,record_index,\u0000")
+        target.write_text(text, encoding="latin-1")
+    else:
+        # Inside the first HFile data block (past its 33-byte header).
+        at = bytes(data).find(b"DATABLK*") + 40
+        data[at : at + 16] = bytes(b ^ 0x5A for b in data[at : at + 16])
+        target.write_bytes(bytes(data))
+    with pytest.raises((lakeshore.CorruptMetadataError, lakeshore.InvalidArgumentError)) as caught:
+        t2 = lakeshore.Table.open(str(root), properties={"hoodie.index.type": "RECORD_INDEX"})
+        t2.lookup([f"k{i}" for i in range(60)])  # reads every record index group
+        t2.upsert(_batch({f"k{i}": 99 for i in range(60)}))  # tags through every group
+    assert victim == "properties_list" or str(target.name) in str(caught.value), caught.value
+    if victim != "properties_list":
+        # Nothing of a failed write shows; the damaged partition can be dropped and rebuilt.
+        assert _rows(lakeshore.Table.open(str(root))) == before
+        t3 = lakeshore.Table.open(str(root))
+        t3.drop_index("files")
+        t3.upsert(_batch({"k1": 99}))
+        t3.create_index("record_index")
+        assert dict(_rows(t3))["k1"] == 99
+        assert _hudi_rows(root) == _rows(t3)

@@ -1,5 +1,6 @@
 #include "format/hfile.h"
 
+#include "common/crc32c.h"
 #include "format/hfile_layout.h"
 
 #include <algorithm>
@@ -173,8 +174,8 @@ Result<std::shared_ptr<arrow::Buffer>> HFileReader::ReadBlock(int64_t offset, in
   const int32_t on_disk_without_header = c.Int32();
   const int32_t uncompressed = c.Int32();
   c.Int64();  // previous block offset
-  c.Take(1);  // checksum type
-  c.Int32();  // bytes per checksum
+  const std::string_view checksum_type = c.Take(1);
+  const int32_t bytes_per_checksum = c.Int32();
   const int32_t on_disk_data_with_header = c.Int32();
   if (!c.ok) return Corrupt(where + " is truncated");
   if (block_magic == kEncodedDataMagic) {
@@ -190,6 +191,24 @@ Result<std::shared_ptr<arrow::Buffer>> HFileReader::ReadBlock(int64_t offset, in
     return Corrupt(where + " has inconsistent sizes");
   }
   if (on_disk_size != nullptr) *on_disk_size = kBlockHeaderSize + on_disk_without_header;
+  // CRC32C checksums (type 2, as HBase and Lakeshore write them) after the data, one per
+  // bytes_per_checksum of header and data; Hudi's own writer writes none (type 0).
+  if (checksum_type[0] == 2) {
+    if (bytes_per_checksum <= 0) return Corrupt(where + " has a non-positive checksum chunk size");
+    const int64_t chunks = (on_disk_data_with_header + bytes_per_checksum - 1) / bytes_per_checksum;
+    if (on_disk_data_with_header + 4 * chunks > kBlockHeaderSize + on_disk_without_header) {
+      return Corrupt(where + " has no room for its checksums");
+    }
+    for (int64_t k = 0; k < chunks; ++k) {
+      const int64_t start = k * bytes_per_checksum;
+      const int64_t length = std::min<int64_t>(bytes_per_checksum, on_disk_data_with_header - start);
+      const uint32_t expected = Crc32c(file.substr(static_cast<size_t>(offset + start), static_cast<size_t>(length)));
+      Cursor sum{file.substr(static_cast<size_t>(offset + on_disk_data_with_header + 4 * k), 4)};
+      if (static_cast<uint32_t>(sum.Int32()) != expected) {
+        return Corrupt(where + " fails its checksum (chunk " + std::to_string(k) + ")");
+      }
+    }
+  }
   const int64_t data_start = offset + kBlockHeaderSize;
   if (codec_ == kCodecNone) {
     if (uncompressed > on_disk_data_with_header - kBlockHeaderSize) return Corrupt(where + " is shorter than it says");

@@ -31,16 +31,6 @@ constexpr int kMajorVersion = 3;
 /// A gzip member's fixed header (10 bytes) and trailer (CRC-32 and size, 8 bytes).
 constexpr int64_t kGzipFraming = 18;
 
-constexpr std::array<uint32_t, 256> MakeCrc32cTable() {
-  std::array<uint32_t, 256> table{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t crc = i;
-    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ ((crc & 1) ? 0x82F63B78u : 0u);
-    table[i] = crc;
-  }
-  return table;
-}
-constexpr std::array<uint32_t, 256> kCrc32cTable = MakeCrc32cTable();
 
 void PutBigEndian(std::string* out, uint64_t v, int bytes) {
   for (int i = bytes - 1; i >= 0; --i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
@@ -142,11 +132,6 @@ std::string Printable(std::string_view key) {
 
 }  // namespace
 
-uint32_t Crc32c(std::string_view bytes) {
-  uint32_t crc = 0xffffffffu;
-  for (char ch : bytes) crc = (crc >> 8) ^ kCrc32cTable[(crc ^ static_cast<uint8_t>(ch)) & 0xff];
-  return crc ^ 0xffffffffu;
-}
 
 HFileWriter::HFileWriter(HFileWriterOptions options) : options_(options) {
   // Hudi's initFileInfo: no entry carries a memstore timestamp.

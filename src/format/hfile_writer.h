@@ -55,6 +55,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/crc32c.h"
 #include "lakeshore/status.h"
 
 namespace arrow::util {
@@ -63,9 +64,6 @@ class Codec;
 
 namespace lakeshore::format {
 
-/// The CRC-32C (Castagnoli) of `bytes`, the checksum HBase puts after every HFile block chunk.
-/// O(size).
-uint32_t Crc32c(std::string_view bytes);
 
 /// How an HFileWriter lays out its file.
 struct HFileWriterOptions {

@@ -180,6 +180,33 @@ TEST(HFileWriter, Crc32cIsTheCastagnoliChecksum) {
 
 class HFileWriterCodecTest : public ::testing::TestWithParam<bool> {};
 
+TEST_P(HFileWriterCodecTest, ADamagedBlockFailsItsChecksum) {
+  HFileWriterOptions options;
+  options.gzip = GetParam();
+  options.block_size = 256;
+  HFileWriter writer(options);
+  for (int i = 0; i < 200; ++i) {
+    char key[16];
+    std::snprintf(key, sizeof(key), "key%05d", i);
+    ASSERT_TRUE(writer.Append(key, std::string(20, static_cast<char>('a' + i % 26))).ok());
+  }
+  auto bytes = writer.Finish();
+  ASSERT_TRUE(bytes.ok());
+  std::string damaged = *bytes;
+  const size_t at = damaged.find("DATABLK*", 1) + 40;  // inside the second data block
+  damaged[at] = static_cast<char>(damaged[at] ^ 0x20);
+  auto reader = HFileReader::Open(arrow::Buffer::FromString(damaged), "damaged.hfile");
+  ASSERT_TRUE(reader.ok()) << reader.status();  // the index is intact
+  auto scanned = (*reader)->Scan([](std::string_view, std::string_view) { return Status::OK(); });
+  ASSERT_FALSE(scanned.ok());
+  EXPECT_TRUE(IsError(scanned, ErrorKind::kCorruptMetadata)) << scanned.ToString();
+  EXPECT_NE(scanned.ToString().find("fails its checksum"), std::string::npos) << scanned.ToString();
+  // The intact file reads whole.
+  auto intact = HFileReader::Open(arrow::Buffer::FromString(*bytes), "intact.hfile");
+  ASSERT_TRUE(intact.ok());
+  EXPECT_TRUE((*intact)->Scan([](std::string_view, std::string_view) { return Status::OK(); }).ok());
+}
+
 TEST_P(HFileWriterCodecTest, AnEmptyFileRoundTrips) {
   HFileWriterOptions options;
   options.gzip = GetParam();

@@ -66,7 +66,10 @@ Status CombineFilesRecords(nlohmann::json& older, nlohmann::json&& newer, const 
 /// of which a file group holds only those `group_of` assigns to it.
 struct KeySelection {
   const std::vector<std::string>* keys = nullptr;
-  std::function<bool(const FileGroup& group, size_t groups, std::string_view key)> holds;
+  /// The number of the file group `key` lives in, of `groups`.
+  std::function<int64_t(std::string_view key, size_t groups)> group_of;
+  /// A file group's number (from its id), or -1 when its name does not say (it is then read).
+  std::function<int64_t(const FileGroup& group)> number_of;
 };
 
 /// The values of one HFile (a base file, or a log block's), under its writer schema: decoded
@@ -114,14 +117,21 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
   // them), as the listing found them.
   const size_t group_count = groups.size();
   const std::string prefix = table->root_uri() + "/" + kMetadataFolder + "/";
+  // Each asked-for key's group, hashed once.
+  std::vector<int64_t> key_group;
+  if (selection.keys != nullptr) {
+    key_group.reserve(selection.keys->size());
+    for (const auto& k : *selection.keys) key_group.push_back(selection.group_of(k, group_count));
+  }
   auto read_group = [&](int64_t g) -> Result<std::map<std::string, T>> {
     const FileGroup* group = groups[static_cast<size_t>(g)];
     std::map<std::string, T> records;
     // The keys this group may hold (all, when the selection takes all).
     std::vector<std::string_view> wanted;
     if (selection.keys != nullptr) {
-      for (const auto& k : *selection.keys) {
-        if (selection.holds(*group, group_count, k)) wanted.push_back(k);
+      const int64_t number = selection.number_of(*group);
+      for (size_t k = 0; k < selection.keys->size(); ++k) {
+        if (number < 0 || key_group[k] == number) wanted.push_back((*selection.keys)[k]);
       }
       if (wanted.empty()) return records;
     }
@@ -163,6 +173,9 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
       }
       const std::string where = "metadata log file " + prefix + log;
       for (auto& b : blocks) {
+        // Hudi 1.x writes each log file whole and never appends: a damaged block is damage, not
+        // the torn tail of a crashed append, and its entries cannot be skipped.
+        if (b.type == format::LogBlockType::kCorrupt) return CorruptMetadata(where + " has a damaged block");
         if (!visible(b.instant_time) || rolled_back.count(b.instant_time)) continue;
         if (b.hfile) {
           ValueDecoder decoder(b.hfile_schema, where);
@@ -203,6 +216,18 @@ std::string UuidText(uint64_t high, uint64_t low) {
 
 }  // namespace
 
+std::function<bool(const std::string&)> ValidDataInstants(const Timeline& data_timeline) {
+  auto completed = std::make_shared<std::set<std::string>>();
+  std::string first;
+  for (const auto& i : data_timeline.instants()) {
+    if (first.empty() || i.time < first) first = i.time;
+    if (i.is_completed()) completed->insert(i.time);
+  }
+  return [completed, first](const std::string& instant) {
+    return completed->count(instant) > 0 || (!first.empty() && instant < first);
+  };
+}
+
 Result<MetadataPartitionSlices> LoadMetadataPartitionSlices(Storage& mdt, const std::string& partition) {
   ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(mdt, TimelineLocation{".hoodie/timeline", TimelineLayout::kV2}));
   MetadataPartitionSlices out;
@@ -228,6 +253,7 @@ Result<MetadataPartitionSlices> LoadMetadataPartitionSlices(Storage& mdt, const 
     stat.file_id = parsed->file_id;
     stat.path = JoinPath(partition, name);
     stat.file_size = e.size;
+    out.sizes[stat.path] = e.size;
     it->second.metadata.write_stats.push_back(std::move(stat));
   }
   std::vector<CompletedCommit> ordered;
@@ -250,14 +276,16 @@ KeySelection SelectKeys(const std::vector<std::string>* keys, std::vector<std::s
   std::sort(sorted->begin(), sorted->end());
   sorted->erase(std::unique(sorted->begin(), sorted->end()), sorted->end());
   selection.keys = sorted;
-  selection.holds = [](const FileGroup& group, size_t groups, std::string_view key) {
+  selection.group_of = [](std::string_view key, size_t groups) {
+    return format::RecordIndexFileGroup(key, static_cast<int64_t>(groups));
+  };
+  selection.number_of = [](const FileGroup& group) -> int64_t {
     const std::string& id = group.file_id;
     const size_t dash = id.rfind('-');
     const size_t start = id.rfind('-', dash == std::string::npos || dash == 0 ? 0 : dash - 1);
-    if (dash == std::string::npos || start == std::string::npos) return true;  // unknown naming: read it
+    if (dash == std::string::npos || start == std::string::npos) return -1;  // unknown naming: read it
     auto number = ParseInt64(std::string_view(id).substr(start + 1, dash - start - 1));
-    if (!number) return true;
-    return format::RecordIndexFileGroup(key, static_cast<int64_t>(groups)) == *number;
+    return number ? *number : -1;
   };
   return selection;
 }
@@ -338,6 +366,9 @@ Result<std::string> CompactMetadataFileGroup(Storage& mdt, const MetadataPartiti
       if (b.is_rollback) rolled_back.insert(b.target_instant_time);
     }
     for (const auto& b : blocks) {
+      if (b.type == format::LogBlockType::kCorrupt) {
+        return CorruptMetadata("metadata log file " + prefix + log + " has a damaged block");
+      }
       const bool visible = slices.completed.count(b.instant_time) > 0 &&
                            (!is_valid_data_instant || is_valid_data_instant(b.instant_time)) &&
                            rolled_back.count(b.instant_time) == 0;

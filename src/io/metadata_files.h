@@ -35,7 +35,13 @@ struct MetadataPartitionSlices {
   Timeline timeline;
   std::set<std::string> completed;  ///< instants completed on the metadata timeline
   FileSystemView view;
+  std::map<std::string, int64_t> sizes;  ///< path → bytes, of every file the view holds
 };
+
+/// Hudi's valid-instants filter over the data timeline: a metadata entry written at a data
+/// instant's time counts once that instant completed; instants older than the active timeline
+/// (archived) count, and so do the metadata table's index-init instants (older than any).
+std::function<bool(const std::string&)> ValidDataInstants(const Timeline& data_timeline);
 
 /// Lists partition `partition` of the metadata table on `mdt` (storage rooted at
 /// `.hoodie/metadata`). Cost: two listings.

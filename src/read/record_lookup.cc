@@ -42,27 +42,6 @@ Result<std::unordered_map<std::string, StoredLocation>> ScanRecordLocations(Tabl
 
 namespace {
 
-/// The locations of `keys` from the metadata table's record index (only the file groups they
-/// hash to are read).
-Result<std::unordered_map<std::string, Location>> LocationsByRecordIndex(TableContext& ctx,
-                                                                        const std::vector<std::string>& keys) {
-  ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
-  std::set<std::string> completed;
-  std::string first;
-  for (const auto& i : timeline.instants()) {
-    if (first.empty() || i.time < first) first = i.time;
-    if (i.is_completed()) completed.insert(i.time);
-  }
-  auto valid = [&](const std::string& instant) {
-    return completed.count(instant) > 0 || (!first.empty() && instant < first);
-  };
-  ARROW_ASSIGN_OR_RAISE(auto index, ReadMetadataRecordIndex(ctx.storage, *ctx.engine, valid, &keys));
-  std::unordered_map<std::string, Location> out;
-  out.reserve(index.size());
-  for (auto& [key, loc] : index) out.emplace(key, Location{std::move(loc.partition), std::move(loc.file_id)});
-  return out;
-}
-
 }  // namespace
 
 Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
@@ -83,24 +62,41 @@ Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
   const bool has_record_index =
       ctx.hoodie && std::find(ctx.hoodie->metadata_partitions.begin(), ctx.hoodie->metadata_partitions.end(),
                               "record_index") != ctx.hoodie->metadata_partitions.end();
-  std::unordered_map<std::string, Location> locations;
-  if (has_record_index) {
-    std::vector<std::string> wanted;
-    for (const std::string_view key : StringViews(*record_keys)) wanted.emplace_back(key);
-    ARROW_ASSIGN_OR_RAISE(locations, LocationsByRecordIndex(ctx, wanted));
-  } else {
-    ARROW_ASSIGN_OR_RAISE(locations, ScanRecordLocations(ctx));
-  }
+  std::vector<std::string> wanted;
+  for (const std::string_view key : StringViews(*record_keys)) wanted.emplace_back(key);
   arrow::StringBuilder key_out, partition_out, file_out;
-  for (const std::string_view key : StringViews(*record_keys)) {
-    ARROW_RETURN_NOT_OK(key_out.Append(key));
-    auto it = locations.find(std::string(key));
-    if (it == locations.end()) {
-      ARROW_RETURN_NOT_OK(partition_out.AppendNull());
-      ARROW_RETURN_NOT_OK(file_out.AppendNull());
-    } else {
-      ARROW_RETURN_NOT_OK(partition_out.Append(it->second.partition));
-      ARROW_RETURN_NOT_OK(file_out.Append(it->second.file_id));
+  if (has_record_index) {
+    // Entries count only for completed data instants (and the index's own build).
+    ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
+    ARROW_ASSIGN_OR_RAISE(auto index,
+                          ReadMetadataRecordIndex(ctx.storage, *ctx.engine, ValidDataInstants(timeline), &wanted));
+    // A hash table over the found entries: one hash per asked-for key, not a tree descent.
+    std::unordered_map<std::string_view, const RecordLocation*> by_key;
+    by_key.reserve(index.size());
+    for (const auto& [key, loc] : index) by_key.emplace(key, &loc);
+    for (const std::string& key : wanted) {
+      ARROW_RETURN_NOT_OK(key_out.Append(key));
+      auto it = by_key.find(key);
+      if (it == by_key.end()) {
+        ARROW_RETURN_NOT_OK(partition_out.AppendNull());
+        ARROW_RETURN_NOT_OK(file_out.AppendNull());
+      } else {
+        ARROW_RETURN_NOT_OK(partition_out.Append(it->second->partition));
+        ARROW_RETURN_NOT_OK(file_out.Append(it->second->file_id));
+      }
+    }
+  } else {
+    ARROW_ASSIGN_OR_RAISE(auto locations, ScanRecordLocations(ctx));
+    for (const std::string& key : wanted) {
+      ARROW_RETURN_NOT_OK(key_out.Append(key));
+      auto it = locations.find(key);
+      if (it == locations.end()) {
+        ARROW_RETURN_NOT_OK(partition_out.AppendNull());
+        ARROW_RETURN_NOT_OK(file_out.AppendNull());
+      } else {
+        ARROW_RETURN_NOT_OK(partition_out.Append(it->second.partition));
+        ARROW_RETURN_NOT_OK(file_out.Append(it->second.file_id));
+      }
     }
   }
   std::shared_ptr<arrow::Array> k, p, f;

@@ -244,8 +244,6 @@ Status WritePartitionMetadata(TableContext& ctx, const std::vector<FileGroupWrit
       .status();
 }
 
-std::function<bool(const std::string&)> ValidDataInstants(const Timeline& timeline);
-
 /// The metadata table's bloom_filters partition as a bloom index's filter source: one batched
 /// read of the filters of the files asked for.
 std::shared_ptr<BloomFilterSource> MetadataBloomFilterSource(TableContext& ctx,
@@ -291,20 +289,6 @@ Result<std::unique_ptr<Index>> ChooseIndex(TableContext& ctx, const Timeline& ti
     return std::unique_ptr<Index>(std::make_unique<BloomIndex>(std::move(settings)));
   }
   return MakeIndex(ctx.index_type);
-}
-
-/// Hudi's valid-instants filter over `timeline`: a metadata entry of a data instant counts once
-/// that instant completed; instants older than the active timeline (archived) count.
-std::function<bool(const std::string&)> ValidDataInstants(const Timeline& timeline) {
-  auto completed = std::make_shared<std::set<std::string>>();
-  std::string first;
-  for (const auto& i : timeline.instants()) {
-    if (first.empty() || i.time < first) first = i.time;
-    if (i.is_completed()) completed->insert(i.time);
-  }
-  return [completed, first](const std::string& instant) {
-    return completed->count(instant) > 0 || (!first.empty() && instant < first);
-  };
 }
 
 /// What the write changes in the record index: the keys it put in a group they were not in

@@ -411,51 +411,65 @@ bool CompactionDue(const Timeline& mdt_timeline, const Timeline& data_timeline, 
   return since >= max;
 }
 
-/// Folds every valid entry of the built partitions into new base files at a new instant, then
-/// deletes the files of slices older than the one it replaces (readers that listed before it
-/// still find theirs). Returns the compaction's time.
+/// Folds the valid entries of the file groups worth it (the files partition's; groups whose
+/// logs reach a quarter of their base) into new base files at a new instant, then deletes the
+/// files of slices older than the one it replaces (readers that listed before it still find
+/// theirs). Returns the compaction's time, or "" when no group was worth rewriting.
 Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt, const std::shared_ptr<Storage>& mdt_shared,
                                          const Timeline& mdt_timeline, const Timeline& data_timeline,
                                          const std::vector<std::string>& partitions, const LockGuard& guard) {
   ARROW_ASSIGN_OR_RAISE(std::string time,
                         NextInstantTime(ctx.clock->NowMs(), LatestTime({&mdt_timeline, &data_timeline})));
-  std::set<std::string> completed;
-  std::string first;
-  for (const auto& i : data_timeline.instants()) {
-    if (first.empty() || i.time < first) first = i.time;
-    if (i.is_completed()) completed.insert(i.time);
-  }
-  auto valid = [&](const std::string& instant) {
-    return completed.count(instant) > 0 || (!first.empty() && instant < first);
-  };
+  const auto valid = ValidDataInstants(data_timeline);
   std::vector<std::pair<std::string, std::string>> files;
   std::vector<std::string> obsolete;
   for (const auto& partition : partitions) {
     ARROW_ASSIGN_OR_RAISE(auto slices, LoadMetadataPartitionSlices(mdt, partition));
-    const auto groups = slices.view.LiveFileGroupsIn(partition);
-    for (const FileGroup* g : groups) {
-      // Keep the latest slice (being replaced now) and its base; older ones go.
-      for (size_t s = 0; s + 1 < g->slices.size(); ++s) {
-        if (g->slices[s].base_file) obsolete.push_back(g->slices[s].base_file->path);
-        for (const auto& log : g->slices[s].log_files) obsolete.push_back(log);
-      }
-    }
-    const auto count = static_cast<int64_t>(groups.size());
+    const auto all_groups = slices.view.LiveFileGroupsIn(partition);
+    const auto count = static_cast<int64_t>(all_groups.size());
     if (count == 0) continue;
+    // The groups worth rewriting: a compaction costs the group's size, so a group is compacted
+    // once its logs reach a quarter of its base (or hold many files), and the cost of keeping
+    // the metadata table compact grows with what the writes add, not with the table.
+    std::vector<const FileGroup*> groups;
+    for (const FileGroup* g : all_groups) {
+      const FileSlice& latest = g->latest();
+      int64_t log_bytes = 0;
+      for (const auto& log : latest.log_files) {
+        auto size = slices.sizes.find(log);
+        log_bytes += size == slices.sizes.end() ? 0 : size->second;
+      }
+      const int64_t base_bytes = latest.base_file ? latest.base_file->size : 0;
+      const bool worth = partition == kMetadataFiles || log_bytes * 4 >= base_bytes ||
+                         static_cast<int64_t>(latest.log_files.size()) >= 4 * ctx.metadata.compact_max_delta_commits;
+      if (!latest.log_files.empty() && worth) groups.push_back(g);
+    }
+    // Hashing keys to groups needs every group: a partially compacted partition keeps the rest.
+    if (partition != kMetadataFiles && groups.empty()) continue;
+    if (partition == kMetadataFiles) groups = all_groups;
+    // The compacted groups keep their latest slice (replaced now) and lose the older ones.
+    auto retire = [&](const std::vector<const FileGroup*>& compacted) {
+      for (const FileGroup* g : compacted) {
+        for (size_t s = 0; s + 1 < g->slices.size(); ++s) {
+          if (g->slices[s].base_file) obsolete.push_back(g->slices[s].base_file->path);
+          for (const auto& log : g->slices[s].log_files) obsolete.push_back(log);
+        }
+      }
+    };
     if (partition != kMetadataFiles) {
       // The record index and the bloom filters: each file group streamed into its new base file
       // (its values copied, the latest of each key), the groups in parallel; files of another
       // layout than the one written here are decoded and re-encoded below instead.
       ARROW_ASSIGN_OR_RAISE(auto schema, format::MetadataRecordSchema());
-      auto merged = ctx.engine->Map<std::string>(count, [&](int64_t g) {
+      auto merged = ctx.engine->Map<std::string>(static_cast<int64_t>(groups.size()), [&](int64_t g) {
         return CompactMetadataFileGroup(mdt, slices, *groups[static_cast<size_t>(g)], valid,
                                         HFileOptions(BaseFileUse(partition)), schema);
       });
       if (merged.ok()) {
-        for (int64_t g = 0; g < count; ++g) {
-          files.emplace_back(BasePath(partition, groups[static_cast<size_t>(g)]->file_id, time),
-                             std::move((*merged)[static_cast<size_t>(g)]));
+        for (size_t g = 0; g < groups.size(); ++g) {
+          files.emplace_back(BasePath(partition, groups[g]->file_id, time), std::move((*merged)[g]));
         }
+        retire(groups);
         continue;
       }
       if (!IsError(merged.status(), ErrorKind::kUnsupportedFeature)) return merged.status();
@@ -477,9 +491,12 @@ Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt, const 
         entries.emplace_back(key, format::EncodeBloomFilterRecord(key, f.type_code, f.instant_time, f.serialized));
       }
     }
+    // Decoded and re-encoded, the partition is rewritten whole.
     ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, std::move(entries), count, &files));
+    retire(all_groups);
   }
   (void)mdt_shared;
+  if (files.empty()) return std::string();  // nothing worth rewriting yet
   ARROW_RETURN_NOT_OK(
       WriteMetadataInstant(ctx, mdt, time, actions::kCommit, "compact", files, LatestTime({&mdt_timeline, &data_timeline}), guard));
   // Cleaning: what the compaction made unreachable for any reader that lists from now on.

@@ -68,14 +68,7 @@ std::map<std::string, std::set<std::string>> CommittedFiles(Storage& storage) {
 
 /// The metadata table agrees with the data: listings, and the record index with the snapshot.
 void ExpectMetadataAgrees(const Fixture& f, Table& table) {
-  auto timeline = *Timeline::Load(*f.inner);
-  std::set<std::string> completed;
-  std::string first;
-  for (const auto& i : timeline.instants()) {
-    if (first.empty() || i.time < first) first = i.time;
-    if (i.is_completed()) completed.insert(i.time);
-  }
-  auto valid = [&](const std::string& t) { return completed.count(t) > 0 || (!first.empty() && t < first); };
+  const auto valid = ValidDataInstants(*Timeline::Load(*f.inner));
   auto engine = *Engine::MakeThreadPool(2);
   auto listing = ReadMetadataFiles(f.inner, *engine, valid);
   ASSERT_TRUE(listing.ok()) << listing.status();

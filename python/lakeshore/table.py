@@ -294,9 +294,11 @@ class Table:
 
     def create_index(self, name: str) -> dict[str, Any]:
         """Builds an index of Hudi's metadata table and returns :meth:`indexes`: ``"files"``
-        (the table's file listing, which Hudi readers such as hudi-rs then list through) or
+        (the table's file listing, which Hudi readers such as hudi-rs then list through),
         ``"record_index"`` (record key -> file group, for :meth:`lookup` and upserts with
-        ``hoodie.index.type=RECORD_INDEX``; builds ``"files"`` too). It is built from the
+        ``hoodie.index.type=RECORD_INDEX``), ``"bloom_filters"`` (each base file's key filter,
+        for ``hoodie.index.type=BLOOM`` with ``hoodie.bloom.index.use.metadata``) or
+        ``"column_stats"`` (each base file's column statistics); all but files build it too. It is built from the
         completed instants under the table lock, listed in flight while it builds, and kept
         current by every later write. Raises InvalidArgumentError for another name."""
         self._native.create_index(name)

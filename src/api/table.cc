@@ -181,7 +181,7 @@ std::optional<std::string> WhyNotWritable(const HoodieTableConfig& hoodie) {
   // Lakeshore keeps the files and record_index partitions current and drops the others at its
   // first write; a partition another writer is building (Hudi's async indexer) is left alone.
   for (const auto& p : hoodie.metadata_partitions_inflight) {
-    if (p != kMetadataFiles && p != kMetadataRecordIndex && p != kMetadataBloomFilters) {
+    if (p != kMetadataFiles && p != kMetadataRecordIndex && p != kMetadataBloomFilters && p != kMetadataColumnStats) {
       return "a table whose metadata partition '" + p + "' is being built by another writer";
     }
   }
@@ -321,9 +321,10 @@ std::pair<std::vector<std::string>, std::vector<std::string>> Table::MetadataPar
 
 Status Table::CreateIndex(const std::string& name) {
   ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("build an index of"));
-  if (name != kMetadataFiles && name != kMetadataRecordIndex && name != kMetadataBloomFilters) {
-    return Status::Invalid("this build builds the metadata table's files, record_index and bloom_filters partitions, "
-                           "not '", name, "'");
+  if (name != kMetadataFiles && name != kMetadataRecordIndex && name != kMetadataBloomFilters &&
+      name != kMetadataColumnStats) {
+    return Status::Invalid("this build builds the metadata table's files, record_index, bloom_filters and "
+                           "column_stats partitions, not '", name, "'");
   }
   std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
   ARROW_ASSIGN_OR_RAISE(auto guard, impl_->ctx.Lock().Acquire("build an index"));

@@ -27,6 +27,7 @@ class AvroWriter {
     out_->append(s);
   }
   void Boolean(bool b) { out_->push_back(b ? 1 : 0); }
+  void Raw(std::string_view bytes) { out_->append(bytes); }
   /// The branch index of a union.
   void Branch(int64_t i) { Long(i); }
 
@@ -324,6 +325,122 @@ std::optional<RecordIndexValue> DecodeRecordIndexValue(std::string_view avro) {
     return std::nullopt;
   }
   return v;
+}
+
+namespace {
+/// The wrapper union branch (in HoodieMetadataColumnStats.minValue's order) and value of a
+/// scalar, written to `w`; false when its type has no wrapper.
+bool WriteWrapped(AvroWriter& w, const arrow::Scalar& s) {
+  auto fixed = [&](const void* p, size_t n) { w.Raw(std::string_view(static_cast<const char*>(p), n)); };
+  switch (s.type->id()) {
+    case arrow::Type::BOOL:
+      w.Branch(1);
+      w.Boolean(static_cast<const arrow::BooleanScalar&>(s).value);
+      return true;
+    case arrow::Type::INT8:
+      w.Branch(2);
+      w.Long(static_cast<const arrow::Int8Scalar&>(s).value);
+      return true;
+    case arrow::Type::INT16:
+      w.Branch(2);
+      w.Long(static_cast<const arrow::Int16Scalar&>(s).value);
+      return true;
+    case arrow::Type::INT32:
+      w.Branch(2);
+      w.Long(static_cast<const arrow::Int32Scalar&>(s).value);
+      return true;
+    case arrow::Type::INT64:
+      w.Branch(3);
+      w.Long(static_cast<const arrow::Int64Scalar&>(s).value);
+      return true;
+    case arrow::Type::FLOAT: {
+      w.Branch(4);
+      const float v = static_cast<const arrow::FloatScalar&>(s).value;
+      fixed(&v, 4);  // Avro floats are little-endian IEEE 754, as this machine's
+      return true;
+    }
+    case arrow::Type::DOUBLE: {
+      w.Branch(5);
+      const double v = static_cast<const arrow::DoubleScalar&>(s).value;
+      fixed(&v, 8);
+      return true;
+    }
+    case arrow::Type::BINARY:
+      w.Branch(6);
+      w.String(static_cast<const arrow::BinaryScalar&>(s).view());
+      return true;
+    case arrow::Type::STRING:
+      w.Branch(7);
+      w.String(static_cast<const arrow::StringScalar&>(s).view());
+      return true;
+    case arrow::Type::DATE32:
+      w.Branch(8);
+      w.Long(static_cast<const arrow::Date32Scalar&>(s).value);
+      return true;
+    case arrow::Type::TIMESTAMP: {
+      const auto& ts = static_cast<const arrow::TimestampScalar&>(s);
+      const auto unit = static_cast<const arrow::TimestampType&>(*s.type).unit();
+      int64_t factor = 0;
+      if (unit == arrow::TimeUnit::SECOND) factor = 1000000;
+      if (unit == arrow::TimeUnit::MILLI) factor = 1000;
+      if (unit == arrow::TimeUnit::MICRO) factor = 1;
+      if (factor == 0) return false;  // nanoseconds have no exact wrapper
+      w.Branch(11);
+      w.Long(ts.value * factor);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+}  // namespace
+
+bool HasStatsWrapper(const arrow::DataType& type) {
+  switch (type.id()) {
+    case arrow::Type::BOOL:
+    case arrow::Type::INT8:
+    case arrow::Type::INT16:
+    case arrow::Type::INT32:
+    case arrow::Type::INT64:
+    case arrow::Type::FLOAT:
+    case arrow::Type::DOUBLE:
+    case arrow::Type::BINARY:
+    case arrow::Type::STRING:
+    case arrow::Type::DATE32:
+      return true;
+    case arrow::Type::TIMESTAMP:
+      return static_cast<const arrow::TimestampType&>(type).unit() != arrow::TimeUnit::NANO;
+    default:
+      return false;
+  }
+}
+
+std::string EncodeColumnStatsRecord(std::string_view key, std::string_view file_name, std::string_view column,
+                                    const ColumnStatsValue& stats) {
+  std::string out;
+  AvroWriter w(&out);
+  Head(w, key, MetadataRecordType::kColumnStats);
+  w.Branch(0);  // filesystemMetadata
+  w.Branch(0);  // BloomFilterMetadata
+  w.Branch(1);  // ColumnStatsMetadata
+  w.Branch(1);
+  w.String(file_name);
+  w.Branch(1);
+  w.String(column);
+  const bool bounded = stats.min && stats.max && stats.min->is_valid && stats.max->is_valid &&
+                       HasStatsWrapper(*stats.min->type) && HasStatsWrapper(*stats.max->type);
+  if (!bounded || !WriteWrapped(w, *stats.min)) w.Branch(0);
+  if (!bounded || !WriteWrapped(w, *stats.max)) w.Branch(0);
+  for (int64_t v : {stats.value_count, stats.null_count, stats.total_size, stats.total_uncompressed_size}) {
+    w.Branch(1);
+    w.Long(v);
+  }
+  w.Boolean(false);  // isDeleted
+  w.Boolean(true);   // isTightBound: the footer's statistics of this file
+  w.Branch(0);       // valueType
+  w.Branch(0);  // recordIndexMetadata
+  w.Branch(0);  // SecondaryIndexMetadata
+  return out;
 }
 
 std::string EncodeBloomFilterRecord(std::string_view key, std::string_view type_code, std::string_view instant_time,

@@ -14,9 +14,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include <arrow/scalar.h>
 
 #include "lakeshore/status.h"
 
@@ -78,6 +81,27 @@ struct RecordIndexValue {
 /// nullopt when the bytes are not a record index value of that layout (the caller then decodes
 /// with the generic Avro decoder, which names what is wrong).
 std::optional<RecordIndexValue> DecodeRecordIndexValue(std::string_view avro);
+
+/// A column_stats value: one column of one data file. `min` and `max` are Arrow scalars of the
+/// column (absent: no bound); they are stored in Hudi's value wrappers (BooleanWrapper,
+/// IntWrapper, LongWrapper, FloatWrapper, DoubleWrapper, BytesWrapper, StringWrapper,
+/// DateWrapper, TimestampMicrosWrapper), as Hudi's writer stores them.
+struct ColumnStatsValue {
+  std::shared_ptr<arrow::Scalar> min, max;
+  int64_t null_count = 0;
+  int64_t value_count = 0;
+  int64_t total_size = 0;
+  int64_t total_uncompressed_size = 0;
+};
+
+/// True when the column's type has a wrapper here (booleans, integers, floats, strings,
+/// binaries, dates, timestamps of microsecond or coarser unit).
+bool HasStatsWrapper(const arrow::DataType& type);
+
+/// The column_stats value of `column` of the file `file_name`; a min or max whose type has no
+/// wrapper is stored as absent.
+std::string EncodeColumnStatsRecord(std::string_view key, std::string_view file_name, std::string_view column,
+                                    const ColumnStatsValue& stats);
 
 /// A bloom_filters value (key: BloomFilterIndexKey of the base file): the file's filter as Hudi
 /// stores it — the UTF-8 bytes of its serialized (Base64) form —, its type code ("DYNAMIC_V0",

@@ -89,6 +89,49 @@ TEST(MetadataRecord, RecordIndexValuesDecodeStraightFromTheirBytes) {
   EXPECT_FALSE(IsCompatibleMetadataSchema("not json"));
 }
 
+TEST(MetadataRecord, ColumnStatsRecordsDecodeUnderTheSchema) {
+  ColumnStatsValue ints;
+  ints.min = arrow::MakeScalar(int64_t{-5});
+  ints.max = arrow::MakeScalar(int64_t{42});
+  ints.null_count = 1;
+  ints.value_count = 10;
+  ints.total_size = 100;
+  ints.total_uncompressed_size = 120;
+  auto v = Decode(EncodeColumnStatsRecord("key", "f.parquet", "n", ints));
+  EXPECT_EQ(v["type"], 3);
+  const auto& cs = v["ColumnStatsMetadata"];
+  EXPECT_EQ(cs["fileName"], "f.parquet");
+  EXPECT_EQ(cs["columnName"], "n");
+  EXPECT_EQ(cs["minValue"]["value"], -5);
+  EXPECT_EQ(cs["maxValue"]["value"], 42);
+  EXPECT_EQ(cs["nullCount"], 1);
+  EXPECT_EQ(cs["valueCount"], 10);
+  EXPECT_EQ(cs["totalSize"], 100);
+  EXPECT_EQ(cs["totalUncompressedSize"], 120);
+  EXPECT_EQ(cs["isTightBound"], true);
+  ColumnStatsValue strings;
+  strings.min = std::make_shared<arrow::StringScalar>("apple");
+  strings.max = std::make_shared<arrow::StringScalar>("pear");
+  auto s = Decode(EncodeColumnStatsRecord("key", "f", "s", strings));
+  EXPECT_EQ(s["ColumnStatsMetadata"]["minValue"]["value"], "apple");
+  EXPECT_EQ(s["ColumnStatsMetadata"]["maxValue"]["value"], "pear");
+  ColumnStatsValue times;
+  times.min = std::make_shared<arrow::TimestampScalar>(1500, arrow::timestamp(arrow::TimeUnit::MILLI));
+  times.max = std::make_shared<arrow::TimestampScalar>(2500, arrow::timestamp(arrow::TimeUnit::MILLI));
+  auto t = Decode(EncodeColumnStatsRecord("key", "f", "t", times));
+  EXPECT_EQ(t["ColumnStatsMetadata"]["minValue"]["value"], 1500000);  // micros
+  ColumnStatsValue doubles;
+  doubles.min = arrow::MakeScalar(0.25);
+  doubles.max = arrow::MakeScalar(8.5);
+  auto d = Decode(EncodeColumnStatsRecord("key", "f", "d", doubles));
+  EXPECT_EQ(d["ColumnStatsMetadata"]["maxValue"]["value"], 8.5);
+  ColumnStatsValue unbounded;  // all nulls: no min or max
+  unbounded.null_count = 3;
+  auto u = Decode(EncodeColumnStatsRecord("key", "f", "u", unbounded));
+  EXPECT_TRUE(u["ColumnStatsMetadata"]["minValue"].is_null());
+  EXPECT_TRUE(u["ColumnStatsMetadata"]["maxValue"].is_null());
+}
+
 TEST(MetadataRecord, BloomFilterRecordDecodesUnderTheSchema) {
   auto v = Decode(EncodeBloomFilterRecord("key", "DYNAMIC_V0", "20260101000000000", "AAAAAQ=="));
   EXPECT_EQ(v["type"], 4);

@@ -239,6 +239,45 @@ Result<BaseFileFooter> ReadBaseFileFooter(Storage& storage, const std::string& p
   if (const auto& kv = metadata->key_value_metadata()) {
     for (int64_t i = 0; i < kv->size(); ++i) footer.key_value[kv->key(i)] = kv->value(i);
   }
+  // Top-level primitive columns: a leaf whose path has one element.
+  const parquet::SchemaDescriptor* schema = metadata->schema();
+  for (int c = 0; c < schema->num_columns(); ++c) {
+    const parquet::ColumnDescriptor* column = schema->Column(c);
+    if (column->path()->ToDotVector().size() != 1) continue;
+    BaseFileFooter::ColumnStats stats;
+    stats.name = column->name();
+    stats.value_count = metadata->num_rows();
+    bool bounded = true;
+    for (int rg = 0; rg < metadata->num_row_groups(); ++rg) {
+      auto chunk = metadata->RowGroup(rg)->ColumnChunk(c);
+      stats.total_size += chunk->total_compressed_size();
+      stats.total_uncompressed_size += chunk->total_uncompressed_size();
+      auto rg_stats = chunk->statistics();
+      if (!rg_stats) {
+        bounded = false;
+        continue;
+      }
+      if (rg_stats->HasNullCount()) stats.null_count += rg_stats->null_count();
+      if (!rg_stats->HasMinMax()) {
+        // No bound: only a row group of nulls alone may lack one.
+        if (!rg_stats->HasNullCount() || rg_stats->null_count() != metadata->RowGroup(rg)->num_rows()) bounded = false;
+        continue;
+      }
+      std::shared_ptr<arrow::Scalar> min, max;
+      if (!parquet::arrow::StatisticsAsScalars(*rg_stats, &min, &max).ok() || !min || !max) {
+        bounded = false;
+        continue;
+      }
+      auto smaller = [](const arrow::Scalar& a, const arrow::Scalar& b) {
+        auto less = arrow::compute::CallFunction("less", {arrow::Datum(a.GetSharedPtr()), arrow::Datum(b.GetSharedPtr())});
+        return less.ok() && less->scalar()->is_valid && static_cast<const arrow::BooleanScalar&>(*less->scalar()).value;
+      };
+      if (!stats.min || smaller(*min, *stats.min)) stats.min = min;
+      if (!stats.max || smaller(*stats.max, *max)) stats.max = max;
+    }
+    if (!bounded) stats.min = stats.max = nullptr;
+    footer.columns.push_back(std::move(stats));
+  }
   return footer;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <arrow/buffer.h>
+#include <arrow/scalar.h>
 #include <arrow/table.h>
 
 #include "lakeshore/storage/storage.h"
@@ -58,6 +59,18 @@ Result<std::shared_ptr<arrow::Schema>> ReadBaseFileSchema(Storage& storage, cons
 struct BaseFileFooter {
   int64_t num_rows = 0;
   std::map<std::string, std::string> key_value;
+  /// Statistics of each top-level primitive column (nested ones are left out), over the file's
+  /// row groups: min and max (absent when a row group has none, or every value is null), nulls,
+  /// values, and the column chunks' sizes.
+  struct ColumnStats {
+    std::string name;
+    std::shared_ptr<arrow::Scalar> min, max;
+    int64_t null_count = 0;
+    int64_t value_count = 0;
+    int64_t total_size = 0;
+    int64_t total_uncompressed_size = 0;
+  };
+  std::vector<ColumnStats> columns;
 };
 
 /// Reads the footer of a base file only. A file that is not Parquet → kCorruptMetadata naming

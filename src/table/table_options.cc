@@ -103,6 +103,16 @@ const ConfigOption<bool> kMetadataBloomFilterEnable{
 const ConfigOption<int64_t> kMetadataBloomFilterGroups{
     "hoodie.metadata.index.bloom.filter.file.group.count", 4,
     "File groups of a new bloom_filters partition (Hudi's default).", MustBePositive};
+const ConfigOption<bool> kMetadataColumnStatsEnable{
+    "hoodie.metadata.index.column.stats.enable", false,
+    "Build the metadata table's column_stats partition (each base file's column statistics, from the same footer "
+    "read as its bloom filter) and keep it current."};
+const ConfigOption<std::string> kMetadataColumnStatsColumns{
+    "hoodie.metadata.index.column.stats.column.list", "",
+    "Comma-separated columns the column_stats partition covers; empty: the first 32 user columns."};
+const ConfigOption<int64_t> kMetadataColumnStatsGroups{
+    "hoodie.metadata.index.column.stats.file.group.count", 2,
+    "File groups of a new column_stats partition (Hudi's default).", MustBePositive};
 const ConfigOption<bool> kBloomIndexUseMetadata{
     "hoodie.bloom.index.use.metadata", false,
     "The BLOOM index reads filters from the metadata table's bloom_filters partition (built when missing) "
@@ -131,7 +141,8 @@ const std::vector<const ConfigOptionBase*>& All() {
       &kCompactInline,       &kCompactInlineMaxDeltaCommits, &kMetadataEnable,
       &kMetadataRecordIndexEnable, &kMetadataRecordIndexMinGroups, &kMetadataRecordIndexMaxGroups,
       &kMetadataCompactMaxDeltaCommits, &kMetadataBloomFilterEnable, &kMetadataBloomFilterGroups,
-      &kBloomIndexUseMetadata, &kBloomIndexFilterMemoryBytes};
+      &kBloomIndexUseMetadata, &kBloomIndexFilterMemoryBytes, &kMetadataColumnStatsEnable,
+      &kMetadataColumnStatsColumns, &kMetadataColumnStatsGroups};
   return all;
 }
 

@@ -48,12 +48,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_json_flag(lookup)
     lookup.set_defaults(func=run_lookup)
     for verb, helptext, func in (
-        ("build", "build an index (files, record_index)", run_build),
+        ("build", "build an index (files, record_index, bloom_filters, column_stats)", run_build),
         ("drop", "drop an index", run_drop),
     ):
         cmd = sub.add_parser(verb, help=helptext)
         cmd.add_argument("path", help="the table")
-        cmd.add_argument("name", help="the metadata partition: files or record_index (drop: any)")
+        cmd.add_argument("name", help="the metadata partition: files, record_index, bloom_filters or column_stats (drop: any)")
         add_json_flag(cmd)
         cmd.set_defaults(func=func)
 

@@ -37,6 +37,7 @@ const TimelineLocation kTimeline{".hoodie/timeline", TimelineLayout::kV2};
 std::string GroupId(const std::string& partition, int64_t i) {
   const char* prefix = partition == kMetadataFiles         ? "files"
                        : partition == kMetadataRecordIndex ? "record-index"
+                       : partition == kMetadataColumnStats ? "col-stats"
                                                            : "bloom-filters";
   char buf[48];
   std::snprintf(buf, sizeof(buf), "%s-%04lld-0", prefix, static_cast<long long>(i));
@@ -50,7 +51,8 @@ bool Contains(const std::vector<std::string>& v, const std::string& x) {
 }
 
 bool Maintained(const std::string& partition) {
-  return partition == kMetadataFiles || partition == kMetadataRecordIndex || partition == kMetadataBloomFilters;
+  return partition == kMetadataFiles || partition == kMetadataRecordIndex || partition == kMetadataBloomFilters ||
+         partition == kMetadataColumnStats;
 }
 
 std::string JoinList(const std::vector<std::string>& v) {
@@ -236,10 +238,20 @@ Entries RecordIndexEntries(const std::vector<RecordIndexEntry>& located, int64_t
   return out;
 }
 
-/// The bloom_filters entries of the Parquet base files among `files` (partition → name → size),
-/// each from one read of the file's footer, in parallel. A file without a filter in its footer
-/// gets no entry (the bloom index then reads its key column).
-Result<Entries> BloomFilterEntries(TableContext& ctx, const std::map<std::string, std::map<std::string, int64_t>>& files) {
+/// What one read of each new base file's footer gives the metadata table: the bloom_filters
+/// entry (its key filter) and the column_stats entries (its columns' statistics).
+struct FooterEntries {
+  Entries bloom_filters;
+  Entries column_stats;
+};
+
+/// The footer-derived entries of the Parquet base files among `files` (partition → name →
+/// size), each file's footer read once, the files in parallel ("never two reads"). A file
+/// without a filter in its footer gets no bloom entry (the bloom index then reads its key
+/// column). Column stats cover the columns `ctx.metadata.column_stats_columns` names (empty:
+/// every user column with a value wrapper, the first 32).
+Result<FooterEntries> ReadFooterEntries(TableContext& ctx, const std::map<std::string, std::map<std::string, int64_t>>& files,
+                                        bool bloom_filters, bool column_stats) {
   struct File {
     std::string partition, name, instant;
     int64_t size;
@@ -253,21 +265,38 @@ Result<Entries> BloomFilterEntries(TableContext& ctx, const std::map<std::string
       }
     }
   }
+  FooterEntries out;
+  if (bases.empty() || (!bloom_filters && !column_stats)) return out;
+  const auto& wanted_columns = ctx.metadata.column_stats_columns;
   ARROW_ASSIGN_OR_RAISE(
-      auto encoded, ctx.engine->Map<std::string>(static_cast<int64_t>(bases.size()), [&](int64_t i) -> Result<std::string> {
+      auto per_file, ctx.engine->Map<FooterEntries>(static_cast<int64_t>(bases.size()), [&](int64_t i) -> Result<FooterEntries> {
         const File& f = bases[static_cast<size_t>(i)];
         ARROW_ASSIGN_OR_RAISE(auto footer, ReadBaseFileFooter(*ctx.storage, JoinPath(f.partition, f.name),
                                                               f.size > 0 ? std::optional<int64_t>(f.size) : std::nullopt));
+        FooterEntries entries;
         auto filter = footer.key_value.find("org.apache.hudi.bloomfilter");
-        if (filter == footer.key_value.end()) return std::string();
-        auto type = footer.key_value.find("hoodie_bloom_filter_type_code");
-        const std::string code = type == footer.key_value.end() || type->second.empty() ? "SIMPLE" : type->second;
-        return format::EncodeBloomFilterRecord(format::BloomFilterIndexKey(f.partition, f.name), code, f.instant,
-                                               filter->second);
+        if (bloom_filters && filter != footer.key_value.end()) {
+          auto type = footer.key_value.find("hoodie_bloom_filter_type_code");
+          const std::string code = type == footer.key_value.end() || type->second.empty() ? "SIMPLE" : type->second;
+          const std::string key = format::BloomFilterIndexKey(f.partition, f.name);
+          entries.bloom_filters.emplace_back(key, format::EncodeBloomFilterRecord(key, code, f.instant, filter->second));
+        }
+        if (column_stats) {
+          int taken = 0;
+          for (const auto& c : footer.columns) {
+            const bool named = std::find(wanted_columns.begin(), wanted_columns.end(), c.name) != wanted_columns.end();
+            if (wanted_columns.empty() ? (meta_columns::IsReserved(c.name) || taken >= 32) : !named) continue;
+            ++taken;
+            format::ColumnStatsValue v{c.min, c.max, c.null_count, c.value_count, c.total_size, c.total_uncompressed_size};
+            const std::string key = format::ColumnStatsIndexKey(f.partition, f.name, c.name);
+            entries.column_stats.emplace_back(key, format::EncodeColumnStatsRecord(key, f.name, c.name, v));
+          }
+        }
+        return entries;
       }));
-  Entries out;
-  for (size_t i = 0; i < bases.size(); ++i) {
-    if (!encoded[i].empty()) out.emplace_back(format::BloomFilterIndexKey(bases[i].partition, bases[i].name), std::move(encoded[i]));
+  for (auto& e : per_file) {
+    for (auto& x : e.bloom_filters) out.bloom_filters.push_back(std::move(x));
+    for (auto& x : e.column_stats) out.column_stats.push_back(std::move(x));
   }
   return out;
 }
@@ -353,9 +382,11 @@ Status BuildPartition(TableContext& ctx, Storage& mdt, const std::string& partit
     if (partition == kMetadataFiles) {
       ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, FilesRecords(committed, true), 1, &files));
     } else {
-      ARROW_ASSIGN_OR_RAISE(auto entries, BloomFilterEntries(ctx, committed));
-      ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, std::move(entries),
-                                       std::max<int64_t>(1, ctx.metadata.bloom_filter_groups), &files));
+      const bool bloom = partition == kMetadataBloomFilters;
+      ARROW_ASSIGN_OR_RAISE(auto derived, ReadFooterEntries(ctx, committed, bloom, !bloom));
+      const int64_t groups = bloom ? ctx.metadata.bloom_filter_groups : ctx.metadata.column_stats_groups;
+      ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, bloom ? std::move(derived.bloom_filters) : std::move(derived.column_stats),
+                                       std::max<int64_t>(1, groups), &files));
     }
   }
   return WriteMetadataInstant(ctx, mdt, time, actions::kDeltaCommit, "bulk_insert", files, timeline.LastTime(), guard);
@@ -485,6 +516,9 @@ Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt, const 
       for (auto& [key, loc] : index) {
         entries.emplace_back(key, format::EncodeRecordIndexRecord(key, loc.partition, loc.file_id, loc.instant_ms));
       }
+    } else if (partition == kMetadataColumnStats) {
+      return UnsupportedFeature("the column_stats partition of " + ctx.uri +
+                                " holds values of another layout than this build writes; drop it and build it again");
     } else {
       ARROW_ASSIGN_OR_RAISE(auto filters, ReadMetadataBloomFilters(ctx.storage, *ctx.engine, valid));
       for (auto& [key, f] : filters) {
@@ -537,8 +571,9 @@ Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>
   std::vector<std::string> todo;
   for (const auto& p : partitions) {
     if (!Maintained(p)) {
-      return Status::Invalid("this build maintains the metadata partitions files, record_index and bloom_filters, not '",
-                             p, "'");
+      return Status::Invalid(
+          "this build maintains the metadata partitions files, record_index, bloom_filters and column_stats, not '", p,
+          "'");
     }
     if (!Contains(built, p) && !Contains(todo, p)) todo.push_back(p);
   }
@@ -585,7 +620,8 @@ Status DropMetadataPartitions(TableContext& ctx, const std::vector<std::string>&
 Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& instant_time,
                                         const MetadataChanges& changes, const LockGuard& guard) {
   ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
-  const bool wants_any = ctx.metadata.enable || ctx.metadata.record_index || ctx.metadata.bloom_filters;
+  const bool wants_any =
+      ctx.metadata.enable || ctx.metadata.record_index || ctx.metadata.bloom_filters || ctx.metadata.column_stats;
   if (config.metadata_partitions.empty() && config.metadata_partitions_inflight.empty() && !wants_any) {
     return std::string();
   }
@@ -603,6 +639,7 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   if (wants_any) wanted.push_back(kMetadataFiles);
   if (ctx.metadata.record_index && !changes.keys_unknown) wanted.push_back(kMetadataRecordIndex);
   if (ctx.metadata.bloom_filters) wanted.push_back(kMetadataBloomFilters);
+  if (ctx.metadata.column_stats) wanted.push_back(kMetadataColumnStats);
   if (!wanted.empty()) ARROW_RETURN_NOT_OK(BuildMetadataPartitions(ctx, wanted, guard));
   ARROW_ASSIGN_OR_RAISE(config, HoodieTableConfig::Load(*ctx.storage));
   const std::vector<std::string> partitions = config.metadata_partitions;
@@ -618,6 +655,10 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
 
   std::vector<std::pair<std::string, std::string>> files;
   ARROW_ASSIGN_OR_RAISE(auto schema, format::MetadataRecordSchema());
+  // The new base files' footers, read once for both the bloom filters and the column stats.
+  ARROW_ASSIGN_OR_RAISE(auto derived, ReadFooterEntries(ctx, changes.files_added,
+                                                        Contains(partitions, kMetadataBloomFilters),
+                                                        Contains(partitions, kMetadataColumnStats)));
   // Per partition: the entries this instant adds and the keys it deletes, as one log file per
   // file group they hash to.
   for (const auto& partition : partitions) {
@@ -630,7 +671,9 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
       entries = RecordIndexEntries(changes.keys_located, instant_ms);
       removed = changes.keys_removed;
     } else if (partition == kMetadataBloomFilters) {
-      ARROW_ASSIGN_OR_RAISE(entries, BloomFilterEntries(ctx, changes.files_added));
+      entries = std::move(derived.bloom_filters);
+    } else if (partition == kMetadataColumnStats) {
+      entries = std::move(derived.column_stats);
     }
     if (entries.empty() && removed.empty()) continue;
     ARROW_ASSIGN_OR_RAISE(auto slices, LoadMetadataPartitionSlices(*mdt, partition));

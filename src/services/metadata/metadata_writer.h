@@ -1,5 +1,5 @@
-// Keeping Hudi's metadata table (`.hoodie/metadata`) current: its `files`, `record_index` and
-// `bloom_filters` partitions, built on an existing table, updated by every data instant before it completes
+// Keeping Hudi's metadata table (`.hoodie/metadata`) current: its `files`, `record_index`,
+// `bloom_filters` and `column_stats` partitions, built on an existing table, updated by every data instant before it completes
 // (an MDT deltacommit at the data instant's own time), compacted, cleaned, rolled back with
 // the data instant, and dropped when asked or when they cannot be kept exact.
 //
@@ -7,8 +7,8 @@
 // files and log files of HFile data blocks, its own timeline at `.hoodie/metadata/.hoodie/
 // timeline`, one file group `files-0000-0` in `files/`, `record-index-<NNNN>-0` groups in
 // `record_index/` and `bloom-filters-<NNNN>-0` in `bloom_filters/` (a key's group is Hudi's hash
-// of it over the group count). A bloom filter entry comes from one read of the new base file's
-// footer, which the write has just written. A partition is
+// of it over the group count), `col-stats-<NNNN>-0` in `column_stats/`. A base file's bloom filter
+// and column statistics come from one read of its footer, which the write has just written. A partition is
 // built at an instant "00000000000000<NNN>" (Hudi's index-init times), which readers take as
 // valid; every other metadata instant is valid only once the data instant of the same time
 // completed (read side: io/metadata_files.h). hoodie.properties lists the built partitions in
@@ -37,12 +37,17 @@ struct MetadataTableSettings {
   int64_t compact_max_delta_commits = 10;   ///< hoodie.metadata.compact.max.delta.commits
   bool bloom_filters = false;               ///< hoodie.metadata.index.bloom.filter.enable
   int64_t bloom_filter_groups = 4;          ///< hoodie.metadata.index.bloom.filter.file.group.count
+  bool column_stats = false;                ///< hoodie.metadata.index.column.stats.enable
+  /// hoodie.metadata.index.column.stats.column.list (empty: the first 32 user columns).
+  std::vector<std::string> column_stats_columns;
+  int64_t column_stats_groups = 2;          ///< hoodie.metadata.index.column.stats.file.group.count
 };
 
 /// The partitions Lakeshore maintains.
 inline constexpr const char* kMetadataFiles = "files";
 inline constexpr const char* kMetadataRecordIndex = "record_index";
 inline constexpr const char* kMetadataBloomFilters = "bloom_filters";
+inline constexpr const char* kMetadataColumnStats = "column_stats";
 
 /// Where a record lives, for the record index.
 struct RecordIndexEntry {

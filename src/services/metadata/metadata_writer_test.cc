@@ -10,7 +10,10 @@
 #include <gtest/gtest.h>
 
 #include "lakeshore/engine/engine.h"
+#include <arrow/compute/api.h>
+
 #include "format/metadata_keys.h"
+#include "io/base_file.h"
 #include "io/metadata_files.h"
 #include "lakeshore/storage/fault_injection_storage.h"
 #include "lakeshore/table/table.h"
@@ -43,6 +46,7 @@ Fixture MakeTable(TableType type, int64_t compact_every) {
   config.properties["hoodie.metadata.enable"] = "true";
   config.properties["hoodie.index.type"] = "RECORD_INDEX";
   config.properties["hoodie.metadata.index.bloom.filter.enable"] = "true";
+  config.properties["hoodie.metadata.index.column.stats.enable"] = "true";
   config.properties["hoodie.metadata.record.index.min.filegroup.count"] = "3";
   config.properties["hoodie.metadata.compact.max.delta.commits"] = std::to_string(compact_every);
   if (type == TableType::kMergeOnRead) config.properties["write.small_file_limit_bytes"] = "0";
@@ -97,6 +101,34 @@ void ExpectMetadataAgrees(const Fixture& f, Table& table) {
   }
   EXPECT_EQ(filtered, bases);
 
+  // The column_stats partition: every user column of every committed base file, its bounds as
+  // the file holds them.
+  auto stats = ReadMetadataRecords(f.inner, *engine, "column_stats", valid);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  std::set<std::string> stat_keys, expected_stat_keys;
+  for (const auto& [key, record] : *stats) stat_keys.insert(key);
+  for (const auto& [partition, names] : CommittedFiles(*f.inner)) {
+    for (const auto& name : names) {
+      if (name.find(".parquet") == std::string::npos) continue;
+      for (const char* column : {"id", "name", "ts", "part"}) {
+        expected_stat_keys.insert(format::ColumnStatsIndexKey(partition, name, column));
+      }
+      auto ids = ReadBaseFile(*f.inner, JoinPath(partition, name), {"id"});
+      ASSERT_TRUE(ids.ok()) << ids.status();
+      auto it = stats->find(format::ColumnStatsIndexKey(partition, name, "id"));
+      ASSERT_NE(it, stats->end()) << name;
+      const auto& cs = it->second["ColumnStatsMetadata"];
+      EXPECT_EQ(cs["valueCount"].get<int64_t>(), (*ids)->num_rows()) << name;
+      if ((*ids)->num_rows() == 0) continue;
+      auto minmax = arrow::compute::MinMax((*ids)->column(0));
+      ASSERT_TRUE(minmax.ok());
+      const auto& pair = static_cast<const arrow::StructScalar&>(*minmax->scalar());
+      EXPECT_EQ(cs["minValue"]["value"].get<int64_t>(), static_cast<const arrow::Int64Scalar&>(*pair.value[0]).value);
+      EXPECT_EQ(cs["maxValue"]["value"].get<int64_t>(), static_cast<const arrow::Int64Scalar&>(*pair.value[1]).value);
+    }
+  }
+  EXPECT_EQ(stat_keys, expected_stat_keys);
+
   auto config = *HoodieTableConfig::Load(*f.inner);
   const auto& built = config.metadata_partitions;
   if (std::find(built.begin(), built.end(), "record_index") == built.end()) return;  // dropped: not trusted
@@ -146,7 +178,8 @@ void RunHistory(TableType type) {
   step(WriteOperation::kInsertOverwrite, {{9, "i", 1, "x"}});
   step(WriteOperation::kUpsert, {{9, "i2", 2, "x"}, {10, "j", 1, "y"}});
   auto config = *HoodieTableConfig::Load(*f.inner);
-  EXPECT_EQ(config.metadata_partitions, (std::vector<std::string>{"bloom_filters", "files", "record_index"}));
+  EXPECT_EQ(config.metadata_partitions,
+            (std::vector<std::string>{"bloom_filters", "column_stats", "files", "record_index"}));
 }
 
 TEST(MetadataWriter, CopyOnWriteHistoryKeepsItExact) { RunHistory(TableType::kCopyOnWrite); }

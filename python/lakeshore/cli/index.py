@@ -53,7 +53,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     ):
         cmd = sub.add_parser(verb, help=helptext)
         cmd.add_argument("path", help="the table")
-        cmd.add_argument("name", help="the metadata partition: files, record_index, bloom_filters or column_stats (drop: any)")
+        cmd.add_argument(
+            "name", help="the metadata partition: files, record_index, bloom_filters or column_stats (drop: any)"
+        )
         add_json_flag(cmd)
         cmd.set_defaults(func=func)
 

@@ -66,7 +66,9 @@ def _expect_lookup_is_exact(t: lakeshore.Table, oracle: dict[str, int]) -> None:
 
 INDEXES = {
     "simple": {"hoodie.index.type": "SIMPLE"},
+    "global_simple": {"hoodie.index.type": "GLOBAL_SIMPLE"},
     "bloom": {"hoodie.index.type": "BLOOM"},
+    "global_bloom": {"hoodie.index.type": "GLOBAL_BLOOM"},
     "bloom_metadata": {"hoodie.index.type": "BLOOM", "hoodie.bloom.index.use.metadata": "true"},
     "record_index": {"hoodie.index.type": "RECORD_INDEX"},
 }
@@ -137,6 +139,28 @@ def test_random_histories_tag_as_a_brute_force_oracle_and_keep_hudi_rs_exact(
             _expect_lookup_is_exact(t, oracle)
     expected = ["bloom_filters", "files", "record_index"] if index == "bloom_metadata" else ["files", "record_index"]
     assert _partitions(root) == expected
+
+
+@pytest.mark.parametrize("index", ["global_simple", "global_bloom", "record_index"])
+def test_global_indexes_keep_a_key_in_one_partition(tmp_path: Path, index: str) -> None:
+    # A global index finds a key in any partition; a write that would store it in a second
+    # partition is refused (naming both), and nothing of it is written.
+    root = tmp_path / "t"
+    t = lakeshore.Table.create(str(root), SCHEMA, record_key="id", partition_by="p", properties=INDEXES[index])
+    t.upsert(pa.table({"id": ["a", "b"], "v": [1, 2], "p": ["x", "y"]}, schema=SCHEMA))
+    t.upsert(pa.table({"id": ["a"], "v": [3], "p": ["x"]}, schema=SCHEMA))  # the index is built by now
+    before = _rows(t)
+    with pytest.raises(lakeshore.InvalidArgumentError, match="partition 'p=x'.*partition 'p=y'"):
+        t.upsert(pa.table({"id": ["a"], "v": [4], "p": ["y"]}, schema=SCHEMA))
+    with pytest.raises(lakeshore.InvalidArgumentError, match="global"):
+        t.upsert(pa.table({"id": ["c", "c"], "v": [5, 6], "p": ["x", "y"]}, schema=SCHEMA))
+    assert _rows(t) == before
+    # The partitioned simple index takes the same write as a new record in the other partition.
+    other = tmp_path / "u"
+    u = lakeshore.Table.create(str(other), SCHEMA, record_key="id", partition_by="p")
+    u.upsert(pa.table({"id": ["a"], "v": [1], "p": ["x"]}, schema=SCHEMA))
+    u.upsert(pa.table({"id": ["a"], "v": [4], "p": ["y"]}, schema=SCHEMA))
+    assert _rows(u) == [("a", 1), ("a", 4)]
 
 
 def test_hudi_rs_lists_the_table_through_our_files_partition(tmp_path: Path) -> None:

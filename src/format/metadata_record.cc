@@ -171,17 +171,36 @@ const nlohmann::json* FieldType(const nlohmann::json& record, std::string_view n
 }
 }  // namespace
 
-bool IsCompatibleMetadataSchema(std::string_view schema_json) {
+bool IsCompatibleMetadataSchema(std::string_view schema_json, bool column_stats) {
   auto ours_text = MetadataRecordSchema();
   if (!ours_text.ok()) return false;
   const nlohmann::json theirs = nlohmann::json::parse(schema_json, nullptr, /*allow_exceptions=*/false);
   const nlohmann::json ours = nlohmann::json::parse(*ours_text, nullptr, /*allow_exceptions=*/false);
   if (theirs.is_discarded() || !theirs.is_object() || FieldNames(theirs) != FieldNames(ours)) return false;
-  for (const char* nested : {"recordIndexMetadata", "SecondaryIndexMetadata"}) {
+  for (const char* nested : {"recordIndexMetadata", "SecondaryIndexMetadata", "BloomFilterMetadata", "ColumnStatsMetadata"}) {
+    if (!column_stats && std::string_view(nested) == "ColumnStatsMetadata") continue;
     const nlohmann::json* a = FieldType(theirs, nested);
     const nlohmann::json* b = FieldType(ours, nested);
     if (a == nullptr || b == nullptr || FieldNames(*a) != FieldNames(*b)) return false;
   }
+  // The value wrappers of the column stats, branch by branch (their order is the encoding).
+  auto wrapper_names = [](const nlohmann::json& schema) {
+    std::vector<std::string> names;
+    const nlohmann::json* stats = FieldType(schema, "ColumnStatsMetadata");
+    if (stats == nullptr || !stats->is_array()) return names;
+    for (const auto& branch : *stats) {
+      if (!branch.is_object() || branch.value("type", "") != "record") continue;
+      const nlohmann::json* min = FieldType(branch, "minValue");
+      if (min == nullptr || !min->is_array()) return names;
+      for (const auto& w : *min) {
+        std::string name = w.is_string() ? w.get<std::string>() : w.is_object() ? w.value("name", "") : "";
+        const size_t dot = name.rfind('.');
+        names.push_back(dot == std::string::npos ? name : name.substr(dot + 1));
+      }
+    }
+    return names;
+  };
+  if (column_stats && wrapper_names(theirs) != wrapper_names(ours)) return false;
   // The file info record inside the map.
   const nlohmann::json* fs = FieldType(theirs, "filesystemMetadata");
   if (fs == nullptr || !fs->is_array()) return false;

@@ -50,9 +50,11 @@ Result<std::string> MetadataRecordSchema();
 
 /// True when values encoded here are valid under `schema_json` (another writer's schema, as a
 /// base HFile of Hudi's carries it): the same top-level fields in the same order, and the same
-/// fields of the file info and record index records. Log blocks appended to such a file group
-/// then carry its schema, so readers that compare base and log schemas see one.
-bool IsCompatibleMetadataSchema(std::string_view schema_json);
+/// fields of the file info, record index, secondary index and bloom filter records — and, with
+/// `column_stats`, of the column stats record and its value wrappers (which Hudi 1.0 and 1.1
+/// lay out differently; the other partitions store no column stats). Log blocks appended to
+/// such a file group then carry its schema, so readers that compare base and log schemas see one.
+bool IsCompatibleMetadataSchema(std::string_view schema_json, bool column_stats = false);
 
 /// A `files` partition value: `type` kPartitionList (the entries name partitions) or kFiles
 /// (file names of the partition `key`), with `files` sorted by name (a std::map).

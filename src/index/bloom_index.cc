@@ -34,19 +34,20 @@ Result<std::vector<std::optional<std::string>>> BloomIndex::TagLocations(const K
                                                                          const FileSystemView& view,
                                                                          Storage& storage, Engine& engine) {
   StartMetrics(keys);
+  ARROW_RETURN_NOT_OK(CheckKeysUnique(keys));
   const auto& record_keys = *keys.record_keys;
   std::vector<std::optional<std::string>> out(record_keys.size());
 
   // Level 1: key ranges.
   std::map<std::string, std::vector<int64_t>> rows_by_partition;
-  for (int64_t r : keys.rows) rows_by_partition[keys.partitions->PathOf(r)].push_back(r);
+  for (int64_t r : keys.rows) rows_by_partition[ScopeOf(keys, r)].push_back(r);
   std::vector<Candidate> candidates;
   for (auto& [partition, rows] : rows_by_partition) {
     std::sort(rows.begin(), rows.end(), [&](int64_t a, int64_t b) {
       return record_keys[static_cast<size_t>(a)] < record_keys[static_cast<size_t>(b)];
     });
     auto key_of = [&](int64_t r) { return record_keys[static_cast<size_t>(r)]; };
-    const auto live = view.LiveFileGroupsIn(partition);
+    const auto live = LiveGroupsIn(view, partition);
     metrics_.files_considered += static_cast<int64_t>(live.size());
     for (const FileGroup* group : live) {
       if (!group->latest().base_file) {
@@ -68,7 +69,7 @@ Result<std::vector<std::optional<std::string>>> BloomIndex::TagLocations(const K
       }
       Candidate c;
       c.group = group;
-      c.partition = partition;
+      c.partition = group->partition;
       c.file_name = std::string(BaseName(base.path));
       c.rows.assign(first, last);
       candidates.push_back(std::move(c));
@@ -162,7 +163,10 @@ Result<std::vector<std::optional<std::string>>> BloomIndex::TagLocations(const K
                      }));
   for (size_t i = 0; i < to_read.size(); ++i) {
     metrics_.false_positives += static_cast<int64_t>(to_read[i]->passed.size() - hits[i].size());
-    for (int64_t r : hits[i]) out[static_cast<size_t>(r)] = to_read[i]->group->file_id;
+    for (int64_t r : hits[i]) {
+      ARROW_RETURN_NOT_OK(CheckSamePartition(keys, r, to_read[i]->group->partition));
+      out[static_cast<size_t>(r)] = to_read[i]->group->file_id;
+    }
   }
   FinishMetrics(out);
   return out;

@@ -40,8 +40,12 @@ struct BloomIndexSettings {
 /// without a filter (footer or metadata) goes straight to validation.
 class BloomIndex : public Index {
  public:
-  explicit BloomIndex(BloomIndexSettings settings) : settings_(std::move(settings)) {}
-  const char* name() const override { return settings_.metadata ? "bloom_metadata" : "bloom"; }
+  explicit BloomIndex(BloomIndexSettings settings, bool global = false)
+      : Index(global), settings_(std::move(settings)) {}
+  const char* name() const override {
+    if (global()) return settings_.metadata ? "global_bloom_metadata" : "global_bloom";
+    return settings_.metadata ? "bloom_metadata" : "bloom";
+  }
   Result<std::vector<std::optional<std::string>>> TagLocations(const KeysToTag& keys, const FileSystemView& view,
                                                                Storage& storage, Engine& engine) override;
 

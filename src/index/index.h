@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,7 +46,47 @@ class Index {
   /// candidates checked, false positives, files read).
   const TaggingMetrics& metrics() const { return metrics_; }
 
+  /// A global index finds a key in any partition (a key lives in one partition: an incoming
+  /// record whose key is stored in another partition is refused); a partitioned one looks in the
+  /// record's own partition only.
+  bool global() const { return global_; }
+
  protected:
+  explicit Index(bool global = false) : global_(global) {}
+
+  /// Where the index looks for row `r`'s key: its partition, or "" (every partition) when global.
+  std::string ScopeOf(const KeysToTag& keys, int64_t r) const { return global_ ? std::string() : keys.partitions->PathOf(r); }
+  /// The live file groups of a scope.
+  std::vector<const FileGroup*> LiveGroupsIn(const FileSystemView& view, const std::string& scope) const {
+    return global_ ? view.LiveFileGroups() : view.LiveFileGroupsIn(scope);
+  }
+  /// kInvalid when row `r`'s key is stored in partition `stored` other than the row's own (a
+  /// global index does not move records between partitions, nor store a key twice).
+  Status CheckSamePartition(const KeysToTag& keys, int64_t r, const std::string& stored) const {
+    const std::string& partition = keys.partitions->PathOf(r);
+    if (stored == partition) return Status::OK();
+    return Status::Invalid("record key '", (*keys.record_keys)[static_cast<size_t>(r)], "' is stored in partition '",
+                           stored, "', and this write puts it in partition '", partition, "'; the ", name(),
+                           " index is global (a key lives in one partition): delete it there first");
+  }
+
+  /// For a global index: kInvalid when two rows carry one key (in different partitions: the key
+  /// would be stored twice).
+  Status CheckKeysUnique(const KeysToTag& keys) const {
+    if (!global_) return Status::OK();
+    std::unordered_map<std::string_view, int64_t> seen;
+    seen.reserve(keys.rows.size());
+    for (int64_t r : keys.rows) {
+      auto [it, fresh] = seen.emplace((*keys.record_keys)[static_cast<size_t>(r)], r);
+      if (!fresh) {
+        return Status::Invalid("record key '", it->first, "' comes in partitions '", keys.partitions->PathOf(it->second),
+                               "' and '", keys.partitions->PathOf(r), "' of one write; the ", name(),
+                               " index is global (a key lives in one partition)");
+      }
+    }
+    return Status::OK();
+  }
+
   /// Starts the metrics of a TagLocations call over `keys`.
   void StartMetrics(const KeysToTag& keys) {
     metrics_ = TaggingMetrics{};
@@ -64,6 +105,7 @@ class Index {
   TaggingMetrics metrics_;
 
  private:
+  bool global_ = false;
   std::chrono::steady_clock::time_point started_;
 };
 

@@ -11,7 +11,9 @@ namespace lakeshore {
 
 Result<std::unique_ptr<Index>> MakeIndex(const std::string& type) {
   if (type == "SIMPLE") return std::unique_ptr<Index>(std::make_unique<SimpleIndex>());
+  if (type == "GLOBAL_SIMPLE") return std::unique_ptr<Index>(std::make_unique<SimpleIndex>(/*global=*/true));
   if (type == "BLOOM") return std::unique_ptr<Index>(std::make_unique<BloomIndex>(BloomIndexSettings{}));
+  if (type == "GLOBAL_BLOOM") return std::unique_ptr<Index>(std::make_unique<BloomIndex>(BloomIndexSettings{}, true));
   return Status::Invalid("unknown index type '", type, "'");
 }
 
@@ -21,6 +23,7 @@ Result<std::vector<std::optional<std::string>>> RecordIndex::TagLocations(const 
   const auto& record_keys = *keys.record_keys;
   std::vector<std::optional<std::string>> out(record_keys.size());
   StartMetrics(keys);
+  ARROW_RETURN_NOT_OK(CheckKeysUnique(keys));
   std::vector<std::string> wanted;
   wanted.reserve(keys.rows.size());
   for (int64_t r : keys.rows) wanted.emplace_back(record_keys[static_cast<size_t>(r)]);
@@ -29,11 +32,7 @@ Result<std::vector<std::optional<std::string>>> RecordIndex::TagLocations(const 
     auto it = found.find(std::string(record_keys[static_cast<size_t>(r)]));
     if (it == found.end()) continue;
     const std::string& partition = keys.partitions->PathOf(r);
-    if (it->second.partition != partition) {
-      return Status::Invalid("record key '", it->first, "' is stored in partition '", it->second.partition,
-                             "', and this write puts it in partition '", partition,
-                             "'; the record index is global (a key lives in one partition): delete it there first");
-    }
+    ARROW_RETURN_NOT_OK(CheckSamePartition(keys, r, it->second.partition));
     // A location the view no longer holds live (its group was replaced meanwhile) is stale.
     const FileGroup* group = view.Find(partition, it->second.file_id);
     if (group == nullptr || !group->is_live()) {

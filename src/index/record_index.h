@@ -17,7 +17,7 @@ class RecordIndex : public Index {
   Result<std::vector<std::optional<std::string>>> TagLocations(const KeysToTag& keys, const FileSystemView& view,
                                                                Storage& storage, Engine& engine) override;
   /// Tagging needs the table's storage as a shared pointer (the metadata table is a sub-tree).
-  explicit RecordIndex(std::shared_ptr<Storage> table) : table_(std::move(table)) {}
+  explicit RecordIndex(std::shared_ptr<Storage> table) : Index(/*global=*/true), table_(std::move(table)) {}
 
  private:
   std::shared_ptr<Storage> table_;

@@ -20,10 +20,11 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
   const auto& record_keys = *keys.record_keys;
   std::vector<std::optional<std::string>> out(record_keys.size());
   StartMetrics(keys);
+  ARROW_RETURN_NOT_OK(CheckKeysUnique(keys));
 
   // Incoming rows by partition.
   std::map<std::string, std::vector<int64_t>> rows_by_partition;
-  for (int64_t r : keys.rows) rows_by_partition[partitions.PathOf(r)].push_back(r);
+  for (int64_t r : keys.rows) rows_by_partition[ScopeOf(keys, r)].push_back(r);
 
   // Per partition: a lookup from key to row, built once over the smaller side (the incoming
   // batch, not the stored files) and shared read-only by the probes of that partition.
@@ -44,7 +45,7 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
       hi = std::max(hi, record_keys[r]);
     }
     std::vector<const FileGroup*> candidates;
-    const auto live = view.LiveFileGroupsIn(partition);
+    const auto live = LiveGroupsIn(view, partition);
     metrics_.files_considered += static_cast<int64_t>(live.size());
     for (const FileGroup* group : live) {
       if (!group->latest().base_file) {
@@ -120,8 +121,12 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
                        found.erase(std::unique(found.begin(), found.end()), found.end());
                        return found;
                      }));
-  for (size_t i = 0; i < probes.size(); ++i)
-    for (int64_t r : hits[i]) out[r] = probes[i].group->file_id;
+  for (size_t i = 0; i < probes.size(); ++i) {
+    for (int64_t r : hits[i]) {
+      ARROW_RETURN_NOT_OK(CheckSamePartition(keys, r, probes[i].group->partition));
+      out[r] = probes[i].group->file_id;
+    }
+  }
   FinishMetrics(out);
   return out;
 }

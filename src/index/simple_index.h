@@ -11,7 +11,8 @@ namespace lakeshore {
 /// partition are skipped without being opened.
 class SimpleIndex : public Index {
  public:
-  const char* name() const override { return "simple"; }
+  explicit SimpleIndex(bool global = false) : Index(global) {}
+  const char* name() const override { return global() ? "global_simple" : "simple"; }
   Result<std::vector<std::optional<std::string>>> TagLocations(const KeysToTag& keys,
                                                                const FileSystemView& view,
                                                                Storage& storage, Engine& engine) override;

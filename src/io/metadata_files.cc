@@ -350,11 +350,12 @@ Result<std::map<std::string, nlohmann::json>> ReadMetadataRecords(
 
 Result<std::string> CompactMetadataFileGroup(Storage& mdt, const MetadataPartitionSlices& slices, const FileGroup& group,
                                              const std::function<bool(const std::string&)>& is_valid_data_instant,
-                                             const format::HFileWriterOptions& options, const std::string& schema) {
+                                             const format::HFileWriterOptions& options, const std::string& schema,
+                                             bool column_stats) {
   const FileSlice& slice = group.latest();
   const std::string prefix = mdt.root_uri() + "/";
   auto known = [&](const std::string& writer_schema, const std::string& where) -> Status {
-    if (writer_schema == schema || format::IsCompatibleMetadataSchema(writer_schema)) return Status::OK();
+    if (writer_schema == schema || format::IsCompatibleMetadataSchema(writer_schema, column_stats)) return Status::OK();
     return UnsupportedFeature(where + " holds values of another layout than Lakeshore writes");
   };
   // The log files' versions first (small): the latest of each key, or its deletion.

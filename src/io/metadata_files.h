@@ -81,11 +81,13 @@ Result<std::map<std::string, nlohmann::json>> ReadMetadataRecords(
 /// wins" (record_index, bloom_filters): its latest slice's base entries merged in key order with
 /// its log blocks of valid instants (a later version replaces, a delete removes), streamed into
 /// the writer — no decoding, no map of the whole group. Values are copied as they are, so every
-/// file must hold the layout format/metadata_record.h writes (kUnsupportedFeature otherwise);
-/// `schema` goes in the new file's info. Cost: one pass over the group's files.
+/// file must hold the layout format/metadata_record.h writes (`column_stats`: including its
+/// column stats layout; kUnsupportedFeature otherwise); `schema` goes in the new file's info.
+/// Cost: one pass over the group's files.
 Result<std::string> CompactMetadataFileGroup(Storage& mdt, const MetadataPartitionSlices& slices, const FileGroup& group,
                                              const std::function<bool(const std::string&)>& is_valid_data_instant,
-                                             const format::HFileWriterOptions& options, const std::string& schema);
+                                             const format::HFileWriterOptions& options, const std::string& schema,
+                                             bool column_stats = false);
 
 /// A base file's bloom filter as the bloom_filters partition stores it.
 struct MetadataBloomFilter {

@@ -1,3 +1,5 @@
+#include <cctype>
+
 #include "common/duration.h"
 #include "lakeshore/table/table_options.h"
 
@@ -9,9 +11,11 @@ Status KnownCompression(const std::string& v) {
   return Status::Invalid("unknown compression '", v, "' (snappy, zstd, gzip, lz4, none)");
 }
 Status KnownIndex(const std::string& v) {
-  for (const char* c : {"SIMPLE", "BLOOM", "RECORD_INDEX", "simple", "bloom", "record_index"})
-    if (v == c) return Status::OK();
-  return Status::Invalid("unknown index type '", v, "' (SIMPLE, BLOOM, RECORD_INDEX)");
+  std::string upper = v;
+  for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  for (const char* c : {"SIMPLE", "GLOBAL_SIMPLE", "BLOOM", "GLOBAL_BLOOM", "RECORD_INDEX"})
+    if (upper == c) return Status::OK();
+  return Status::Invalid("unknown index type '", v, "' (SIMPLE, GLOBAL_SIMPLE, BLOOM, GLOBAL_BLOOM, RECORD_INDEX)");
 }
 }  // namespace
 
@@ -46,9 +50,9 @@ const ConfigOption<int64_t> kLockWaitTimeoutMs{
 const ConfigOption<std::string> kIndexType{
     "hoodie.index.type", "SIMPLE",
     "Record-location index for upserts and deletes: SIMPLE (the key columns of the candidate files), BLOOM "
-    "(key ranges, then bloom filters from the footers or the metadata table, then the candidates' key columns) "
-    "or RECORD_INDEX (the metadata table's record index, built when missing; global: a key lives in one "
-    "partition).",
+    "(key ranges, then bloom filters from the footers or the metadata table, then the candidates' key columns), "
+    "their GLOBAL_ variants (a key is looked for in every partition; a key lives in one) or RECORD_INDEX (the "
+    "metadata table's record index, built when missing; global).",
     KnownIndex};
 
 const ConfigOption<int64_t> kBulkInsertParallelism{

@@ -279,14 +279,14 @@ Result<std::unique_ptr<Index>> ChooseIndex(TableContext& ctx, const Timeline& ti
     if (ready) return std::unique_ptr<Index>(std::make_unique<RecordIndex>(ctx.storage));
     return MakeIndex("SIMPLE");
   }
-  if (ctx.index_type == "BLOOM") {
+  if (ctx.index_type == "BLOOM" || ctx.index_type == "GLOBAL_BLOOM") {
     BloomIndexSettings settings;
     settings.filter_memory_bytes = ctx.bloom_filter_memory_bytes;
     ARROW_ASSIGN_OR_RAISE(bool ready, built(kMetadataBloomFilters));
     if (ctx.bloom_use_metadata && ready) {
       settings.metadata = MetadataBloomFilterSource(ctx, ValidDataInstants(timeline));
     }
-    return std::unique_ptr<Index>(std::make_unique<BloomIndex>(std::move(settings)));
+    return std::unique_ptr<Index>(std::make_unique<BloomIndex>(std::move(settings), ctx.index_type == "GLOBAL_BLOOM"));
   }
   return MakeIndex(ctx.index_type);
 }

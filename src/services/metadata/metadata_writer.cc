@@ -171,9 +171,10 @@ Status WriteMetadataInstant(TableContext& ctx, Storage& mdt, const std::string& 
 /// The schema a log block appended to `group` carries: its base file's (another writer's, such
 /// as Spark's: readers comparing base and log schemas then see one), when the values encoded
 /// here are valid under it; else ours. Cost: the base file's tail (its file info).
-Result<std::string> SchemaForAppend(Storage& mdt, const FileGroup* group, const std::string& ours) {
-  if (group == nullptr || !group->latest().base_file) return ours;
-  const BaseFile& base = *group->latest().base_file;
+/// The writer schema in the file info of `group`'s latest base file ("" when it has none).
+Result<std::string> BaseFileSchema(Storage& mdt, const FileGroup& group) {
+  if (!group.latest().base_file) return std::string();
+  const BaseFile& base = *group.latest().base_file;
   ARROW_ASSIGN_OR_RAISE(auto file, mdt.OpenInputFile(base.path));
   ARROW_ASSIGN_OR_RAISE(int64_t size, file->GetSize());
   ARROW_ASSIGN_OR_RAISE(
@@ -181,8 +182,25 @@ Result<std::string> SchemaForAppend(Storage& mdt, const FileGroup* group, const 
                      [&](int64_t offset) { return file->ReadAt(offset, size - offset); }, size,
                      "metadata table file " + mdt.root_uri() + "/" + base.path));
   auto schema = info.find("schema");
-  if (schema == info.end() || schema->second == ours || !format::IsCompatibleMetadataSchema(schema->second)) return ours;
-  return schema->second;
+  return schema == info.end() ? std::string() : schema->second;
+}
+
+Result<std::string> SchemaForAppend(Storage& mdt, const FileGroup* group, const std::string& ours,
+                                    const std::string& partition) {
+  if (group == nullptr) return ours;
+  ARROW_ASSIGN_OR_RAISE(auto schema, BaseFileSchema(mdt, *group));
+  if (schema.empty() || schema == ours ||
+      !format::IsCompatibleMetadataSchema(schema, partition == kMetadataColumnStats)) {
+    return ours;
+  }
+  return schema;
+}
+
+/// True when `group`'s base file holds values of the layout written here for `partition`.
+Result<bool> BaseSchemaIs(Storage& mdt, const FileGroup& group, const std::string& ours, const std::string& partition) {
+  ARROW_ASSIGN_OR_RAISE(auto schema, BaseFileSchema(mdt, group));
+  return schema.empty() || schema == ours ||
+         format::IsCompatibleMetadataSchema(schema, partition == kMetadataColumnStats);
 }
 
 std::string BasePath(const std::string& partition, const std::string& file_id, const std::string& instant) {
@@ -494,7 +512,8 @@ Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt, const 
       ARROW_ASSIGN_OR_RAISE(auto schema, format::MetadataRecordSchema());
       auto merged = ctx.engine->Map<std::string>(static_cast<int64_t>(groups.size()), [&](int64_t g) {
         return CompactMetadataFileGroup(mdt, slices, *groups[static_cast<size_t>(g)], valid,
-                                        HFileOptions(BaseFileUse(partition)), schema);
+                                        HFileOptions(BaseFileUse(partition)), schema,
+                                        partition == kMetadataColumnStats);
       });
       if (merged.ok()) {
         for (size_t g = 0; g < groups.size(); ++g) {
@@ -642,10 +661,31 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   if (ctx.metadata.column_stats) wanted.push_back(kMetadataColumnStats);
   if (!wanted.empty()) ARROW_RETURN_NOT_OK(BuildMetadataPartitions(ctx, wanted, guard));
   ARROW_ASSIGN_OR_RAISE(config, HoodieTableConfig::Load(*ctx.storage));
-  const std::vector<std::string> partitions = config.metadata_partitions;
+  std::vector<std::string> partitions = config.metadata_partitions;
   if (partitions.empty()) return std::string();
+  ARROW_ASSIGN_OR_RAISE(auto schema, format::MetadataRecordSchema());
 
   ARROW_ASSIGN_OR_RAISE(auto mdt, MetadataStorage(ctx));
+  // A bloom_filters or column_stats partition another writer made in a layout this build does
+  // not write (another Hudi version's wrappers): values appended here would not decode under
+  // its schema. It is dropped, before it could go stale.
+  std::vector<std::string> foreign;
+  for (const char* p : {kMetadataBloomFilters, kMetadataColumnStats}) {
+    if (!Contains(partitions, p)) continue;
+    ARROW_ASSIGN_OR_RAISE(auto slices, LoadMetadataPartitionSlices(*mdt, p));
+    for (const FileGroup* g : slices.view.LiveFileGroupsIn(p)) {
+      ARROW_ASSIGN_OR_RAISE(bool ours, BaseSchemaIs(*mdt, *g, schema, p));
+      if (!ours) {
+        foreign.push_back(p);
+        break;
+      }
+    }
+  }
+  if (!foreign.empty()) {
+    ARROW_RETURN_NOT_OK(DropMetadataPartitions(ctx, foreign, guard));
+    ARROW_ASSIGN_OR_RAISE(config, HoodieTableConfig::Load(*ctx.storage));
+    partitions = config.metadata_partitions;
+  }
   ARROW_ASSIGN_OR_RAISE(auto mdt_timeline, Timeline::Load(*mdt, kTimeline));
   ARROW_ASSIGN_OR_RAISE(auto data_timeline, ctx.LoadTimeline());
   if (CompactionDue(mdt_timeline, data_timeline, ctx.metadata.compact_max_delta_commits)) {
@@ -654,7 +694,6 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   }
 
   std::vector<std::pair<std::string, std::string>> files;
-  ARROW_ASSIGN_OR_RAISE(auto schema, format::MetadataRecordSchema());
   // The new base files' footers, read once for both the bloom filters and the column stats.
   ARROW_ASSIGN_OR_RAISE(auto derived, ReadFooterEntries(ctx, changes.files_added,
                                                         Contains(partitions, kMetadataBloomFilters),
@@ -690,7 +729,7 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
       auto& gone = deletes[static_cast<size_t>(g)];
       if (bucket.empty() && gone.empty()) continue;
       const std::string group = GroupId(partition, g);
-      ARROW_ASSIGN_OR_RAISE(auto group_schema, SchemaForAppend(*mdt, slices.view.Find(partition, group), schema));
+      ARROW_ASSIGN_OR_RAISE(auto group_schema, SchemaForAppend(*mdt, slices.view.Find(partition, group), schema, partition));
       std::string hfile;
       if (!bucket.empty()) {
         ARROW_ASSIGN_OR_RAISE(hfile, RenderHFile(bucket, HFileUse::kLogBlock, group_schema));

@@ -160,14 +160,52 @@ Result<std::map<std::string, std::string>> HFileReader::FileInfoFromTail(
   return CorruptMetadata("HFile " + source + " has a load-on-open section that moves");
 }
 
+Result<std::shared_ptr<HFileReader>> HFileReader::OpenLazy(std::shared_ptr<arrow::io::RandomAccessFile> file,
+                                                           int64_t file_size, std::string source) {
+  if (file_size < kTrailerSize) return CorruptMetadata("HFile " + source + " is shorter than its 4096-byte trailer");
+  int64_t offset = std::max<int64_t>(0, file_size - 64 * 1024);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::shared_ptr<HFileReader> reader(new HFileReader());
+    ARROW_ASSIGN_OR_RAISE(reader->bytes_, file->ReadAt(offset, file_size - offset));
+    if (reader->bytes_->size() != file_size - offset) {
+      return CorruptMetadata("HFile " + source + " changed size while it was read");
+    }
+    reader->base_offset_ = offset;
+    reader->file_ = file;
+    reader->source_ = source;
+    ARROW_RETURN_NOT_OK(reader->LoadIndex());
+    if (reader->load_on_open_ >= offset) return reader;
+    if (reader->load_on_open_ < 0) return CorruptMetadata("HFile " + source + " has a negative load-on-open offset");
+    offset = reader->load_on_open_;  // a larger tail: read from the section's start
+  }
+  return CorruptMetadata("HFile " + source + " has a load-on-open section that moves");
+}
+
 int64_t HFileReader::blocks_decoded() const { return blocks_decoded_.load(); }
 
 Result<std::shared_ptr<arrow::Buffer>> HFileReader::ReadBlock(int64_t offset, int64_t size, std::string_view magic,
                                                               int64_t* on_disk_size) const {
-  const std::string_view file(reinterpret_cast<const char*>(bytes_->data()), static_cast<size_t>(bytes_->size()));
   const std::string where = "block at byte " + std::to_string(offset);
-  // A reader of the file's tail holds the bytes from base_offset_ on.
+  // A reader of the file's tail holds the bytes from base_offset_ on; a block before them is
+  // read from the file (a lazy reader's), exactly its bytes.
+  std::shared_ptr<arrow::Buffer> source = bytes_;
   offset -= base_offset_;
+  if (offset < 0 && file_ != nullptr && offset + base_offset_ >= 0) {
+    const int64_t at = offset + base_offset_;
+    int64_t length = size;
+    if (length < 0) {
+      ARROW_ASSIGN_OR_RAISE(auto header, file_->ReadAt(at, kBlockHeaderSize));
+      Cursor h{std::string_view(reinterpret_cast<const char*>(header->data()), static_cast<size_t>(header->size()))};
+      h.Take(8);
+      const int32_t rest = h.Int32();
+      if (!h.ok || rest < 0) return Corrupt(where + " is truncated");
+      length = kBlockHeaderSize + rest;
+    }
+    ARROW_ASSIGN_OR_RAISE(source, file_->ReadAt(at, length));
+    if (source->size() != length) return Corrupt(where + " is truncated");
+    offset = 0;
+  }
+  const std::string_view file(reinterpret_cast<const char*>(source->data()), static_cast<size_t>(source->size()));
   if (offset < 0 || offset > static_cast<int64_t>(file.size())) return Corrupt(where + " lies outside the file");
   Cursor c{file.substr(static_cast<size_t>(offset))};
   const std::string_view block_magic = c.Take(8);
@@ -212,7 +250,7 @@ Result<std::shared_ptr<arrow::Buffer>> HFileReader::ReadBlock(int64_t offset, in
   const int64_t data_start = offset + kBlockHeaderSize;
   if (codec_ == kCodecNone) {
     if (uncompressed > on_disk_data_with_header - kBlockHeaderSize) return Corrupt(where + " is shorter than it says");
-    return arrow::SliceBuffer(bytes_, data_start, uncompressed);
+    return arrow::SliceBuffer(source, data_start, uncompressed);
   }
   // Deflate expands at most about 1032:1: a larger claim is damage, not a reason to allocate.
   if (uncompressed / 1032 > on_disk_data_with_header - kBlockHeaderSize + 1) {
@@ -220,7 +258,7 @@ Result<std::shared_ptr<arrow::Buffer>> HFileReader::ReadBlock(int64_t offset, in
   }
   ARROW_ASSIGN_OR_RAISE(auto codec, arrow::util::Codec::Create(arrow::Compression::GZIP));
   ARROW_ASSIGN_OR_RAISE(auto out, arrow::AllocateBuffer(uncompressed));
-  auto decompressed = codec->Decompress(on_disk_data_with_header - kBlockHeaderSize, bytes_->data() + data_start,
+  auto decompressed = codec->Decompress(on_disk_data_with_header - kBlockHeaderSize, source->data() + data_start,
                                         uncompressed, out->mutable_data());
   if (!decompressed.ok() || *decompressed != uncompressed) {
     return Corrupt(where + " does not decompress to its " + std::to_string(uncompressed) + " bytes");
@@ -291,7 +329,7 @@ Status HFileReader::LoadIndex() {
   ARROW_RETURN_NOT_OK(root_entries(*root, data_index_count, &level));
   const int64_t meta_offset = load_on_open + on_disk;
   // Lower levels (intermediate, then leaf) in the non-root format; a tail reader has none.
-  for (int depth = 1; depth < index_levels_ && base_offset_ == 0; ++depth) {
+  for (int depth = 1; depth < index_levels_ && (base_offset_ == 0 || file_ != nullptr); ++depth) {
     const std::string_view magic = depth + 1 == index_levels_ ? kLeafIndexMagic : kIntermediateIndexMagic;
     std::vector<IndexEntry> next;
     for (const IndexEntry& parent : level) {

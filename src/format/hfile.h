@@ -29,6 +29,7 @@
 #include <vector>
 
 #include <arrow/buffer.h>
+#include <arrow/io/interfaces.h>
 
 #include "lakeshore/status.h"
 
@@ -68,6 +69,13 @@ class HFileReader {
   Status ScanPrefix(std::string_view prefix,
                     const std::function<Status(std::string_view key, std::string_view value)>& visit) const;
 
+  /// Opens the HFile `file` of `file_size` bytes lazily: its tail (trailer, index, file info) is
+  /// read now, and each data block (and lower index level) when a lookup needs it, by a ranged
+  /// read of exactly its bytes. For point and sorted-batch lookups in large files: the cost
+  /// follows the blocks the keys fall in, not the file. Errors as Open.
+  static Result<std::shared_ptr<HFileReader>> OpenLazy(std::shared_ptr<arrow::io::RandomAccessFile> file,
+                                                       int64_t file_size, std::string source);
+
   /// The file info map of an HFile of `file_size` bytes, from its tail only (the trailer and
   /// the load-on-open section): `read_from(offset)` returns the bytes from `offset` to the end.
   /// Cost: one read of the last 64 KiB, and a second when the section starts before them.
@@ -105,6 +113,8 @@ class HFileReader {
   std::string source_;
   int codec_ = 2;  ///< Hadoop's compression ids: 1 GZ, 2 none
   int64_t base_offset_ = 0;    ///< where bytes_ starts in the file (a tail reader's)
+  /// A lazy reader's file, from which blocks before base_offset_ are read; null otherwise.
+  std::shared_ptr<arrow::io::RandomAccessFile> file_;
   int64_t load_on_open_ = -1;  ///< the trailer's load-on-open offset
   int64_t num_entries_ = 0;
   int index_levels_ = 1;

@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include <arrow/io/memory.h>
 #include <arrow/util/compression.h>
 #include <gtest/gtest.h>
 
@@ -205,6 +206,39 @@ TEST_P(HFileWriterCodecTest, ADamagedBlockFailsItsChecksum) {
   auto intact = HFileReader::Open(arrow::Buffer::FromString(*bytes), "intact.hfile");
   ASSERT_TRUE(intact.ok());
   EXPECT_TRUE((*intact)->Scan([](std::string_view, std::string_view) { return Status::OK(); }).ok());
+}
+
+TEST_P(HFileWriterCodecTest, ALazyReaderReadsOnlyTheBlocksItsKeysFallIn) {
+  HFileWriterOptions options;
+  options.gzip = GetParam();
+  options.block_size = 512;
+  HFileWriter writer(options);
+  for (int i = 0; i < 2000; ++i) {
+    char key[16];
+    std::snprintf(key, sizeof(key), "key%05d", i);
+    ASSERT_TRUE(writer.Append(key, std::string(30, static_cast<char>('a' + i % 26))).ok());
+  }
+  auto bytes = writer.Finish();
+  ASSERT_TRUE(bytes.ok());
+  auto whole = HFileReader::Open(arrow::Buffer::FromString(*bytes), "whole.hfile");
+  ASSERT_TRUE(whole.ok());
+  auto file = std::make_shared<arrow::io::BufferReader>(arrow::Buffer::FromString(*bytes));
+  auto lazy = HFileReader::OpenLazy(file, static_cast<int64_t>(bytes->size()), "lazy.hfile");
+  ASSERT_TRUE(lazy.ok()) << lazy.status();
+  ASSERT_GT((*lazy)->num_data_blocks(), 50);
+  std::vector<std::string_view> keys = {"key00000", "key00999", "key01000", "key01999", "nope"};
+  auto a = (*whole)->GetSorted(keys);
+  auto b = (*lazy)->GetSorted(keys);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a, *b);
+  EXPECT_LE((*lazy)->blocks_decoded(), 4);
+  // A scan through the lazy reader reads every block from the file.
+  int64_t n = 0;
+  ASSERT_TRUE((*lazy)->Scan([&](std::string_view, std::string_view) {
+    ++n;
+    return Status::OK();
+  }).ok());
+  EXPECT_EQ(n, 2000);
 }
 
 TEST_P(HFileWriterCodecTest, AnEmptyFileRoundTrips) {

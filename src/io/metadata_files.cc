@@ -156,9 +156,17 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
     const FileSlice& slice = group->latest();
     if (slice.base_file) {
       const std::string& path = slice.base_file->path;
-      ARROW_ASSIGN_OR_RAISE(auto bytes, mdt->ReadFile(path));
       const std::string where = "metadata table file " + prefix + path;
-      ARROW_ASSIGN_OR_RAISE(auto reader, format::HFileReader::Open(bytes, where));
+      std::shared_ptr<format::HFileReader> reader;
+      if (selection.keys == nullptr) {
+        ARROW_ASSIGN_OR_RAISE(auto bytes, mdt->ReadFile(path));
+        ARROW_ASSIGN_OR_RAISE(reader, format::HFileReader::Open(bytes, where));
+      } else {
+        // Looked-up keys: only the blocks they fall in are read.
+        ARROW_ASSIGN_OR_RAISE(auto file, mdt->OpenInputFile(path));
+        ARROW_ASSIGN_OR_RAISE(int64_t size, file->GetSize());
+        ARROW_ASSIGN_OR_RAISE(reader, format::HFileReader::OpenLazy(file, size, where));
+      }
       auto schema = reader->file_info().find("schema");
       if (schema == reader->file_info().end()) return CorruptMetadata(where + " has no schema in its file info");
       ValueDecoder decoder(schema->second, where);

@@ -464,7 +464,7 @@ bool CompactionDue(const Timeline& mdt_timeline, const Timeline& data_timeline, 
 /// logs reach a quarter of their base) into new base files at a new instant, then deletes the
 /// files of slices older than the one it replaces (readers that listed before it still find
 /// theirs). Returns the compaction's time, or "" when no group was worth rewriting.
-Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt, const std::shared_ptr<Storage>& mdt_shared,
+Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt,
                                          const Timeline& mdt_timeline, const Timeline& data_timeline,
                                          const std::vector<std::string>& partitions, const LockGuard& guard) {
   ARROW_ASSIGN_OR_RAISE(std::string time,
@@ -548,7 +548,6 @@ Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt, const 
     ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, std::move(entries), count, &files));
     retire(all_groups);
   }
-  (void)mdt_shared;
   if (files.empty()) return std::string();  // nothing worth rewriting yet
   ARROW_RETURN_NOT_OK(
       WriteMetadataInstant(ctx, mdt, time, actions::kCommit, "compact", files, LatestTime({&mdt_timeline, &data_timeline}), guard));
@@ -689,7 +688,7 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   ARROW_ASSIGN_OR_RAISE(auto mdt_timeline, Timeline::Load(*mdt, kTimeline));
   ARROW_ASSIGN_OR_RAISE(auto data_timeline, ctx.LoadTimeline());
   if (CompactionDue(mdt_timeline, data_timeline, ctx.metadata.compact_max_delta_commits)) {
-    ARROW_RETURN_NOT_OK(CompactMetadataTable(ctx, *mdt, mdt, mdt_timeline, data_timeline, partitions, guard).status());
+    ARROW_RETURN_NOT_OK(CompactMetadataTable(ctx, *mdt, mdt_timeline, data_timeline, partitions, guard).status());
     ARROW_ASSIGN_OR_RAISE(mdt_timeline, Timeline::Load(*mdt, kTimeline));
   }
 

@@ -181,18 +181,23 @@ TEST(HFileWriter, Crc32cIsTheCastagnoliChecksum) {
 
 class HFileWriterCodecTest : public ::testing::TestWithParam<bool> {};
 
-TEST_P(HFileWriterCodecTest, ADamagedBlockFailsItsChecksum) {
+/// An HFile of `entries` keys "key00000", "key00001", ... with values of `value_bytes` letters.
+Result<std::string> NumberedFile(bool gzip, int32_t block_size, int entries, size_t value_bytes) {
   HFileWriterOptions options;
-  options.gzip = GetParam();
-  options.block_size = 256;
+  options.gzip = gzip;
+  options.block_size = block_size;
   HFileWriter writer(options);
-  for (int i = 0; i < 200; ++i) {
+  for (int i = 0; i < entries; ++i) {
     char key[16];
     std::snprintf(key, sizeof(key), "key%05d", i);
-    ASSERT_TRUE(writer.Append(key, std::string(20, static_cast<char>('a' + i % 26))).ok());
+    ARROW_RETURN_NOT_OK(writer.Append(key, std::string(value_bytes, static_cast<char>('a' + i % 26))));
   }
-  auto bytes = writer.Finish();
-  ASSERT_TRUE(bytes.ok());
+  return writer.Finish();
+}
+
+TEST_P(HFileWriterCodecTest, ADamagedBlockFailsItsChecksum) {
+  auto bytes = NumberedFile(GetParam(), /*block_size=*/256, /*entries=*/200, /*value_bytes=*/20);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
   std::string damaged = *bytes;
   const size_t at = damaged.find("DATABLK*", 1) + 40;  // inside the second data block
   damaged[at] = static_cast<char>(damaged[at] ^ 0x20);
@@ -209,17 +214,8 @@ TEST_P(HFileWriterCodecTest, ADamagedBlockFailsItsChecksum) {
 }
 
 TEST_P(HFileWriterCodecTest, ALazyReaderReadsOnlyTheBlocksItsKeysFallIn) {
-  HFileWriterOptions options;
-  options.gzip = GetParam();
-  options.block_size = 512;
-  HFileWriter writer(options);
-  for (int i = 0; i < 2000; ++i) {
-    char key[16];
-    std::snprintf(key, sizeof(key), "key%05d", i);
-    ASSERT_TRUE(writer.Append(key, std::string(30, static_cast<char>('a' + i % 26))).ok());
-  }
-  auto bytes = writer.Finish();
-  ASSERT_TRUE(bytes.ok());
+  auto bytes = NumberedFile(GetParam(), /*block_size=*/512, /*entries=*/2000, /*value_bytes=*/30);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
   auto whole = HFileReader::Open(arrow::Buffer::FromString(*bytes), "whole.hfile");
   ASSERT_TRUE(whole.ok());
   auto file = std::make_shared<arrow::io::BufferReader>(arrow::Buffer::FromString(*bytes));

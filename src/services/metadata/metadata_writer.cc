@@ -666,15 +666,25 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
 
   ARROW_ASSIGN_OR_RAISE(auto mdt, MetadataStorage(ctx));
   // A bloom_filters or column_stats partition another writer made in a layout this build does
-  // not write (another Hudi version's wrappers): values appended here would not decode under
-  // its schema. It is dropped, before it could go stale.
+  // not write (another Hudi version's wrappers): values appended or compacted here would not
+  // decode under its schema. It is dropped, before it could go stale. Each base file is judged
+  // once per open table (its tail read once).
   std::vector<std::string> foreign;
   for (const char* p : {kMetadataBloomFilters, kMetadataColumnStats}) {
     if (!Contains(partitions, p)) continue;
     ARROW_ASSIGN_OR_RAISE(auto slices, LoadMetadataPartitionSlices(*mdt, p));
     for (const FileGroup* g : slices.view.LiveFileGroupsIn(p)) {
-      ARROW_ASSIGN_OR_RAISE(bool ours, BaseSchemaIs(*mdt, *g, schema, p));
-      if (!ours) {
+      if (!g->latest().base_file) continue;
+      auto [it, fresh] = ctx.metadata_layouts.try_emplace(g->latest().base_file->path, true);
+      if (fresh) {
+        auto ours = BaseSchemaIs(*mdt, *g, schema, p);
+        if (!ours.ok()) {
+          ctx.metadata_layouts.erase(it);
+          return ours.status();
+        }
+        it->second = *ours;
+      }
+      if (!it->second) {
         foreign.push_back(p);
         break;
       }
@@ -718,6 +728,7 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
     const int64_t groups = static_cast<int64_t>(slices.view.LiveFileGroupsIn(partition).size());
     if (groups == 0) return CorruptMetadata("the metadata partition " + partition + " of " + ctx.uri + " has no file groups");
     auto buckets = Bucket(std::move(entries), groups);
+
     std::vector<std::vector<LogDelete>> deletes(static_cast<size_t>(groups));
     for (const auto& key : removed) {
       deletes[static_cast<size_t>(groups == 1 ? 0 : format::RecordIndexFileGroup(key, groups))].push_back(

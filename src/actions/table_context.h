@@ -56,9 +56,9 @@ struct TableContext {
   ParquetWriteSettings parquet;
   std::string index_type;  ///< hoodie.index.type, upper case
   MetadataTableSettings metadata;
-  /// Metadata-table base files judged for their values' layout (path → written here), so each
-  /// is read once per open table (metadata_writer.cc).
-  std::map<std::string, bool> metadata_layouts;
+  /// The writer schema of metadata-table base files (path → schema text), read from each file's
+  /// tail once per open table (metadata_writer.cc).
+  std::map<std::string, std::string> metadata_base_schemas;
   bool bloom_use_metadata = false;              ///< hoodie.bloom.index.use.metadata
   int64_t bloom_filter_memory_bytes = 256LL << 20;
   /// Merge-on-read inline compaction: compact after a write once this many deltacommits

@@ -236,8 +236,14 @@ std::function<bool(const std::string&)> ValidDataInstants(const Timeline& data_t
   };
 }
 
-Result<MetadataPartitionSlices> LoadMetadataPartitionSlices(Storage& mdt, const std::string& partition) {
-  ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(mdt, TimelineLocation{".hoodie/timeline", TimelineLayout::kV2}));
+Result<MetadataPartitionSlices> LoadMetadataPartitionSlices(Storage& mdt, const std::string& partition,
+                                                            const Timeline* listed) {
+  Timeline timeline;
+  if (listed != nullptr) {
+    timeline = *listed;
+  } else {
+    ARROW_ASSIGN_OR_RAISE(timeline, Timeline::Load(mdt, TimelineLocation{".hoodie/timeline", TimelineLayout::kV2}));
+  }
   MetadataPartitionSlices out;
   std::map<std::string, Instant> completed;
   for (const auto& i : timeline.instants()) {

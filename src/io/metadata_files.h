@@ -44,8 +44,10 @@ struct MetadataPartitionSlices {
 std::function<bool(const std::string&)> ValidDataInstants(const Timeline& data_timeline);
 
 /// Lists partition `partition` of the metadata table on `mdt` (storage rooted at
-/// `.hoodie/metadata`). Cost: two listings.
-Result<MetadataPartitionSlices> LoadMetadataPartitionSlices(Storage& mdt, const std::string& partition);
+/// `.hoodie/metadata`), with the metadata timeline `timeline` when the caller listed it already.
+/// Cost: one listing of the partition folder (and one of the timeline when not given).
+Result<MetadataPartitionSlices> LoadMetadataPartitionSlices(Storage& mdt, const std::string& partition,
+                                                            const Timeline* timeline = nullptr);
 
 /// Where the record index says a record lives.
 struct RecordLocation {

@@ -15,18 +15,13 @@
 #include "table/record_key.h"
 
 namespace lakeshore {
-namespace {
-
-using Location = StoredLocation;
-
-}  // namespace
 
 Result<std::unordered_map<std::string, StoredLocation>> ScanRecordLocations(TableContext& ctx) {
   ReadOptions read;
   read.columns = {meta_columns::kRecordKey, meta_columns::kPartition, meta_columns::kFileName};
   ARROW_ASSIGN_OR_RAISE(auto rows, ReadSnapshot(ctx, read));
   ARROW_ASSIGN_OR_RAISE(rows, rows->CombineChunks());
-  std::unordered_map<std::string, Location> out;
+  std::unordered_map<std::string, StoredLocation> out;
   if (rows->num_rows() == 0) return out;
   const auto& keys = static_cast<const arrow::StringArray&>(*rows->column(0)->chunk(0));
   const auto& partitions = static_cast<const arrow::StringArray&>(*rows->column(1)->chunk(0));
@@ -35,7 +30,7 @@ Result<std::unordered_map<std::string, StoredLocation>> ScanRecordLocations(Tabl
     const std::string file(files.GetView(i));
     auto parsed = ParseDataFileName(file);
     // Log records name their file id itself; base records their file.
-    out[std::string(keys.GetView(i))] = Location{std::string(partitions.GetView(i)), parsed ? parsed->file_id : file};
+    out[std::string(keys.GetView(i))] = StoredLocation{std::string(partitions.GetView(i)), parsed ? parsed->file_id : file};
   }
   return out;
 }

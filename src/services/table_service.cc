@@ -130,7 +130,7 @@ Status CompleteService(TableContext& ctx, InstantLifecycle& lifecycle, const Com
   MetadataChanges changes;
   AddWrittenFiles(completed, &changes);
   if (!completed.replaced_file_ids.empty()) ARROW_RETURN_NOT_OK(AddRelocatedKeys(ctx, completed, &changes));
-  ARROW_ASSIGN_OR_RAISE(std::string metadata_latest, UpdateMetadataTable(ctx, time, changes, *guard));
+  ARROW_ASSIGN_OR_RAISE(std::string metadata_latest, UpdateMetadataTable(ctx, time, changes, timeline, *guard));
   auto bytes = ctx.EncodeInstant(lifecycle.instant(), InstantState::kCompleted, completed);
   Status done = bytes.ok() ? lifecycle.Complete(std::max(LatestTime({&timeline}), metadata_latest), *bytes, *ctx.clock,
                                                 *guard)

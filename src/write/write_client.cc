@@ -177,7 +177,7 @@ Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metada
   ARROW_RETURN_NOT_OK(guard->CheckHeld());
   // The metadata table first, at this instant's time: its entries count only once this instant
   // completes, and a crash from here on leaves them for the rollback to remove.
-  ARROW_ASSIGN_OR_RAISE(std::string metadata_latest, UpdateMetadataTable(ctx, state.instant.time, changes, *guard));
+  ARROW_ASSIGN_OR_RAISE(std::string metadata_latest, UpdateMetadataTable(ctx, state.instant.time, changes, timeline, *guard));
   // Anything failing before the decision undoes the metadata deltacommit while the lock is held.
   auto undo = [&](Status st) {
     if (!metadata_latest.empty()) (void)RollbackMetadataInstant(ctx, state.instant.time, *guard);

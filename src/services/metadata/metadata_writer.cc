@@ -18,6 +18,7 @@
 #include "io/metadata_files.h"
 #include "lakeshore/storage/sub_tree_storage.h"
 #include "read/record_lookup.h"
+#include "services/table_service.h"
 #include "table/file_naming.h"
 #include "table/layout.h"
 #include "table/meta_columns.h"
@@ -138,8 +139,9 @@ Result<std::string> RenderHFile(const std::vector<std::pair<std::string, std::st
   return writer.Finish();
 }
 
-/// One completed metadata instant writing `files` (path → bytes) under `action`.
-Status WriteMetadataInstant(TableContext& ctx, Storage& mdt, const std::string& time, const char* action,
+/// One completed metadata instant writing `files` (path → bytes) under `action`. Returns its
+/// completion time.
+Result<std::string> WriteMetadataInstant(TableContext& ctx, Storage& mdt, const std::string& time, const char* action,
                             const char* operation, const std::vector<std::pair<std::string, std::string>>& files,
                             const std::string& after, const LockGuard& guard) {
   Instant instant{time, action, InstantState::kRequested, ""};
@@ -165,16 +167,17 @@ Status WriteMetadataInstant(TableContext& ctx, Storage& mdt, const std::string& 
   ARROW_ASSIGN_OR_RAISE(std::string completion, NextInstantTime(ctx.clock->NowMs(), after));
   instant.state = InstantState::kCompleted;
   ARROW_ASSIGN_OR_RAISE(auto completed, codec.Encode(instant, metadata));
-  return timeline_ops::Complete(mdt, kTimeline, instant, completion, completed).status();
+  ARROW_RETURN_NOT_OK(timeline_ops::Complete(mdt, kTimeline, instant, completion, completed).status());
+  return completion;
 }
 
-/// The schema a log block appended to `group` carries: its base file's (another writer's, such
-/// as Spark's: readers comparing base and log schemas then see one), when the values encoded
-/// here are valid under it; else ours. Cost: the base file's tail (its file info).
-/// The writer schema in the file info of `group`'s latest base file ("" when it has none).
-Result<std::string> BaseFileSchema(Storage& mdt, const FileGroup& group) {
+/// The writer schema in the file info of `group`'s latest base file ("" when it has none),
+/// read from the file's tail once per open table (base files never change; ctx caches them).
+Result<std::string> BaseFileSchema(TableContext& ctx, Storage& mdt, const FileGroup& group) {
   if (!group.latest().base_file) return std::string();
   const BaseFile& base = *group.latest().base_file;
+  auto cached = ctx.metadata_base_schemas.find(base.path);
+  if (cached != ctx.metadata_base_schemas.end()) return cached->second;
   ARROW_ASSIGN_OR_RAISE(auto file, mdt.OpenInputFile(base.path));
   ARROW_ASSIGN_OR_RAISE(int64_t size, file->GetSize());
   ARROW_ASSIGN_OR_RAISE(
@@ -182,25 +185,24 @@ Result<std::string> BaseFileSchema(Storage& mdt, const FileGroup& group) {
                      [&](int64_t offset) { return file->ReadAt(offset, size - offset); }, size,
                      "metadata table file " + mdt.root_uri() + "/" + base.path));
   auto schema = info.find("schema");
-  return schema == info.end() ? std::string() : schema->second;
+  std::string text = schema == info.end() ? std::string() : schema->second;
+  ctx.metadata_base_schemas.emplace(base.path, text);
+  return text;
 }
 
-Result<std::string> SchemaForAppend(Storage& mdt, const FileGroup* group, const std::string& ours,
+/// True when values encoded here are valid under `schema` (a base file's) in `partition`.
+bool LayoutIsOurs(const std::string& schema, const std::string& ours, const std::string& partition) {
+  return schema.empty() || schema == ours || format::IsCompatibleMetadataSchema(schema, partition == kMetadataColumnStats);
+}
+
+/// The schema a log block appended to `group` carries: its base file's (another writer's, such
+/// as Spark's: readers comparing base and log schemas then see one), when the values encoded
+/// here are valid under it; else ours.
+Result<std::string> SchemaForAppend(TableContext& ctx, Storage& mdt, const FileGroup* group, const std::string& ours,
                                     const std::string& partition) {
   if (group == nullptr) return ours;
-  ARROW_ASSIGN_OR_RAISE(auto schema, BaseFileSchema(mdt, *group));
-  if (schema.empty() || schema == ours ||
-      !format::IsCompatibleMetadataSchema(schema, partition == kMetadataColumnStats)) {
-    return ours;
-  }
-  return schema;
-}
-
-/// True when `group`'s base file holds values of the layout written here for `partition`.
-Result<bool> BaseSchemaIs(Storage& mdt, const FileGroup& group, const std::string& ours, const std::string& partition) {
-  ARROW_ASSIGN_OR_RAISE(auto schema, BaseFileSchema(mdt, group));
-  return schema.empty() || schema == ours ||
-         format::IsCompatibleMetadataSchema(schema, partition == kMetadataColumnStats);
+  ARROW_ASSIGN_OR_RAISE(auto schema, BaseFileSchema(ctx, mdt, *group));
+  return schema.empty() || !LayoutIsOurs(schema, ours, partition) ? ours : schema;
 }
 
 std::string BasePath(const std::string& partition, const std::string& file_id, const std::string& instant) {
@@ -344,12 +346,7 @@ Result<std::string> NextInitInstant(const Timeline& timeline) {
 std::map<std::string, std::map<std::string, int64_t>> CommittedFiles(const std::vector<CompletedCommit>& commits) {
   std::map<std::string, std::map<std::string, int64_t>> files;
   const FileSystemView view = FileSystemView::Build(commits);
-  std::map<std::string, int64_t> sizes;
-  for (const auto& c : commits) {
-    for (const auto& s : c.metadata.write_stats) {
-      if (!s.path.empty()) sizes[s.path] = s.file_size;
-    }
-  }
+  const std::map<std::string, int64_t> sizes = FileSizesByPath(commits);
   for (const FileGroup* g : view.AllFileGroups()) {
     for (const FileSlice& slice : g->slices) {
       auto add = [&](const std::string& path) {
@@ -407,7 +404,8 @@ Status BuildPartition(TableContext& ctx, Storage& mdt, const std::string& partit
                                        std::max<int64_t>(1, groups), &files));
     }
   }
-  return WriteMetadataInstant(ctx, mdt, time, actions::kDeltaCommit, "bulk_insert", files, timeline.LastTime(), guard);
+  return WriteMetadataInstant(ctx, mdt, time, actions::kDeltaCommit, "bulk_insert", files, timeline.LastTime(), guard)
+      .status();
 }
 
 /// Deletes the folder `folder` of `storage` ("" for all of it) with everything in it, files
@@ -549,8 +547,9 @@ Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt,
     retire(all_groups);
   }
   if (files.empty()) return std::string();  // nothing worth rewriting yet
-  ARROW_RETURN_NOT_OK(
-      WriteMetadataInstant(ctx, mdt, time, actions::kCommit, "compact", files, LatestTime({&mdt_timeline, &data_timeline}), guard));
+  ARROW_RETURN_NOT_OK(WriteMetadataInstant(ctx, mdt, time, actions::kCommit, "compact", files,
+                                           LatestTime({&mdt_timeline, &data_timeline}), guard)
+                          .status());
   // Cleaning: what the compaction made unreachable for any reader that lists from now on.
   if (!obsolete.empty()) ARROW_RETURN_NOT_OK(mdt.DeleteFiles(obsolete).status());
   return time;
@@ -636,7 +635,8 @@ Status DropMetadataPartitions(TableContext& ctx, const std::vector<std::string>&
 }
 
 Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& instant_time,
-                                        const MetadataChanges& changes, const LockGuard& guard) {
+                                        const MetadataChanges& changes, const Timeline& data_timeline,
+                                        const LockGuard& guard) {
   ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
   const bool wants_any =
       ctx.metadata.enable || ctx.metadata.record_index || ctx.metadata.bloom_filters || ctx.metadata.column_stats;
@@ -653,38 +653,45 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   const bool has_index = Contains(config.metadata_partitions, kMetadataRecordIndex);
   if (changes.keys_unknown && has_index) drop.push_back(kMetadataRecordIndex);
   if (!drop.empty()) ARROW_RETURN_NOT_OK(DropMetadataPartitions(ctx, drop, guard));
-  std::vector<std::string> wanted;
-  if (wants_any) wanted.push_back(kMetadataFiles);
-  if (ctx.metadata.record_index && !changes.keys_unknown) wanted.push_back(kMetadataRecordIndex);
-  if (ctx.metadata.bloom_filters) wanted.push_back(kMetadataBloomFilters);
-  if (ctx.metadata.column_stats) wanted.push_back(kMetadataColumnStats);
-  if (!wanted.empty()) ARROW_RETURN_NOT_OK(BuildMetadataPartitions(ctx, wanted, guard));
-  ARROW_ASSIGN_OR_RAISE(config, HoodieTableConfig::Load(*ctx.storage));
+  std::vector<std::string> missing;  // wanted, and not built
+  auto want = [&](bool wanted, const char* p) {
+    if (wanted && (!drop.empty() || !Contains(config.metadata_partitions, p))) missing.push_back(p);
+  };
+  want(wants_any, kMetadataFiles);
+  want(ctx.metadata.record_index && !changes.keys_unknown, kMetadataRecordIndex);
+  want(ctx.metadata.bloom_filters, kMetadataBloomFilters);
+  want(ctx.metadata.column_stats, kMetadataColumnStats);
+  if (!missing.empty()) ARROW_RETURN_NOT_OK(BuildMetadataPartitions(ctx, missing, guard));
+  // hoodie.properties changed only when something was dropped or built.
+  if (!drop.empty() || !missing.empty()) {
+    ARROW_ASSIGN_OR_RAISE(config, HoodieTableConfig::Load(*ctx.storage));
+  }
   std::vector<std::string> partitions = config.metadata_partitions;
   if (partitions.empty()) return std::string();
   ARROW_ASSIGN_OR_RAISE(auto schema, format::MetadataRecordSchema());
 
   ARROW_ASSIGN_OR_RAISE(auto mdt, MetadataStorage(ctx));
+  // The metadata timeline is listed once; each partition's slices are listed once from it.
+  ARROW_ASSIGN_OR_RAISE(auto mdt_timeline, Timeline::Load(*mdt, kTimeline));
+  std::map<std::string, MetadataPartitionSlices> listed;
+  auto slices_of = [&](const std::string& partition) -> Result<const MetadataPartitionSlices*> {
+    auto it = listed.find(partition);
+    if (it == listed.end()) {
+      ARROW_ASSIGN_OR_RAISE(auto slices, LoadMetadataPartitionSlices(*mdt, partition, &mdt_timeline));
+      it = listed.emplace(partition, std::move(slices)).first;
+    }
+    return &it->second;
+  };
   // A bloom_filters or column_stats partition another writer made in a layout this build does
   // not write (another Hudi version's wrappers): values appended or compacted here would not
-  // decode under its schema. It is dropped, before it could go stale. Each base file is judged
-  // once per open table (its tail read once).
+  // decode under its schema. It is dropped, before it could go stale.
   std::vector<std::string> foreign;
   for (const char* p : {kMetadataBloomFilters, kMetadataColumnStats}) {
     if (!Contains(partitions, p)) continue;
-    ARROW_ASSIGN_OR_RAISE(auto slices, LoadMetadataPartitionSlices(*mdt, p));
-    for (const FileGroup* g : slices.view.LiveFileGroupsIn(p)) {
-      if (!g->latest().base_file) continue;
-      auto [it, fresh] = ctx.metadata_layouts.try_emplace(g->latest().base_file->path, true);
-      if (fresh) {
-        auto ours = BaseSchemaIs(*mdt, *g, schema, p);
-        if (!ours.ok()) {
-          ctx.metadata_layouts.erase(it);
-          return ours.status();
-        }
-        it->second = *ours;
-      }
-      if (!it->second) {
+    ARROW_ASSIGN_OR_RAISE(const MetadataPartitionSlices* slices, slices_of(p));
+    for (const FileGroup* g : slices->view.LiveFileGroupsIn(p)) {
+      ARROW_ASSIGN_OR_RAISE(auto base_schema, BaseFileSchema(ctx, *mdt, *g));
+      if (!LayoutIsOurs(base_schema, schema, p)) {
         foreign.push_back(p);
         break;
       }
@@ -692,14 +699,17 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   }
   if (!foreign.empty()) {
     ARROW_RETURN_NOT_OK(DropMetadataPartitions(ctx, foreign, guard));
-    ARROW_ASSIGN_OR_RAISE(config, HoodieTableConfig::Load(*ctx.storage));
-    partitions = config.metadata_partitions;
+    partitions.erase(std::remove_if(partitions.begin(), partitions.end(),
+                                    [&](const std::string& p) { return Contains(foreign, p); }),
+                     partitions.end());
   }
-  ARROW_ASSIGN_OR_RAISE(auto mdt_timeline, Timeline::Load(*mdt, kTimeline));
-  ARROW_ASSIGN_OR_RAISE(auto data_timeline, ctx.LoadTimeline());
   if (CompactionDue(mdt_timeline, data_timeline, ctx.metadata.compact_max_delta_commits)) {
-    ARROW_RETURN_NOT_OK(CompactMetadataTable(ctx, *mdt, mdt_timeline, data_timeline, partitions, guard).status());
-    ARROW_ASSIGN_OR_RAISE(mdt_timeline, Timeline::Load(*mdt, kTimeline));
+    ARROW_ASSIGN_OR_RAISE(auto compacted, CompactMetadataTable(ctx, *mdt, mdt_timeline, data_timeline, partitions, guard));
+    if (!compacted.empty()) {
+      // New base files: list again.
+      listed.clear();
+      ARROW_ASSIGN_OR_RAISE(mdt_timeline, Timeline::Load(*mdt, kTimeline));
+    }
   }
 
   std::vector<std::pair<std::string, std::string>> files;
@@ -724,8 +734,8 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
       entries = std::move(derived.column_stats);
     }
     if (entries.empty() && removed.empty()) continue;
-    ARROW_ASSIGN_OR_RAISE(auto slices, LoadMetadataPartitionSlices(*mdt, partition));
-    const int64_t groups = static_cast<int64_t>(slices.view.LiveFileGroupsIn(partition).size());
+    ARROW_ASSIGN_OR_RAISE(const MetadataPartitionSlices* slices, slices_of(partition));
+    const int64_t groups = static_cast<int64_t>(slices->view.LiveFileGroupsIn(partition).size());
     if (groups == 0) return CorruptMetadata("the metadata partition " + partition + " of " + ctx.uri + " has no file groups");
     auto buckets = Bucket(std::move(entries), groups);
 
@@ -739,7 +749,8 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
       auto& gone = deletes[static_cast<size_t>(g)];
       if (bucket.empty() && gone.empty()) continue;
       const std::string group = GroupId(partition, g);
-      ARROW_ASSIGN_OR_RAISE(auto group_schema, SchemaForAppend(*mdt, slices.view.Find(partition, group), schema, partition));
+      ARROW_ASSIGN_OR_RAISE(auto group_schema,
+                            SchemaForAppend(ctx, *mdt, slices->view.Find(partition, group), schema, partition));
       std::string hfile;
       if (!bucket.empty()) {
         ARROW_ASSIGN_OR_RAISE(hfile, RenderHFile(bucket, HFileUse::kLogBlock, group_schema));
@@ -749,10 +760,10 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
       files.emplace_back(LogPath(partition, group, instant_time), std::move(bytes));
     }
   }
-  ARROW_RETURN_NOT_OK(WriteMetadataInstant(ctx, *mdt, instant_time, actions::kDeltaCommit, "upsert", files,
-                                           mdt_timeline.LastTime(), guard));
-  ARROW_ASSIGN_OR_RAISE(mdt_timeline, Timeline::Load(*mdt, kTimeline));
-  return mdt_timeline.LastTime();
+  // The deltacommit completes after everything on the metadata timeline: its completion is the
+  // latest time there.
+  return WriteMetadataInstant(ctx, *mdt, instant_time, actions::kDeltaCommit, "upsert", files,
+                              mdt_timeline.LastTime(), guard);
 }
 
 Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_time, const LockGuard& guard) {

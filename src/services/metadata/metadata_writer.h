@@ -22,6 +22,7 @@
 
 #include "lakeshore/status.h"
 #include "timeline/commit_metadata.h"
+#include "timeline/timeline.h"
 
 namespace lakeshore {
 
@@ -81,11 +82,13 @@ Status AddRelocatedKeys(TableContext& ctx, const CommitMetadata& metadata, Metad
 /// are dropped (a write would make them stale), builds of its own partitions that a crash left
 /// in flight are dropped, and the partitions the settings enable are built (from the completed
 /// instants: this one is applied after). Then a metadata compaction when due, and the
-/// deltacommit at `instant_time`. Returns the latest time written on the metadata timeline
+/// deltacommit at `instant_time`. `data_timeline` is the data timeline the caller listed under
+/// `guard`. Returns the latest time written on the metadata timeline
 /// ("" when none): the data instant's completion must follow it. A table without a metadata
 /// table and without it enabled: nothing (one read of hoodie.properties).
 Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& instant_time,
-                                        const MetadataChanges& changes, const LockGuard& guard);
+                                        const MetadataChanges& changes, const Timeline& data_timeline,
+                                        const LockGuard& guard);
 
 /// Builds `partitions` (files, record_index) of the metadata table from the table's completed
 /// instants, under `guard`: listed in flight in hoodie.properties first, then written (base

@@ -7,62 +7,17 @@
 #include <set>
 
 #include <arrow/array.h>
-#include <arrow/io/memory.h>
-#include <arrow/json/reader.h>
 #include <arrow/type.h>
-#include <arrow/util/thread_pool.h>
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/schema.h>
 #include <parquet/exception.h>
 
 #include "common/percent_encoding.h"
+#include "delta/json_action_parser.h"
 #include "delta/paths.h"
 
 namespace lakeshore::delta {
 namespace {
-
-// ---- the explicit JSON schema of the actions Lakeshore reads ------------------------------
-
-std::shared_ptr<arrow::DataType> DeletionVectorType() {
-  return arrow::struct_({arrow::field("storageType", arrow::utf8()),
-                         arrow::field("pathOrInlineDv", arrow::utf8()),
-                         arrow::field("offset", arrow::int32()),
-                         arrow::field("sizeInBytes", arrow::int32()),
-                         arrow::field("cardinality", arrow::int64())});
-}
-
-std::shared_ptr<arrow::Schema> JsonActionSchema() {
-  static const std::shared_ptr<arrow::Schema> schema = [] {
-    arrow::FieldVector config;
-    for (const char* key : kInterpretedTableProperties) config.push_back(arrow::field(key, arrow::utf8()));
-    auto strings = arrow::list(arrow::utf8());
-    return arrow::schema({
-        arrow::field("add", arrow::struct_({arrow::field("path", arrow::utf8()),
-                                            arrow::field("size", arrow::int64()),
-                                            arrow::field("modificationTime", arrow::int64()),
-                                            arrow::field("deletionVector", DeletionVectorType())})),
-        arrow::field("remove", arrow::struct_({arrow::field("path", arrow::utf8()),
-                                               arrow::field("deletionTimestamp", arrow::int64()),
-                                               arrow::field("size", arrow::int64()),
-                                               arrow::field("deletionVector", DeletionVectorType())})),
-        arrow::field("cdc", arrow::struct_({arrow::field("path", arrow::utf8()),
-                                            arrow::field("size", arrow::int64())})),
-        arrow::field("metaData", arrow::struct_({arrow::field("id", arrow::utf8()),
-                                                 arrow::field("partitionColumns", strings),
-                                                 arrow::field("configuration", arrow::struct_(config))})),
-        arrow::field("protocol", arrow::struct_({arrow::field("minReaderVersion", arrow::int32()),
-                                                 arrow::field("minWriterVersion", arrow::int32()),
-                                                 arrow::field("readerFeatures", strings),
-                                                 arrow::field("writerFeatures", strings)})),
-        arrow::field("commitInfo", arrow::struct_({arrow::field("timestamp", arrow::int64()),
-                                                   arrow::field("inCommitTimestamp", arrow::int64()),
-                                                   arrow::field("operation", arrow::utf8())})),
-        arrow::field("sidecar", arrow::struct_({arrow::field("path", arrow::utf8()),
-                                                arrow::field("sizeInBytes", arrow::int64())})),
-    });
-  }();
-  return schema;
-}
 
 // ---- typed access to possibly-missing, possibly-null struct children ----------------------
 
@@ -127,7 +82,7 @@ class StructView {
     }
     return out;
   }
-  /// A string→string map stored either as a map (Parquet) or as a struct of known keys (JSON).
+  /// A string→string map (a Parquet map column).
   std::map<std::string, std::string> StringMap(const std::string& name, int64_t i) const {
     std::map<std::string, std::string> out;
     const auto& a = Raw(name);
@@ -140,10 +95,6 @@ class StructView {
         if (items->IsValid(k)) out[keys->GetString(k)] = items->GetString(k);
       }
       return out;
-    }
-    StructView s(a);
-    for (const char* key : kInterpretedTableProperties) {
-      if (auto v = s.String(key, i)) out[key] = *v;
     }
     return out;
   }
@@ -280,116 +231,11 @@ Result<ActionSet> ActionsFromTable(const arrow::Table& table, const std::string&
   return ActionsFromRows(*batch, 0, batch->num_rows(), source);
 }
 
-namespace {
-
-/// The length of the longest line of `data` (a block of Arrow's JSON reader must hold one).
-int64_t LongestLine(const arrow::Buffer& data) {
-  const auto* begin = reinterpret_cast<const char*>(data.data());
-  const char* end = begin + data.size();
-  int64_t longest = 0;
-  for (const char* p = begin; p < end;) {
-    const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
-    const char* stop = nl ? static_cast<const char*>(nl) : end;
-    longest = std::max<int64_t>(longest, stop - p);
-    p = stop + 1;
-  }
-  return longest;
-}
-
-/// Parses newline-delimited JSON actions into a table (one row per non-blank line). A large
-/// log (a compaction's commit of thousands of removes, many commits joined) is parsed in
-/// parallel blocks on Arrow's CPU pool; each block holds at least the longest line (a big
-/// schema string may exceed the default 1 MB).
-Result<std::shared_ptr<arrow::Table>> ParseJsonTable(const std::shared_ptr<arrow::Buffer>& data) {
-  constexpr int64_t kParallelAbove = 256 << 10;
-  auto read_options = arrow::json::ReadOptions::Defaults();
-  int64_t block = data->size() + 1;
-  if (data->size() > kParallelAbove) {
-    int64_t per_thread = data->size() / (2 * std::max(1, arrow::GetCpuThreadPoolCapacity())) + 1;
-    block = std::max<int64_t>({per_thread, LongestLine(*data) + 2, 64 << 10});
-  }
-  read_options.use_threads = block <= data->size();
-  read_options.block_size = static_cast<int32_t>(std::min<int64_t>(std::max<int64_t>(block, 1 << 16),
-                                                                   std::numeric_limits<int32_t>::max()));
-  auto parse_options = arrow::json::ParseOptions::Defaults();
-  parse_options.explicit_schema = JsonActionSchema();
-  parse_options.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::Ignore;
-  auto input = std::make_shared<arrow::io::BufferReader>(data);
-  auto reader = arrow::json::TableReader::Make(arrow::default_memory_pool(), input, read_options,
-                                               parse_options);
-  if (!reader.ok()) return reader.status();
-  return (*reader)->Read();
-}
-
-/// Rows a JSON commit holds: its lines with anything but whitespace (JSON strings cannot hold
-/// a raw newline, so a line is a row).
-int64_t CountJsonRows(const arrow::Buffer& data) {
-  int64_t rows = 0;
-  bool content = false;
-  for (int64_t i = 0; i < data.size(); ++i) {
-    char c = static_cast<char>(data.data()[i]);
-    if (c == '\n') {
-      rows += content;
-      content = false;
-    } else if (c != ' ' && c != '\t' && c != '\r') {
-      content = true;
-    }
-  }
-  return rows + content;
-}
-
-}  // namespace
-
 Result<ActionSet> ParseJsonActions(const std::shared_ptr<arrow::Buffer>& data,
                                    const std::string& source) {
-  if (data->size() == 0) return CorruptMetadata("Delta log file '" + source + "' is empty");
-  auto table = ParseJsonTable(data);
-  if (!table.ok()) {
-    return CorruptMetadata("Delta log file '" + source + "' is corrupt or truncated: " +
-                           table.status().message());
-  }
-  return ActionsFromTable(**table, source);
-}
-
-Result<std::vector<ActionSet>> ParseJsonActionsBatch(const std::vector<std::shared_ptr<arrow::Buffer>>& files,
-                                                     const std::vector<std::string>& sources) {
-  std::vector<int64_t> rows(files.size());
-  int64_t total = 0;
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (files[i]->size() == 0) return CorruptMetadata("Delta log file '" + sources[i] + "' is empty");
-    rows[i] = CountJsonRows(*files[i]);
-    total += files[i]->size() + 1;
-  }
-  auto per_file = [&]() -> Result<std::vector<ActionSet>> {
-    std::vector<ActionSet> out;
-    for (size_t i = 0; i < files.size(); ++i) {
-      ARROW_ASSIGN_OR_RAISE(auto actions, ParseJsonActions(files[i], sources[i]));
-      out.push_back(std::move(actions));
-    }
-    return out;
-  };
-  std::string joined;
-  joined.reserve(static_cast<size_t>(total));
-  for (const auto& f : files) {
-    joined.append(reinterpret_cast<const char*>(f->data()), static_cast<size_t>(f->size()));
-    joined.push_back('\n');
-  }
-  auto table = ParseJsonTable(arrow::Buffer::FromString(std::move(joined)));
-  if (!table.ok()) return per_file();  // find and name the bad file
-  ARROW_ASSIGN_OR_RAISE(auto batch, (*table)->CombineChunksToBatch());
-  int64_t sum = 0;
-  for (int64_t r : rows) sum += r;
-  if (sum != batch->num_rows()) return per_file();
-  std::vector<ActionSet> out;
-  out.reserve(files.size());
-  int64_t begin = 0;
-  for (size_t i = 0; i < files.size(); ++i) {
-    auto actions = ActionsFromRows(*batch, begin, begin + rows[i], sources[i]);
-    if (!actions.ok()) return per_file();  // per file, the error counts rows within the file
-    out.push_back(std::move(*actions));
-    begin += rows[i];
-  }
-  return out;
+  return ParseJsonCommit(std::string_view(reinterpret_cast<const char*>(data->data()),
+                                          static_cast<size_t>(data->size())),
+                         source);
 }
 
 Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path, bool include_adds) {

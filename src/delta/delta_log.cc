@@ -237,9 +237,7 @@ Result<ActionSet> DeltaLog::ReadCommit(int64_t version) const {
 }
 
 Result<std::vector<ActionSet>> DeltaLog::ReadCommits(const std::vector<int64_t>& versions) const {
-  // Commits are small: read them in parallel, then parse them in groups with one JSON parse
-  // per group (Arrow's per-parse set-up costs more than a small commit's bytes).
-  constexpr size_t kGroup = 64;
+  // Each commit is read and parsed by its own task: parsing is one pass over the bytes.
   const auto n = static_cast<int64_t>(versions.size());
   std::vector<std::string> sources(versions.size());
   for (size_t i = 0; i < versions.size(); ++i) {
@@ -247,28 +245,7 @@ Result<std::vector<ActionSet>> DeltaLog::ReadCommits(const std::vector<int64_t>&
     if (commit == nullptr) return CorruptMetadata("Delta commit '" + CommitPath(versions[i]) + "' is missing");
     sources[i] = commit->path;
   }
-  ARROW_ASSIGN_OR_RAISE(auto buffers, engine_->Map<std::shared_ptr<arrow::Buffer>>(
-                                          n, [&](int64_t i) -> Result<std::shared_ptr<arrow::Buffer>> {
-                                            auto data = table_->ReadFile(sources[static_cast<size_t>(i)]);
-                                            if (!data.ok()) {
-                                              return CorruptMetadata("Delta log file '" + sources[static_cast<size_t>(i)] +
-                                                                     "' cannot be read: " + data.status().message());
-                                            }
-                                            return data;
-                                          }));
-  const int64_t groups = (n + static_cast<int64_t>(kGroup) - 1) / static_cast<int64_t>(kGroup);
-  ARROW_ASSIGN_OR_RAISE(auto parsed, engine_->Map<std::vector<ActionSet>>(groups, [&](int64_t g) {
-    size_t begin = static_cast<size_t>(g) * kGroup, end = std::min(versions.size(), begin + kGroup);
-    std::vector<std::shared_ptr<arrow::Buffer>> files(buffers.begin() + begin, buffers.begin() + end);
-    std::vector<std::string> names(sources.begin() + begin, sources.begin() + end);
-    return ParseJsonActionsBatch(files, names);
-  }));
-  std::vector<ActionSet> out;
-  out.reserve(versions.size());
-  for (auto& group : parsed) {
-    for (auto& actions : group) out.push_back(std::move(actions));
-  }
-  return out;
+  return engine_->Map<ActionSet>(n, [&](int64_t i) { return ReadActionFile(*table_, sources[static_cast<size_t>(i)]); });
 }
 
 std::vector<std::pair<int64_t, int64_t>> DeltaLog::CommitTimestamps() const {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <future>
 #include <map>
 #include <cctype>
@@ -278,18 +279,27 @@ Result<DeltaSnapshot> DeltaLog::LoadSnapshot(bool with_active_files) {
     versions.push_back(v);
   }
 
-  std::unordered_map<std::string, AddFile> active;
-  std::unordered_map<std::string, RemoveFile> tombstones;
+  // The state is replayed over pointers into the ActionSets read below (alive until the end):
+  // a file's key is a view of its path, or of a key string kept in `dv_keys` when it has a
+  // deletion vector. Nothing is copied until the survivors are moved into the snapshot.
+  std::deque<std::string> dv_keys;
+  auto key_of = [&](const std::string& path, const std::optional<DeletionVectorDescriptor>& dv) -> std::string_view {
+    if (!dv) return path;
+    dv_keys.push_back(FileKey(path, dv));
+    return dv_keys.back();
+  };
+  std::unordered_map<std::string_view, AddFile*> active;
+  std::unordered_map<std::string_view, RemoveFile*> tombstones;
   auto apply = [&](ActionSet& actions, const std::string& source, bool is_commit) {
     for (auto& r : actions.removes) {
-      std::string key = FileKey(r.path, r.deletion_vector);
-      active.erase(key);
-      tombstones[key] = std::move(r);
+      std::string_view key = key_of(r.path, r.deletion_vector);
+      if (!active.empty()) active.erase(key);
+      tombstones[key] = &r;
     }
     for (auto& a : actions.adds) {
-      std::string key = FileKey(a.path, a.deletion_vector);
+      std::string_view key = key_of(a.path, a.deletion_vector);
       if (!tombstones.empty()) tombstones.erase(key);
-      if (with_active_files) active[key] = std::move(a);
+      if (with_active_files) active[key] = &a;
     }
     if (is_commit) {
       for (auto& c : actions.cdc) snapshot.cdc_files.push_back(std::move(c));
@@ -324,6 +334,7 @@ Result<DeltaSnapshot> DeltaLog::LoadSnapshot(bool with_active_files) {
   }
   ARROW_ASSIGN_OR_RAISE(auto part_actions, std::move(parts_read));
   ARROW_ASSIGN_OR_RAISE(auto commit_actions, std::move(commits_read));
+  std::vector<ActionSet> sidecar_actions;  // outlives the replay: the state points into it
   if (snapshot.checkpoint) {
     size_t checkpoint_adds = 0;
     for (const auto& p : part_actions) checkpoint_adds += p.adds.size();
@@ -335,7 +346,7 @@ Result<DeltaSnapshot> DeltaLog::LoadSnapshot(bool with_active_files) {
       has_metadata |= part_actions[i].metadata.has_value();
       apply(part_actions[i], parts[i], false);
     }
-    ARROW_ASSIGN_OR_RAISE(auto sidecar_actions,
+    ARROW_ASSIGN_OR_RAISE(sidecar_actions,
                           engine_->Map<ActionSet>(static_cast<int64_t>(sidecars.size()), [&](int64_t i) {
                             return ReadParquetActions(*table_, sidecars[static_cast<size_t>(i)], with_active_files);
                           }));
@@ -351,9 +362,9 @@ Result<DeltaSnapshot> DeltaLog::LoadSnapshot(bool with_active_files) {
                            " has no " + (has_protocol ? "metaData" : "protocol") + " action");
   }
   snapshot.active_files.reserve(active.size());
-  for (auto& [k, f] : active) snapshot.active_files.push_back(std::move(f));
+  for (auto& [k, f] : active) snapshot.active_files.push_back(std::move(*f));
   snapshot.tombstones.reserve(tombstones.size());
-  for (auto& [k, f] : tombstones) snapshot.tombstones.push_back(std::move(f));
+  for (auto& [k, f] : tombstones) snapshot.tombstones.push_back(std::move(*f));
   return snapshot;
 }
 

@@ -24,7 +24,7 @@ using delta::DeltaSnapshot;
 /// Adds `path` (a decoded log path) to `out` if it lies inside the table; an error if that
 /// cannot be told with certainty.
 Status AddIfInside(const std::string& path, const delta::TablePathResolver& paths,
-                   std::unordered_set<std::string>& out) {
+                   PathSet& out) {
   auto rel = paths.Relativize(path);
   if (rel.ok()) {
     out.insert(std::move(*rel));
@@ -34,7 +34,7 @@ Status AddIfInside(const std::string& path, const delta::TablePathResolver& path
 }
 
 Status AddDvIfInside(const std::optional<delta::DeletionVectorDescriptor>& dv,
-                     const delta::TablePathResolver& paths, std::unordered_set<std::string>& out) {
+                     const delta::TablePathResolver& paths, PathSet& out) {
   if (!dv) return Status::OK();
   auto path = delta::DeletionVectorPath(*dv, paths);
   if (!path.ok()) {
@@ -96,7 +96,7 @@ Result<std::optional<int64_t>> LatestCommitBefore(const DeltaLog& log, const Del
 /// commits after the last watermark up to `until`, that are now deletable.
 Result<std::vector<VacuumCandidate>> LiteCandidates(
     const DeltaLog& log, const std::optional<VacuumWatermark>& watermark,
-    std::optional<int64_t> until, const std::unordered_set<std::string>& live, int64_t cutoff_ms,
+    std::optional<int64_t> until, const PathSet& live, int64_t cutoff_ms,
     const VisibilityRule& rule) {
   std::vector<VacuumCandidate> out;
   if (!until) return out;  // no commit is older than the cutoff yet
@@ -118,7 +118,7 @@ Result<std::vector<VacuumCandidate>> LiteCandidates(
   }
   ARROW_ASSIGN_OR_RAISE(auto commits, log.ReadCommits(versions));
   const delta::TablePathResolver paths(log.storage()->root_uri());
-  std::unordered_set<std::string> seen;
+  PathSet seen;
   // A path that is elsewhere, or cannot be related to the table, is not deleted.
   auto consider = [&](const std::string& path, int64_t size, int64_t mtime) {
     auto rel = paths.Relativize(path);
@@ -148,7 +148,7 @@ Result<int64_t> RetentionMs(const DeltaSnapshot& snapshot, const VacuumOptions& 
 /// Every folder above a deleted file, plus the listed old empty folders.
 std::vector<std::string> FoldersToTry(const std::vector<VacuumCandidate>& deleted,
                                       std::vector<std::string> empty_folders) {
-  std::unordered_set<std::string> seen(empty_folders.begin(), empty_folders.end());
+  PathSet seen(empty_folders.begin(), empty_folders.end());
   for (const auto& c : deleted) {
     for (std::string dir = ParentPath(c.path); !dir.empty(); dir = ParentPath(dir)) {
       if (!seen.insert(dir).second) break;
@@ -210,10 +210,10 @@ Status DeleteAndRecord(const DeltaLog& log, const DeltaSnapshot& snapshot, const
 
 }  // namespace
 
-Result<std::unordered_set<std::string>> DeltaLiveSet(const DeltaSnapshot& snapshot,
+Result<PathSet> DeltaLiveSet(const DeltaSnapshot& snapshot,
                                                      int64_t cutoff_ms,
                                                      const std::string& root_uri) {
-  std::unordered_set<std::string> live;
+  PathSet live;
   live.reserve(snapshot.active_files.size() * 2);
   const delta::TablePathResolver paths(root_uri);
   for (const auto& f : snapshot.active_files) {
@@ -278,7 +278,7 @@ Result<VacuumReport> VacuumDeltaTable(std::shared_ptr<Storage> table, const Vacu
   }
   std::sort(candidates.begin(), candidates.end(),
             [](const VacuumCandidate& a, const VacuumCandidate& b) { return a.path < b.path; });
-  report.candidates = candidates;
+  report.candidates = std::move(candidates);
   report.time_to_identify_ms = ElapsedMs(started);
   if (options.dry_run) return report;
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "common/path_set.h"
 #include "lakeshore/delta/delta_log.h"
 #include "lakeshore/vacuum.h"
 
@@ -14,7 +15,7 @@ namespace lakeshore::vacuum {
 /// and its deletion vector file, and every tombstone deleted at or after the cutoff with its
 /// deletion vector file. Paths outside the table are left out (never ours to delete); an
 /// undecodable deletion vector → kCorruptMetadata. O(files).
-Result<std::unordered_set<std::string>> DeltaLiveSet(const delta::DeltaSnapshot& snapshot,
+Result<PathSet> DeltaLiveSet(const delta::DeltaSnapshot& snapshot,
                                                      int64_t cutoff_ms,
                                                      const std::string& root_uri);
 

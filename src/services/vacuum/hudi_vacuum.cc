@@ -34,7 +34,7 @@ namespace {
 struct TimelineState {
   Timeline timeline;
   std::vector<CompletedCommit> commits;
-  std::unordered_set<std::string> live;
+  PathSet live;
   /// The last completed vacuum, if any, and its record (the watermark).
   std::optional<Instant> last_vacuum;
   HudiVacuumRecord last_record;

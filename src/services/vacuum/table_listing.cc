@@ -147,24 +147,26 @@ Result<std::vector<FileEntry>> ReadInventory(const std::string& inventory_uri,
 }
 
 Result<UntrackedScan> ScanForUntracked(Storage& table, const VacuumOptions& options, const VisibilityRule& rule,
-                                       const std::unordered_set<std::string>& live, int64_t cutoff_ms) {
+                                       const PathSet& live, int64_t cutoff_ms) {
   std::vector<FileEntry> entries;
   if (options.inventory.empty()) {
     // Files in use are never candidates: their size and mtime are not needed, so not fetched.
-    auto needs_details = [&live](std::string_view path) { return live.count(std::string(path)) == 0; };
+    auto needs_details = [&live](std::string_view path) { return !live.contains(path); };
     ARROW_ASSIGN_OR_RAISE(entries, ListVisibleFiles(table, *options.engine, rule, options.progress, needs_details));
   } else {
     ARROW_ASSIGN_OR_RAISE(entries, ReadInventory(options.inventory, table.root_uri(), rule));
   }
   UntrackedScan scan;
   scan.files_listed = static_cast<int64_t>(entries.size());
-  std::unordered_set<std::string> seen;
+  // A listing names each file once; an inventory may repeat one.
+  const bool may_repeat = !options.inventory.empty();
+  PathSet seen;
   for (auto& e : entries) {
     if (e.mtime_ms >= cutoff_ms) continue;  // too young: a writer may be about to commit it
     if (e.is_dir) {
-      scan.old_empty_folders.push_back(e.path);
-    } else if (!live.count(e.path) && seen.insert(e.path).second) {
-      scan.candidates.push_back({e.path, e.size});
+      scan.old_empty_folders.push_back(std::move(e.path));
+    } else if (!live.contains(e.path) && (!may_repeat || seen.insert(e.path).second)) {
+      scan.candidates.push_back({std::move(e.path), e.size});
     }
   }
   return scan;

@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "common/path_set.h"
 #include "lakeshore/engine/engine.h"
 #include "lakeshore/storage/storage.h"
 #include "lakeshore/vacuum.h"
@@ -58,6 +59,6 @@ struct UntrackedScan {
 /// keeps the visible files not in `live` whose mtime is older than `cutoff_ms` (younger ones
 /// may be about to be committed), once each.
 Result<UntrackedScan> ScanForUntracked(Storage& table, const VacuumOptions& options, const VisibilityRule& rule,
-                                       const std::unordered_set<std::string>& live, int64_t cutoff_ms);
+                                       const PathSet& live, int64_t cutoff_ms);
 
 }  // namespace lakeshore::vacuum

@@ -89,4 +89,60 @@ int64_t RecordIndexFileGroup(std::string_view record_key, int64_t num_groups) {
   return std::abs(abs_h % num_groups);
 }
 
+std::string EscapeSecondaryIndexPart(const std::optional<std::string>& value) {
+  if (!value) return std::string(1, '\0');
+  std::string out;
+  out.reserve(value->size() + 2);
+  for (char c : *value) {
+    if (c == '\\' || c == '$' || c == '\0') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string SecondaryIndexKeyPrefix(const std::optional<std::string>& secondary_key) {
+  return EscapeSecondaryIndexPart(secondary_key) + '$';
+}
+
+std::string SecondaryIndexKey(const std::optional<std::string>& secondary_key, std::string_view record_key) {
+  return SecondaryIndexKeyPrefix(secondary_key) + EscapeSecondaryIndexPart(std::string(record_key));
+}
+
+namespace {
+std::optional<std::string> Unescape(std::string_view part) {
+  if (part.size() == 1 && part[0] == '\0') return std::nullopt;
+  std::string out;
+  out.reserve(part.size());
+  bool escaped = false;
+  for (char c : part) {
+    if (!escaped && c == '\\') {
+      escaped = true;
+      continue;
+    }
+    escaped = false;
+    out.push_back(c);
+  }
+  return out;
+}
+}  // namespace
+
+Result<std::pair<std::optional<std::string>, std::optional<std::string>>> SplitSecondaryIndexKey(std::string_view key) {
+  bool escaped = false;
+  for (size_t i = 0; i < key.size(); ++i) {
+    const char c = key[i];
+    if (c == '\\' && !escaped) {
+      escaped = true;
+    } else if (c == '$' && !escaped) {
+      return std::make_pair(Unescape(key.substr(0, i)), Unescape(key.substr(i + 1)));
+    } else {
+      escaped = false;
+    }
+  }
+  return CorruptMetadata("secondary index key '" + std::string(key) + "' has no unescaped '$' separator");
+}
+
+int64_t SecondaryIndexFileGroup(const std::optional<std::string>& secondary_key, int64_t num_groups) {
+  return RecordIndexFileGroup(SecondaryIndexKeyPrefix(secondary_key), num_groups);
+}
+
 }  // namespace lakeshore::format

@@ -10,11 +10,18 @@
 //   partition_stats: ColumnIndexId(column) + PartitionIndexId(partition)
 //   files:           the partition path itself ("__all_partitions__" lists the partitions)
 //   record_index:    the record key
+//   secondary_index_<name>: escape(secondary key) + "$" + escape(record key), where escape puts
+//                    a backslash before '\\', '$' and NUL, and a null value is the one character
+//                    NUL (Hudi's SecondaryIndexKeyUtils)
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+
+#include "lakeshore/status.h"
 
 namespace lakeshore::format {
 
@@ -40,5 +47,26 @@ std::string PartitionStatsIndexKey(std::string_view partition_path, std::string_
 /// |h| % num_groups, absolute again). A key that is not valid UTF-8 hashes its bytes as
 /// Latin-1. num_groups must be positive.
 int64_t RecordIndexFileGroup(std::string_view record_key, int64_t num_groups);
+
+/// One side of a secondary index key, escaped: a backslash before '\\', '$' and NUL; a null
+/// value (nullopt) is the single character NUL.
+std::string EscapeSecondaryIndexPart(const std::optional<std::string>& value);
+
+/// The prefix every entry of secondary key `secondary_key` starts with: its escaped form and
+/// the separator '$' (Hudi's getEscapedSecondaryKeyPrefixFromSecondaryKey).
+std::string SecondaryIndexKeyPrefix(const std::optional<std::string>& secondary_key);
+
+/// The secondary index key of (secondary key, record key).
+std::string SecondaryIndexKey(const std::optional<std::string>& secondary_key, std::string_view record_key);
+
+/// Splits a secondary index key at its first unescaped '$' and unescapes both sides (a side that
+/// is the single NUL is null). No separator → kCorruptMetadata naming the key.
+Result<std::pair<std::optional<std::string>, std::optional<std::string>>> SplitSecondaryIndexKey(std::string_view key);
+
+/// The file group of a secondary index (index version V2, table version 9) that holds the
+/// entries of one secondary key: Java's String.hashCode of the key's prefix (escaped secondary
+/// key and '$'), as RecordIndexFileGroup hashes. Every entry of a secondary key is in one
+/// group, so a lookup reads one group.
+int64_t SecondaryIndexFileGroup(const std::optional<std::string>& secondary_key, int64_t num_groups);
 
 }  // namespace lakeshore::format

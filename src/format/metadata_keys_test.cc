@@ -149,3 +149,31 @@ TEST(MetadataKeys, EverySparkRecordIndexKeyIsInTheFileGroupItsHashNames) {
 
 }  // namespace
 }  // namespace lakeshore::format
+
+namespace lakeshore::format {
+namespace {
+
+TEST(MetadataKeys, SecondaryIndexKeysEscapeAndSplitAsHudiDoes) {
+  EXPECT_EQ(SecondaryIndexKey(std::string("Amazon"), "TXN-001"), "Amazon$TXN-001");
+  EXPECT_EQ(SecondaryIndexKey(std::nullopt, "TXN-003"), std::string("\0$TXN-003", 9));
+  EXPECT_EQ(SecondaryIndexKey(std::string("a$b\\c"), "k$"), "a\\$b\\\\c$k\\$");
+  EXPECT_EQ(SecondaryIndexKeyPrefix(std::string(1, '\0')), std::string("\\\0$", 3));
+  for (const auto& [sk, rk] : std::vector<std::pair<std::optional<std::string>, std::string>>{
+           {std::string("plain"), "r1"}, {std::nullopt, "r2"}, {std::string("$$\\"), "\\$"},
+           {std::string(1, '\0'), "x"}, {std::string(""), ""}, {std::string("a\\"), "b"}}) {
+    auto split = SplitSecondaryIndexKey(SecondaryIndexKey(sk, rk));
+    ASSERT_TRUE(split.ok()) << split.status();
+    EXPECT_EQ(split->first, sk);
+    EXPECT_EQ(split->second, rk);
+  }
+  auto bad = SplitSecondaryIndexKey("no separator\\$");
+  EXPECT_TRUE(IsError(bad.status(), ErrorKind::kCorruptMetadata)) << bad.status();
+  // The group of a secondary key is the Java hash of its prefix: Spark's table put "Spotify"
+  // in group 0 and "Japan Airlines" in group 3 of 10.
+  EXPECT_EQ(SecondaryIndexFileGroup(std::string("Spotify"), 10), 0);
+  EXPECT_EQ(SecondaryIndexFileGroup(std::string("Japan Airlines"), 10), 3);
+  EXPECT_EQ(SecondaryIndexFileGroup(std::nullopt, 10), 6);
+}
+
+}  // namespace
+}  // namespace lakeshore::format

@@ -66,6 +66,9 @@ Status CombineFilesRecords(nlohmann::json& older, nlohmann::json&& newer, const 
 /// of which a file group holds only those `group_of` assigns to it.
 struct KeySelection {
   const std::vector<std::string>* keys = nullptr;
+  /// The keys are prefixes: every entry whose key starts with one is wanted (a secondary index
+  /// lookup), and HFiles are scanned over the blocks a prefix can be in.
+  bool prefixes = false;
   /// The number of the file group `key` lives in, of `groups`.
   std::function<int64_t(std::string_view key, size_t groups)> group_of;
   /// A file group's number (from its id), or -1 when its name does not say (it is then read).
@@ -147,6 +150,10 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
         return combine(it->second, std::move(decoded), decoder.where());
       };
       if (selection.keys == nullptr) return hfile.Scan(add);
+      if (selection.prefixes) {
+        for (std::string_view prefix : wanted) ARROW_RETURN_NOT_OK(hfile.ScanPrefix(prefix, add));
+        return Status::OK();
+      }
       ARROW_ASSIGN_OR_RAISE(auto values, hfile.GetSorted(wanted));
       for (size_t k = 0; k < wanted.size(); ++k) {
         if (values[k]) ARROW_RETURN_NOT_OK(add(wanted[k], *values[k]));
@@ -360,6 +367,44 @@ Result<std::map<std::string, nlohmann::json>> ReadMetadataRecords(
   std::vector<std::string> sorted;
   return ReadMetadataPartition<nlohmann::json>(table, engine, partition, DecodeJson, Latest<nlohmann::json>,
                                                is_valid_data_instant, SelectKeys(keys, &sorted));
+}
+
+Result<std::map<std::optional<std::string>, std::vector<std::string>>> ReadMetadataSecondaryIndex(
+    const std::shared_ptr<Storage>& table, Engine& engine, const std::string& partition,
+    const std::function<bool(const std::string&)>& is_valid_data_instant,
+    const std::vector<std::optional<std::string>>* secondary_keys, bool hashed_by_secondary_key) {
+  std::vector<std::string> prefixes, sorted;
+  KeySelection selection;
+  if (secondary_keys != nullptr) {
+    for (const auto& k : *secondary_keys) prefixes.push_back(format::SecondaryIndexKeyPrefix(k));
+    selection = SelectKeys(&prefixes, &sorted);
+    selection.prefixes = true;
+    // Index version V2 hashes an entry by its prefix, as SelectKeys hashes a key; V1 hashed the
+    // whole entry key, so a secondary key's entries may be in any group.
+    if (!hashed_by_secondary_key) selection.number_of = [](const FileGroup&) -> int64_t { return -1; };
+  }
+  // The latest version of an entry says whether the pair is deleted.
+  auto decode = [](std::string_view key, std::string_view value, ValueDecoder& decoder) -> Result<bool> {
+    ARROW_ASSIGN_OR_RAISE(auto record, decoder.Json(value));
+    auto info = record.find("SecondaryIndexMetadata");
+    if (info == record.end() || !info->is_object() || !info->contains("isDeleted") ||
+        !(*info)["isDeleted"].is_boolean()) {
+      return CorruptMetadata("the secondary index entry '" + std::string(key) + "' in " + decoder.where() +
+                             " has no SecondaryIndexMetadata.isDeleted");
+    }
+    return (*info)["isDeleted"].get<bool>();
+  };
+  ARROW_ASSIGN_OR_RAISE(auto entries, ReadMetadataPartition<bool>(table, engine, partition, decode, Latest<bool>,
+                                                                   is_valid_data_instant, selection));
+  std::map<std::optional<std::string>, std::vector<std::string>> out;
+  for (const auto& [key, deleted] : entries) {
+    if (deleted) continue;
+    ARROW_ASSIGN_OR_RAISE(auto pair, format::SplitSecondaryIndexKey(key));
+    if (!pair.second) return CorruptMetadata("the secondary index entry '" + key + "' of " + partition + " has a null record key");
+    out[std::move(pair.first)].push_back(std::move(*pair.second));
+  }
+  for (auto& [sk, keys] : out) std::sort(keys.begin(), keys.end());
+  return out;
 }
 
 Result<std::string> CompactMetadataFileGroup(Storage& mdt, const MetadataPartitionSlices& slices, const FileGroup& group,

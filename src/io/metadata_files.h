@@ -79,6 +79,19 @@ Result<std::map<std::string, nlohmann::json>> ReadMetadataRecords(
     const std::function<bool(const std::string&)>& is_valid_data_instant,
     const std::vector<std::string>* keys = nullptr);
 
+/// Reads the secondary index partition `partition` (`secondary_index_<name>`): secondary key
+/// (nullopt: null values) → the record keys holding it, sorted. Entries are Hudi's
+/// `escape(secondary key)$escape(record key)` keys whose latest version is not marked deleted;
+/// slices, timeline and validity as ReadMetadataFiles. With `secondary_keys`, only those are
+/// looked up: with `hashed_by_secondary_key` (index version V2, table version 9) only each
+/// one's file group (hashed by its escaped prefix) is read, else (V1) every group; in each, the
+/// base HFile is scanned over the blocks the prefix can be in. Cost: the whole partition, or
+/// per key one group's logs plus the blocks holding its prefix.
+Result<std::map<std::optional<std::string>, std::vector<std::string>>> ReadMetadataSecondaryIndex(
+    const std::shared_ptr<Storage>& table, Engine& engine, const std::string& partition,
+    const std::function<bool(const std::string&)>& is_valid_data_instant,
+    const std::vector<std::optional<std::string>>* secondary_keys = nullptr, bool hashed_by_secondary_key = true);
+
 /// The bytes of a new base HFile for `group` of a metadata partition whose versions are "latest
 /// wins" (record_index, bloom_filters): its latest slice's base entries merged in key order with
 /// its log blocks of valid instants (a later version replaces, a delete removes), streamed into

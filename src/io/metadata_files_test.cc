@@ -6,7 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include "common/parse_number.h"
+#include "format/hfile.h"
+#include "format/metadata_keys.h"
 #include "lakeshore/table/table.h"
+#include "table/index_definitions.h"
 #include "table/file_naming.h"
 #include "testing/hudi_tables.h"
 
@@ -103,6 +107,103 @@ TEST(MetadataRecordIndex, TheSparkWrittenRecordIndexLocatesEveryRecordAsAScanDoe
     ++checked;
   }
   EXPECT_GE(checked, 3) << "tables with a record index";
+}
+
+}  // namespace
+}  // namespace lakeshore
+
+namespace lakeshore {
+namespace {
+
+/// The secondary key Hudi stores for a value of `column` at `row`: strings as they are, dates
+/// as days since the epoch, integers in decimal; nullopt for null.
+std::optional<std::string> SecondaryKeyOf(const arrow::Array& column, int64_t row) {
+  if (column.IsNull(row)) return std::nullopt;
+  switch (column.type_id()) {
+    case arrow::Type::STRING: return std::string(static_cast<const arrow::StringArray&>(column).GetView(row));
+    case arrow::Type::DATE32: return std::to_string(static_cast<const arrow::Date32Array&>(column).Value(row));
+    case arrow::Type::INT64: return std::to_string(static_cast<const arrow::Int64Array&>(column).Value(row));
+    case arrow::Type::INT32: return std::to_string(static_cast<const arrow::Int32Array&>(column).Value(row));
+    default: ADD_FAILURE() << "no oracle for " << column.type()->ToString(); return std::nullopt;
+  }
+}
+
+TEST(MetadataSecondaryIndex, TheSparkWrittenSecondaryIndexesEqualAScanAndTheirLookups) {
+  int checked = 0;
+  for (const char* zip : {"sample_table/cow/v9_txns_simple_meta.zip", "sample_table/mor/avro/v9_txns_simple_meta.zip"}) {
+    SCOPED_TRACE(zip);
+    const auto entries = testing::ReadHudiTablesZip(zip);
+    if (entries.empty()) GTEST_SKIP() << "shared/hudi-tables is not beside the checkout";
+    const std::string uri = "mem://mdt_secondary_" + std::to_string(counter++);
+    auto storage = *Storage::Open(uri);
+    for (const auto& [name, bytes] : entries) {
+      ASSERT_TRUE(storage->WriteString(name.substr(name.find('/') + 1), bytes).ok());
+    }
+    auto defs = LoadIndexDefinitions(*storage);
+    ASSERT_TRUE(defs.ok()) << defs.status();
+    auto table = Table::Open(uri);
+    ASSERT_TRUE(table.ok()) << table.status();
+    for (const auto& [name, def] : *defs) {
+      if (def.type != "secondary_index") continue;
+      SCOPED_TRACE(name);
+      ASSERT_EQ(def.source_fields.size(), 1u);
+      ASSERT_EQ(def.version, "V2");
+      // The oracle: a scan of the table's key and indexed column.
+      ReadOptions read;
+      read.columns = {"_hoodie_record_key", def.source_fields[0]};
+      auto rows = (*table)->Read(read);
+      ASSERT_TRUE(rows.ok()) << rows.status();
+      auto combined = *(*rows)->CombineChunks();
+      std::map<std::optional<std::string>, std::vector<std::string>> expected;
+      for (int64_t i = 0; i < combined->num_rows(); ++i) {
+        const auto& keys = static_cast<const arrow::StringArray&>(*combined->column(0)->chunk(0));
+        expected[SecondaryKeyOf(*combined->column(1)->chunk(0), i)].push_back(std::string(keys.GetView(i)));
+      }
+      for (auto& [sk, keys] : expected) std::sort(keys.begin(), keys.end());
+      auto index = ReadMetadataSecondaryIndex(storage, *Engine::Default(), name, nullptr);
+      ASSERT_TRUE(index.ok()) << index.status();
+      EXPECT_EQ(*index, expected);
+      // Lookups (one file group per secondary key, prefix scans of its base file) agree,
+      // a null key and a missing one included.
+      std::vector<std::optional<std::string>> wanted = {std::string("no such value")};
+      for (const auto& [sk, keys] : expected) wanted.push_back(sk);
+      auto looked_up = ReadMetadataSecondaryIndex(storage, *Engine::Default(), name, nullptr, &wanted);
+      ASSERT_TRUE(looked_up.ok()) << looked_up.status();
+      EXPECT_EQ(*looked_up, expected);
+      std::vector<std::optional<std::string>> one = {expected.rbegin()->first};
+      auto single = ReadMetadataSecondaryIndex(storage, *Engine::Default(), name, nullptr, &one);
+      ASSERT_TRUE(single.ok()) << single.status();
+      ASSERT_EQ(single->size(), 1u);
+      EXPECT_EQ(single->begin()->second, expected.rbegin()->second);
+      // Every entry of a base file is in the group its secondary key hashes to.
+      auto listed = storage->List(".hoodie/metadata/" + name, false);
+      ASSERT_TRUE(listed.ok());
+      std::set<std::string> group_ids;  // Hudi hashes over the file groups, with or without a base file
+      for (const auto& e : *listed) {
+        if (auto parsed = ParseDataFileName(std::string(BaseName(e.path)))) group_ids.insert(parsed->file_id);
+      }
+      const auto groups = static_cast<int64_t>(group_ids.size());
+      for (const auto& e : *listed) {
+        if (e.path.size() <= 6 || e.path.substr(e.path.size() - 6) != ".hfile") continue;
+        auto parsed = ParseDataFileName(std::string(BaseName(e.path)));
+        ASSERT_TRUE(parsed.has_value()) << e.path;
+        const int64_t number = ParseInt64(parsed->file_id.substr(parsed->file_id.size() - 6, 4)).value_or(-1);
+        auto reader = format::HFileReader::Open(*storage->ReadFile(e.path), e.path);
+        ASSERT_TRUE(reader.ok()) << reader.status();
+        ASSERT_TRUE((*reader)
+                        ->Scan([&](std::string_view key, std::string_view) {
+                          auto pair = format::SplitSecondaryIndexKey(key);
+                          EXPECT_TRUE(pair.ok()) << pair.status();
+                          if (pair.ok()) EXPECT_EQ(format::SecondaryIndexFileGroup(pair->first, groups), number) << key;
+                          return Status::OK();
+                        })
+                        .ok());
+      }
+      EXPECT_EQ(groups, 10);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 4) << "two secondary indexes in each of two tables";
 }
 
 }  // namespace

@@ -23,5 +23,7 @@ inline constexpr const char* kDecisionDir = ".hoodie/.aux/lakeshore/decisions";
 /// Vacuum's own timeline (its watermarks): Hudi's timeline has no vacuum action.
 inline constexpr const char* kVacuumTimelineDir = ".hoodie/.aux/lakeshore/vacuum";
 inline constexpr const char* kMetadataDir = ".hoodie/metadata";
+/// Index definitions (Hudi 1.x), unless hoodie.table.index.defs.path names another file.
+inline constexpr const char* kIndexDefinitionsFile = ".hoodie/.index_defs/index.json";
 
 }  // namespace lakeshore::layout

@@ -1,0 +1,37 @@
+// Internal: Hudi's index definitions (`.hoodie/.index_defs/index.json`, Hudi 1.x): which
+// metadata-table indexes a table has, on which fields, in which layout version.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lakeshore/status.h"
+#include "lakeshore/storage/storage.h"
+
+namespace lakeshore {
+
+/// One entry of `indexDefinitions` (HoodieIndexDefinition).
+struct IndexDefinition {
+  std::string name;                            ///< the metadata partition, e.g. secondary_index_by_city
+  std::string type;                            ///< record_index, column_stats, secondary_index, ...
+  std::string function;                        ///< "identity", "column_stats", ...
+  std::vector<std::string> source_fields;      ///< the indexed columns (nested: dotted paths)
+  std::map<std::string, std::string> options;  ///< indexOptions
+  std::string version;                         ///< "V1", "V2" (absent: "V1")
+
+  /// True for a secondary index whose entries are hashed to file groups by their secondary key
+  /// alone (version V2 and later; V1 hashed the whole entry key).
+  bool HashesBySecondaryKey() const { return version != "V1"; }
+};
+
+/// Parses index.json (`{"indexDefinitions": {name: definition, ...}}`). Not JSON, or a field of
+/// the wrong type → kCorruptMetadata naming `source`. Unknown fields are ignored.
+Result<std::map<std::string, IndexDefinition>> ParseIndexDefinitions(std::string_view json, const std::string& source);
+
+/// The table's index definitions, from `path` (hoodie.table.index.defs.path; empty: the default
+/// location); none when the file does not exist. Cost: one read.
+Result<std::map<std::string, IndexDefinition>> LoadIndexDefinitions(Storage& table, const std::string& path = "");
+
+}  // namespace lakeshore

@@ -13,6 +13,7 @@ import os
 import shutil
 import time
 import zipfile
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -530,3 +531,58 @@ def test_the_index_verb_shows_and_looks_up(unzipped: dict[str, Path], capsys: py
     assert found["locations"][0]["file_id"] and found["locations"][1]["file_id"] is None
     assert main(["index", "show", str(unzipped["sample_table/cow/v9_txns_nonpart_nometa"])]) == 0
     assert "no" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("label", ["sample_table/cow/v9_txns_simple_meta", "sample_table/mor/avro/v9_txns_simple_meta"])
+def test_spark_secondary_indexes_answer_as_hudi_rs_rows_do(unzipped: dict[str, Path], label: str) -> None:
+    # The oracle: hudi-rs's rows, grouped by the indexed column. Spark built
+    # secondary_index_merchant_idx (a string column) and secondary_index_txn_date_idx (a date).
+    root = unzipped[label]
+    t = lakeshore.Table.open(str(root))
+    rows = _hudi_read(root).to_pylist()
+    assert {"secondary_index_merchant_idx", "secondary_index_txn_date_idx"} <= set(t.indexes()["partitions"])
+    for index, column in (
+        ("secondary_index_merchant_idx", "merchant_name"),
+        ("secondary_index_txn_date_idx", "txn_date"),
+    ):
+        by_value: dict[Any, list[str]] = {}
+        for r in rows:
+            by_value.setdefault(r[column], []).append(r["_hoodie_record_key"])
+        values = list(by_value)
+        found = t.lookup_secondary(
+            index, values + ([date(1999, 1, 1)] if column == "txn_date" else ["no such merchant"])
+        )
+        assert found.schema.metadata[b"lookup.index"] == index.encode()
+        got: dict[Any, list[str]] = {}
+        for r in found.to_pylist():
+            got.setdefault(r["secondary_key"], []).append(r["record_key"])
+        if column == "txn_date":  # Hudi stores a date as its days since the epoch
+            epoch = date(1970, 1, 1)
+            expected = {None if v is None else str((v - epoch).days): sorted(keys) for v, keys in by_value.items()}
+        else:
+            expected = {v: sorted(keys) for v, keys in by_value.items()}
+        assert got == expected, index
+    # A date given as text is cast to the column's type.
+    some_date = next(r["txn_date"] for r in rows if r["txn_date"] is not None)
+    as_text = t.lookup_secondary("secondary_index_txn_date_idx", [some_date.isoformat()])
+    assert sorted(as_text.column("record_key").to_pylist()) == sorted(
+        r["_hoodie_record_key"] for r in rows if r["txn_date"] == some_date
+    )
+    with pytest.raises(lakeshore.InvalidArgumentError, match="secondary_index_merchant_idx"):
+        t.lookup_secondary("secondary_index_nope", ["x"])
+
+
+def test_the_index_verb_looks_up_by_a_secondary_index(
+    unzipped: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lakeshore.cli import main
+
+    root = str(unzipped["sample_table/cow/v9_txns_simple_meta"])
+    assert main(["index", "lookup", root, "Amazon,Nowhere", "--index", "secondary_index_merchant_idx", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["index"] == "secondary_index_merchant_idx"
+    assert found["matches"] and {m["secondary_key"] for m in found["matches"]} == {"Amazon"}
+    amazon = sorted(
+        r["_hoodie_record_key"] for r in _hudi_read(Path(root)).to_pylist() if r["merchant_name"] == "Amazon"
+    )
+    assert sorted(m["record_key"] for m in found["matches"]) == amazon

@@ -365,6 +365,15 @@ void BindTable(nb::module_& m) {
           "Where the records with these keys live: an `arrow_array_stream` capsule of (record_key, "
           "partition, file_id). Releases the GIL.")
       .def(
+          "lookup_secondary",
+          [](Table& t, const std::string& index, nb::handle values_capsule) {
+            std::shared_ptr<arrow::RecordBatchReader> values = ImportStreamCapsule(values_capsule);
+            return ExportTableCapsule(WithoutGil([&] { return t.LookupSecondary(index, values); }));
+          },
+          nb::arg("index"), nb::arg("values"),
+          "The records whose indexed column holds one of the values (the stream's first column), from a "
+          "secondary index: an `arrow_array_stream` capsule of (secondary_key, record_key). Releases the GIL.")
+      .def(
           "read_incremental",
           [](Table& t, const std::string& start, std::optional<std::string> end,
              std::vector<std::string> columns, const std::vector<PredicateTuple>& filter) {

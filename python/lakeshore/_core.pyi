@@ -118,6 +118,11 @@ class Table:
         Where the records with these keys live: an `arrow_array_stream` capsule of (record_key, partition, file_id). Releases the GIL.
         """
 
+    def lookup_secondary(self, index: str, values: object) -> CapsuleType:
+        """
+        The records whose indexed column holds one of the values (the stream's first column), from a secondary index: an `arrow_array_stream` capsule of (secondary_key, record_key). Releases the GIL.
+        """
+
     def read_incremental(self, start: str, end: str | None, columns: Sequence[str], filter: Sequence[tuple[str, str, object]]) -> CapsuleType:
         """
         Records written by completed instants in (start, end]; an `arrow_array_stream` capsule. Releases the GIL.

@@ -321,6 +321,20 @@ class Table:
         ``lookup.method`` says which ("record_index" or "scan")."""
         return table_from_capsule(self._native.lookup(stream_capsule(self._keys_to_arrow(keys))))
 
+    def lookup_secondary(self, index: str, values: Any) -> pa.Table:
+        """The records whose indexed column holds one of ``values``, from the secondary index
+        ``index`` of Hudi's metadata table (its partition name, ``secondary_index_<name>``, as
+        Spark's ``CREATE INDEX`` builds it; :meth:`indexes` lists them): a table of
+        ``secondary_key`` and ``record_key``, one row per match, in the order of ``values``.
+        ``values`` is a list (or pyarrow array) of the column's values (``None`` finds nulls);
+        they are cast to the column's type, so ``date(2024, 1, 15)`` and ``"2024-01-15"`` both
+        find a date. ``secondary_key`` is the text Hudi stores (dates as days since the epoch).
+        Only entries of completed instants count. Raises InvalidArgumentError for a table
+        without that index."""
+        array = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(list(values))
+        column = pa.table({"value": array})
+        return table_from_capsule(self._native.lookup_secondary(index, stream_capsule(column)))
+
     def _keys_to_arrow(self, keys: Any) -> Any:
         return self._rows_of(keys, self.record_key)
 

@@ -8,6 +8,7 @@
 #include "read/snapshot_reader.h"
 #include "read/table_view.h"
 #include "read/record_lookup.h"
+#include "read/secondary_lookup.h"
 #include "services/archive/timeline_archiver.h"
 #include "services/clustering/clusterer.h"
 #include "services/compaction/compactor.h"
@@ -347,6 +348,11 @@ Status Table::DropIndex(const std::string& name) {
 
 Result<std::shared_ptr<arrow::Table>> Table::Lookup(const std::shared_ptr<arrow::RecordBatchReader>& keys) {
   return LookupRecords(impl_->ctx, keys);
+}
+
+Result<std::shared_ptr<arrow::Table>> Table::LookupSecondary(const std::string& index,
+                                                             const std::shared_ptr<arrow::RecordBatchReader>& values) {
+  return lakeshore::LookupSecondary(impl_->ctx, index, values);
 }
 
 Result<std::shared_ptr<arrow::Table>> Table::ReadIncremental(const std::string& start_exclusive,

@@ -263,6 +263,16 @@ class Table {
   /// partition and file columns of the latest snapshot). kInvalid when a key field is missing.
   Result<std::shared_ptr<arrow::Table>> Lookup(const std::shared_ptr<arrow::RecordBatchReader>& keys);
 
+  /// The records whose indexed column holds one of `values` (the stream's first column; cast to
+  /// the column's type when it differs), from the built secondary index `index` of the metadata
+  /// table (secondary_index_<name>, Spark's CREATE INDEX): a table of (secondary_key,
+  /// record_key), one row per match, in the order of the values; secondary_key is the text
+  /// Hudi stores (dates as days since the epoch, timestamps as microseconds). Entries of
+  /// completed instants only. No such index → kInvalid naming those the table has. Cost: per
+  /// distinct value, one file group of the index (its logs and the base-file blocks of the value).
+  Result<std::shared_ptr<arrow::Table>> LookupSecondary(const std::string& index,
+                                                        const std::shared_ptr<arrow::RecordBatchReader>& values);
+
   /// The records written by completed instants in (start_exclusive, end_inclusive]; empty end
   /// means the latest. Deleted records are not reported.
   Result<std::shared_ptr<arrow::Table>> ReadIncremental(const std::string& start_exclusive,

@@ -15,6 +15,8 @@ EPILOG = """\
 examples:
   lakeshore index show ./trips                  the metadata table's partitions (indexes)
   lakeshore index lookup ./trips 7,42 --json    where the records with keys 7 and 42 live
+  lakeshore index lookup ./txns Amazon,Uber --index secondary_index_merchant_idx
+                                                the keys of the records with those merchants
   lakeshore index build ./trips record_index    build the record index (and the files listing)
   lakeshore index drop ./trips record_index     drop it (readers stop trusting it first)
 
@@ -22,6 +24,8 @@ examples:
 column_stats, bloom_filters, record_index, secondary_index_<name>, ...) and those still being
 built. `lookup` answers from the record index when the table has one (Spark's
 hoodie.metadata.record.index.enable), else from the latest snapshot; the output says which.
+With --index it answers from a secondary index Spark built (CREATE INDEX ... ON t (column)):
+the record keys whose column holds the given values.
 `build` makes the files partition (Hudi readers list the table through it) or the record
 index, from the completed commits; every later write keeps them current. `drop` removes one
 (any, also those Spark built); dropping files removes the whole metadata table.
@@ -44,7 +48,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     show.set_defaults(func=run_show)
     lookup = sub.add_parser("lookup", help="where records live, by key")
     lookup.add_argument("path", help="the table")
-    lookup.add_argument("keys", help="record keys, comma-separated (a single-field key)")
+    lookup.add_argument("keys", help="record keys, comma-separated (a single-field key); with --index, column values")
+    lookup.add_argument(
+        "--index",
+        metavar="NAME",
+        help="look up by an indexed column instead: the secondary index NAME (secondary_index_<name>)",
+    )
     add_json_flag(lookup)
     lookup.set_defaults(func=run_lookup)
     for verb, helptext, func in (
@@ -92,6 +101,8 @@ def run_lookup(args: argparse.Namespace) -> int:
     """Prints where each key's record lives."""
     out = Output(args.json)
     table = Table.open(args.path)
+    if args.index:
+        return _lookup_secondary(out, table, args.index, names_list(args.keys))
     field = table.schema.field(table.record_key[0])
     values = pa.array(names_list(args.keys), pa.string()).cast(field.type)
     found = table.lookup(pa.table({field.name: values}))
@@ -103,5 +114,19 @@ def run_lookup(args: argparse.Namespace) -> int:
         t.add_column(column)
     for r in rows:
         t.add_row(r["record_key"], "-" if r["partition"] is None else r["partition"], r["file_id"] or "-")
+    out.print(t)
+    return 0
+
+
+def _lookup_secondary(out: Output, table: Table, index: str, values: list[str]) -> int:
+    """Prints the record keys whose indexed column holds one of `values`."""
+    found = table.lookup_secondary(index, values)
+    rows = found.to_pylist()
+    out.json({"index": index, "matches": rows})
+    t = RichTable(title=f"lookup ({index})")
+    t.add_column("secondary_key")
+    t.add_column("record_key")
+    for r in rows:
+        t.add_row("-" if r["secondary_key"] is None else r["secondary_key"], r["record_key"])
     out.print(t)
     return 0

@@ -1,0 +1,117 @@
+#include "read/secondary_lookup.h"
+
+#include <algorithm>
+#include <set>
+
+#include <arrow/array/concatenate.h>
+#include <arrow/builder.h>
+#include <arrow/compute/cast.h>
+#include <arrow/util/key_value_metadata.h>
+
+#include "io/metadata_files.h"
+#include "table/index_definitions.h"
+
+namespace lakeshore {
+
+Result<std::optional<std::string>> SecondaryKeyText(const arrow::Array& values, int64_t row) {
+  if (values.IsNull(row)) return std::optional<std::string>();
+  switch (values.type_id()) {
+    case arrow::Type::STRING: return std::optional<std::string>(static_cast<const arrow::StringArray&>(values).GetString(row));
+    case arrow::Type::LARGE_STRING:
+      return std::optional<std::string>(static_cast<const arrow::LargeStringArray&>(values).GetString(row));
+    case arrow::Type::INT8: return std::optional<std::string>(std::to_string(static_cast<const arrow::Int8Array&>(values).Value(row)));
+    case arrow::Type::INT16: return std::optional<std::string>(std::to_string(static_cast<const arrow::Int16Array&>(values).Value(row)));
+    case arrow::Type::INT32: return std::optional<std::string>(std::to_string(static_cast<const arrow::Int32Array&>(values).Value(row)));
+    case arrow::Type::INT64: return std::optional<std::string>(std::to_string(static_cast<const arrow::Int64Array&>(values).Value(row)));
+    case arrow::Type::BOOL:
+      return std::optional<std::string>(static_cast<const arrow::BooleanArray&>(values).Value(row) ? "true" : "false");
+    case arrow::Type::DATE32:
+      return std::optional<std::string>(std::to_string(static_cast<const arrow::Date32Array&>(values).Value(row)));
+    case arrow::Type::TIMESTAMP: {
+      const auto& ts = static_cast<const arrow::TimestampArray&>(values);
+      const auto unit = static_cast<const arrow::TimestampType&>(*values.type()).unit();
+      int64_t v = ts.Value(row);
+      if (unit == arrow::TimeUnit::SECOND) v *= 1000000;
+      if (unit == arrow::TimeUnit::MILLI) v *= 1000;
+      if (unit == arrow::TimeUnit::NANO) v /= 1000;
+      return std::optional<std::string>(std::to_string(v));
+    }
+    default:
+      return UnsupportedFeature("a secondary index lookup by a value of type " + values.type()->ToString());
+  }
+}
+
+Result<std::shared_ptr<arrow::Table>> LookupSecondary(TableContext& ctx, const std::string& index,
+                                                      const std::shared_ptr<arrow::RecordBatchReader>& input) {
+  std::vector<std::string> built = ctx.hoodie ? ctx.hoodie->metadata_partitions : std::vector<std::string>();
+  std::vector<std::string> secondary;
+  for (const auto& p : built) {
+    if (p.rfind("secondary_index_", 0) == 0) secondary.push_back(p);
+  }
+  if (std::find(secondary.begin(), secondary.end(), index) == secondary.end()) {
+    std::string names;
+    for (const auto& s : secondary) names += (names.empty() ? "" : ", ") + s;
+    return Status::Invalid("table ", ctx.uri, " has no built secondary index '", index, "' (it has: ",
+                           names.empty() ? "none" : names, ")");
+  }
+  std::string defs_path;
+  if (ctx.hoodie) defs_path = ctx.hoodie->properties.Get("hoodie.table.index.defs.path").value_or("");
+  ARROW_ASSIGN_OR_RAISE(auto defs, LoadIndexDefinitions(*ctx.storage, defs_path));
+  auto def = defs.find(index);
+  if (def == defs.end() || def->second.type != "secondary_index") {
+    return CorruptMetadata("the secondary index '" + index + "' of table " + ctx.uri +
+                           " has no definition in its index definitions");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto table, input->ToTable());
+  if (table->num_columns() < 1) return Status::Invalid("a secondary index lookup needs a column of values");
+  std::shared_ptr<arrow::Array> column;
+  if (table->column(0)->num_chunks() == 0) {
+    ARROW_ASSIGN_OR_RAISE(column, arrow::MakeEmptyArray(table->column(0)->type()));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(column, arrow::Concatenate(table->column(0)->chunks()));
+  }
+  // The values as the indexed column's type, so each renders as its stored text.
+  if (def->second.source_fields.size() == 1 && ctx.full_schema) {
+    auto field = ctx.full_schema->GetFieldByName(def->second.source_fields[0]);
+    if (field && !field->type()->Equals(column->type()) && column->type_id() != arrow::Type::NA) {
+      auto cast = arrow::compute::Cast(*column, field->type());
+      if (!cast.ok()) {
+        return Status::Invalid("the lookup values (", column->type()->ToString(), ") cannot be read as ",
+                               field->type()->ToString(), ", the type of the indexed column '", field->name(),
+                               "': ", cast.status().message());
+      }
+      column = *cast;
+    } else if (field && column->type_id() == arrow::Type::NA) {
+      ARROW_ASSIGN_OR_RAISE(column, arrow::MakeArrayOfNull(field->type(), column->length()));
+    }
+  }
+  const arrow::Array& values = *column;
+  std::vector<std::optional<std::string>> wanted;
+  wanted.reserve(static_cast<size_t>(values.length()));
+  for (int64_t i = 0; i < values.length(); ++i) {
+    ARROW_ASSIGN_OR_RAISE(auto text, SecondaryKeyText(values, i));
+    wanted.push_back(std::move(text));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
+  ARROW_ASSIGN_OR_RAISE(auto found, ReadMetadataSecondaryIndex(ctx.storage, *ctx.engine, index, ValidDataInstants(timeline),
+                                                               &wanted, def->second.HashesBySecondaryKey()));
+  arrow::StringBuilder secondary_out, record_out;
+  std::set<std::optional<std::string>> reported;
+  for (const auto& value : wanted) {
+    if (!reported.insert(value).second) continue;  // a value asked twice is answered once
+    auto it = found.find(value);
+    if (it == found.end()) continue;
+    for (const auto& record_key : it->second) {
+      ARROW_RETURN_NOT_OK(value ? secondary_out.Append(*value) : secondary_out.AppendNull());
+      ARROW_RETURN_NOT_OK(record_out.Append(record_key));
+    }
+  }
+  std::shared_ptr<arrow::Array> secondary_col, record_col;
+  ARROW_RETURN_NOT_OK(secondary_out.Finish(&secondary_col));
+  ARROW_RETURN_NOT_OK(record_out.Finish(&record_col));
+  auto schema = arrow::schema({arrow::field("secondary_key", arrow::utf8()), arrow::field("record_key", arrow::utf8(), false)},
+                              arrow::key_value_metadata({"lookup.index"}, {index}));
+  return arrow::Table::Make(schema, {secondary_col, record_col});
+}
+
+}  // namespace lakeshore

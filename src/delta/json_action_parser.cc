@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "common/percent_encoding.h"
@@ -492,13 +493,18 @@ Status Apply(RawLine& line, const std::string& source, int64_t action, ActionSet
     out->removes.push_back(std::move(f));
     any = true;
   }
-  if (line.cdc) {
-    CdcFile f;
-    ARROW_ASSIGN_OR_RAISE(f.path, CheckedPath(*line.cdc, "cdc", source, action));
-    f.size = line.cdc->size.value_or(0);
-    out->cdc.push_back(std::move(f));
+  // A file action that is just a path and a size (cdc, sidecar).
+  auto path_and_size = [&](const std::optional<RawFileAction>& raw, const char* kind, auto& into,
+                           auto size_member) -> Status {
+    if (!raw) return Status::OK();
+    typename std::decay_t<decltype(into)>::value_type f;
+    ARROW_ASSIGN_OR_RAISE(f.path, CheckedPath(*raw, kind, source, action));
+    f.*size_member = raw->size.value_or(0);
+    into.push_back(std::move(f));
     any = true;
-  }
+    return Status::OK();
+  };
+  ARROW_RETURN_NOT_OK(path_and_size(line.cdc, "cdc", out->cdc, &CdcFile::size));
   if (line.metadata) {
     out->metadata = std::move(line.metadata);
     any = true;
@@ -515,13 +521,7 @@ Status Apply(RawLine& line, const std::string& source, int64_t action, ActionSet
     out->commit_info = std::move(line.commit_info);
     any = true;
   }
-  if (line.sidecar) {
-    SidecarFile s;
-    ARROW_ASSIGN_OR_RAISE(s.path, CheckedPath(*line.sidecar, "sidecar", source, action));
-    s.size_in_bytes = line.sidecar->size.value_or(0);
-    out->sidecars.push_back(std::move(s));
-    any = true;
-  }
+  ARROW_RETURN_NOT_OK(path_and_size(line.sidecar, "sidecar", out->sidecars, &SidecarFile::size_in_bytes));
   if (any) ++out->num_actions;
   return Status::OK();
 }

@@ -493,10 +493,11 @@ SPARK_WITH_METADATA = [
 def test_writes_keep_a_spark_metadata_table_current_and_drop_what_they_cannot(
     unzipped: dict[str, Path], tmp_path: Path, label: str
 ) -> None:
-    # Lakeshore keeps Spark's files partition and record index current with its writes, drops
-    # the partitions it does not maintain (column and partition stats, secondary indexes) at its
-    # first write, before they could go stale; hudi-rs then lists the table through the files
-    # partition Lakeshore extended, and reads the same rows.
+    # Lakeshore keeps Spark's files partition, record index and secondary indexes current with
+    # its writes, drops the partitions it does not maintain (partition stats, column stats of
+    # Hudi 1.0's layout) at its first write, before they could go stale; hudi-rs then lists the
+    # table through the files partition Lakeshore extended, and reads the same rows, and every
+    # secondary index answers as those rows.
     root = _copy(unzipped[label], tmp_path)
     had = _metadata_partitions(root)
     assert "files" in had
@@ -507,7 +508,9 @@ def test_writes_keep_a_spark_metadata_table_current_and_drop_what_they_cannot(
     # Kept: the partitions Lakeshore maintains (a column_stats or bloom_filters partition only
     # when its values have the layout Lakeshore writes: Hudi 1.1's, not 1.0's).
     kept = _metadata_partitions(root)
-    assert {"files"} <= set(kept) <= {"files", "record_index", "column_stats", "bloom_filters"}
+    secondary = {p for p in had if p.startswith("secondary_index_")}
+    assert {"files"} <= set(kept) <= {"files", "record_index", "column_stats", "bloom_filters"} | secondary
+    assert secondary <= set(kept)
     assert ("record_index" in kept) == ("record_index" in had)
     assert ("column_stats" in kept) == ("column_stats" in had and "/v9_" in label), kept
     for dropped in set(had) - set(kept):
@@ -515,6 +518,26 @@ def test_writes_keep_a_spark_metadata_table_current_and_drop_what_they_cannot(
     assert _rows(t.to_arrow()) == _rows(_hudi_read(root))
     assert t.to_arrow().num_rows == rows.num_rows - 1
     _expect_lookup_matches_snapshot(t, root)
+    hudi_rows = _hudi_read(root).to_pylist()
+    for index, column in (
+        ("secondary_index_merchant_idx", "merchant_name"),
+        ("secondary_index_txn_date_idx", "txn_date"),
+    ):
+        if index not in secondary:
+            continue
+        expected: dict[Any, list[str]] = {}
+        for r in hudi_rows:
+            expected.setdefault(r[column], []).append(r["_hoodie_record_key"])
+        found = t.lookup_secondary(index, list(expected))
+        got: dict[Any, list[str]] = {}
+        for r in found.to_pylist():
+            got.setdefault(r["secondary_key"], []).append(r["record_key"])
+        epoch = date(1970, 1, 1)
+        text = {
+            None if v is None else (str((v - epoch).days) if column == "txn_date" else v): sorted(k)
+            for v, k in expected.items()
+        }
+        assert got == text, index
 
 
 def test_the_index_verb_shows_and_looks_up(unzipped: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:

@@ -349,8 +349,12 @@ void BindTable(nb::module_& m) {
           "The metadata table's partitions built and being built, as a dict.")
       .def(
           "create_index",
-          [](Table& t, const std::string& name) { WithoutGil([&] { return t.CreateIndex(name); }); },
-          nb::arg("name"), "Builds the metadata table's partition `name` (files, record_index). Releases the GIL.")
+          [](Table& t, const std::string& name, const std::string& column) {
+            WithoutGil([&] { return t.CreateIndex(name, column); });
+          },
+          nb::arg("name"), nb::arg("column") = "",
+          "Builds the metadata table's partition `name` (files, record_index, bloom_filters, column_stats, or "
+          "secondary_index_<name> on `column`). Releases the GIL.")
       .def(
           "drop_index",
           [](Table& t, const std::string& name) { WithoutGil([&] { return t.DropIndex(name); }); },

@@ -105,9 +105,9 @@ class Table:
     def metadata_partitions(self) -> dict[str, Any]:
         """The metadata table's partitions built and being built, as a dict."""
 
-    def create_index(self, name: str) -> None:
+    def create_index(self, name: str, column: str = '') -> None:
         """
-        Builds the metadata table's partition `name` (files, record_index). Releases the GIL.
+        Builds the metadata table's partition `name` (files, record_index, bloom_filters, column_stats, or secondary_index_<name> on `column`). Releases the GIL.
         """
 
     def drop_index(self, name: str) -> None:

@@ -292,7 +292,7 @@ class Table:
             "inflight": list(found["inflight"]),
         }
 
-    def create_index(self, name: str) -> dict[str, Any]:
+    def create_index(self, name: str, column: str | None = None) -> dict[str, Any]:
         """Builds an index of Hudi's metadata table and returns :meth:`indexes`: ``"files"``
         (the table's file listing, which Hudi readers such as hudi-rs then list through),
         ``"record_index"`` (record key -> file group, for :meth:`lookup` and upserts with
@@ -300,8 +300,12 @@ class Table:
         for ``hoodie.index.type=BLOOM`` with ``hoodie.bloom.index.use.metadata``) or
         ``"column_stats"`` (each base file's column statistics); all but files build it too. It is built from the
         completed instants under the table lock, listed in flight while it builds, and kept
-        current by every later write. Raises InvalidArgumentError for another name."""
-        self._native.create_index(name)
+        current by every later write. ``"secondary_index_<name>"`` with ``column`` is a secondary
+        index on that column (as Spark's ``CREATE INDEX <name> ON t (column)``): its definition is
+        written to Hudi's ``.hoodie/.index_defs/index.json``, it is built from the latest snapshot,
+        every write keeps it current, and :meth:`lookup_secondary` answers from it. Raises
+        InvalidArgumentError for another name, or a column it cannot index."""
+        self._native.create_index(name, column or "")
         return self.indexes()
 
     def drop_index(self, name: str) -> dict[str, Any]:

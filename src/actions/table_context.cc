@@ -32,6 +32,7 @@ Status TableContext::LoadSettings() {
   ARROW_ASSIGN_OR_RAISE(metadata.compact_max_delta_commits, o::kMetadataCompactMaxDeltaCommits.Get(p));
   ARROW_ASSIGN_OR_RAISE(metadata.bloom_filters, o::kMetadataBloomFilterEnable.Get(p));
   ARROW_ASSIGN_OR_RAISE(metadata.bloom_filter_groups, o::kMetadataBloomFilterGroups.Get(p));
+  ARROW_ASSIGN_OR_RAISE(metadata.secondary_index_groups, o::kMetadataSecondaryIndexGroups.Get(p));
   ARROW_ASSIGN_OR_RAISE(metadata.column_stats, o::kMetadataColumnStatsEnable.Get(p));
   ARROW_ASSIGN_OR_RAISE(metadata.column_stats_groups, o::kMetadataColumnStatsGroups.Get(p));
   ARROW_ASSIGN_OR_RAISE(std::string stats_columns, o::kMetadataColumnStatsColumns.Get(p));

@@ -9,6 +9,7 @@
 #include "read/table_view.h"
 #include "read/record_lookup.h"
 #include "read/secondary_lookup.h"
+#include "services/metadata/secondary_index_writer.h"
 #include "services/archive/timeline_archiver.h"
 #include "services/clustering/clusterer.h"
 #include "services/compaction/compactor.h"
@@ -320,15 +321,36 @@ std::pair<std::vector<std::string>, std::vector<std::string>> Table::MetadataPar
   return {hoodie->metadata_partitions, hoodie->metadata_partitions_inflight};
 }
 
-Status Table::CreateIndex(const std::string& name) {
+Status Table::CreateIndex(const std::string& name, const std::string& column) {
   ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("build an index of"));
+  const bool secondary = IsSecondaryIndexPartition(name);
   if (name != kMetadataFiles && name != kMetadataRecordIndex && name != kMetadataBloomFilters &&
-      name != kMetadataColumnStats) {
-    return Status::Invalid("this build builds the metadata table's files, record_index, bloom_filters and "
-                           "column_stats partitions, not '", name, "'");
+      name != kMetadataColumnStats && !secondary) {
+    return Status::Invalid("this build builds the metadata table's files, record_index, bloom_filters, "
+                           "column_stats and secondary_index_<name> partitions, not '", name, "'");
+  }
+  if (secondary && (name.size() == std::string("secondary_index_").size() || column.empty())) {
+    return Status::Invalid("a secondary index is named secondary_index_<name> and built on a column: got '", name,
+                           "' on '", column, "'");
+  }
+  if (!secondary && !column.empty()) {
+    return Status::Invalid("only a secondary index is built on a column; '", name, "' is not one");
   }
   std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
   ARROW_ASSIGN_OR_RAISE(auto guard, impl_->ctx.Lock().Acquire("build an index"));
+  if (secondary) {
+    // The definition first (checked before anything is written), then the build.
+    IndexDefinition def{name, "secondary_index", "identity", {column}, {}, "V2"};
+    std::string why;
+    if (!MaintainableSecondaryIndex(impl_->ctx, {{name, def}}, name, &why)) {
+      return Status::Invalid("cannot build a secondary index on '", column, "' of ", impl_->ctx.uri, ": ", why);
+    }
+    auto [built, inflight] = MetadataPartitions();
+    if (std::find(built.begin(), built.end(), name) != built.end()) {
+      return Status::Invalid("table ", impl_->ctx.uri, " already has the index '", name, "'; drop it first");
+    }
+    ARROW_RETURN_NOT_OK(WriteSecondaryIndexDefinition(impl_->ctx, name, column));
+  }
   ARROW_RETURN_NOT_OK(BuildMetadataPartitions(impl_->ctx, {name}, *guard));
   return guard->Release();
 }
@@ -343,6 +365,12 @@ Status Table::DropIndex(const std::string& name) {
     return Status::Invalid("table ", impl_->ctx.uri, " has no metadata partition '", name, "'");
   }
   ARROW_RETURN_NOT_OK(DropMetadataPartitions(impl_->ctx, {name}, *guard));
+  // A dropped secondary index loses its definition too (as Hudi's DROP INDEX): no later write
+  // rebuilds it.
+  // Dropping files drops the whole metadata table, and every secondary index with it.
+  for (const auto& p : name == kMetadataFiles ? built : std::vector<std::string>{name}) {
+    if (IsSecondaryIndexPartition(p)) ARROW_RETURN_NOT_OK(RemoveIndexDefinition(impl_->ctx, p));
+  }
   return guard->Release();
 }
 

@@ -124,25 +124,36 @@ std::optional<std::string> Unescape(std::string_view part) {
   }
   return out;
 }
-}  // namespace
 
-Result<std::pair<std::optional<std::string>, std::optional<std::string>>> SplitSecondaryIndexKey(std::string_view key) {
+/// The position of the first unescaped '$' of a secondary index key.
+std::optional<size_t> SecondaryIndexSeparator(std::string_view key) {
   bool escaped = false;
   for (size_t i = 0; i < key.size(); ++i) {
-    const char c = key[i];
-    if (c == '\\' && !escaped) {
+    if (key[i] == '\\' && !escaped) {
       escaped = true;
-    } else if (c == '$' && !escaped) {
-      return std::make_pair(Unescape(key.substr(0, i)), Unescape(key.substr(i + 1)));
+    } else if (key[i] == '$' && !escaped) {
+      return i;
     } else {
       escaped = false;
     }
   }
-  return CorruptMetadata("secondary index key '" + std::string(key) + "' has no unescaped '$' separator");
+  return std::nullopt;
+}
+}  // namespace
+
+Result<std::pair<std::optional<std::string>, std::optional<std::string>>> SplitSecondaryIndexKey(std::string_view key) {
+  auto at = SecondaryIndexSeparator(key);
+  if (!at) return CorruptMetadata("secondary index key '" + std::string(key) + "' has no unescaped '$' separator");
+  return std::make_pair(Unescape(key.substr(0, *at)), Unescape(key.substr(*at + 1)));
 }
 
 int64_t SecondaryIndexFileGroup(const std::optional<std::string>& secondary_key, int64_t num_groups) {
   return RecordIndexFileGroup(SecondaryIndexKeyPrefix(secondary_key), num_groups);
+}
+
+int64_t SecondaryIndexEntryFileGroup(std::string_view key, int64_t num_groups, bool by_secondary_key) {
+  auto at = by_secondary_key ? SecondaryIndexSeparator(key) : std::nullopt;
+  return RecordIndexFileGroup(at ? key.substr(0, *at + 1) : key, num_groups);
 }
 
 }  // namespace lakeshore::format

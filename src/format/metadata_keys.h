@@ -69,4 +69,9 @@ Result<std::pair<std::optional<std::string>, std::optional<std::string>>> SplitS
 /// group, so a lookup reads one group.
 int64_t SecondaryIndexFileGroup(const std::optional<std::string>& secondary_key, int64_t num_groups);
 
+/// The file group of the secondary index entry `key` (a SecondaryIndexKey): by its prefix up to
+/// and including the first unescaped '$' when `by_secondary_key` (index version V2), else by
+/// the whole key (V1). A key without a separator hashes whole.
+int64_t SecondaryIndexEntryFileGroup(std::string_view key, int64_t num_groups, bool by_secondary_key);
+
 }  // namespace lakeshore::format

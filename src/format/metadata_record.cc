@@ -480,4 +480,17 @@ std::string EncodeBloomFilterRecord(std::string_view key, std::string_view type_
   return out;
 }
 
+std::string EncodeSecondaryIndexRecord(bool is_deleted) {
+  std::string out;
+  AvroWriter w(&out);
+  Head(w, "", MetadataRecordType::kSecondaryIndex);  // the key is the HFile's (Spark stores "" here too)
+  w.Branch(0);  // filesystemMetadata
+  w.Branch(0);  // BloomFilterMetadata
+  w.Branch(0);  // ColumnStatsMetadata
+  w.Branch(0);  // recordIndexMetadata
+  w.Branch(1);  // SecondaryIndexMetadata
+  w.Boolean(is_deleted);
+  return out;
+}
+
 }  // namespace lakeshore::format

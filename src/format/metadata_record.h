@@ -111,4 +111,9 @@ std::string EncodeColumnStatsRecord(std::string_view key, std::string_view file_
 std::string EncodeBloomFilterRecord(std::string_view key, std::string_view type_code, std::string_view instant_time,
                                     std::string_view serialized_filter);
 
+/// A secondary index value (key: SecondaryIndexKey): HoodieSecondaryIndexInfo with
+/// `is_deleted`, and the record's own key field empty, as Spark writes it (readers take the key
+/// from the HFile).
+std::string EncodeSecondaryIndexRecord(bool is_deleted);
+
 }  // namespace lakeshore::format

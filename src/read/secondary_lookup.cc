@@ -54,9 +54,8 @@ Result<std::shared_ptr<arrow::Table>> LookupSecondary(TableContext& ctx, const s
     return Status::Invalid("table ", ctx.uri, " has no built secondary index '", index, "' (it has: ",
                            names.empty() ? "none" : names, ")");
   }
-  std::string defs_path;
-  if (ctx.hoodie) defs_path = ctx.hoodie->properties.Get("hoodie.table.index.defs.path").value_or("");
-  ARROW_ASSIGN_OR_RAISE(auto defs, LoadIndexDefinitions(*ctx.storage, defs_path));
+  ARROW_ASSIGN_OR_RAISE(auto defs,
+                        LoadIndexDefinitions(*ctx.storage, IndexDefinitionsPath(ctx.hoodie ? &*ctx.hoodie : nullptr)));
   auto def = defs.find(index);
   if (def == defs.end() || def->second.type != "secondary_index") {
     return CorruptMetadata("the secondary index '" + index + "' of table " + ctx.uri +

@@ -49,6 +49,11 @@ Result<std::map<std::string, IndexDefinition>> ParseIndexDefinitions(std::string
   return out;
 }
 
+std::string IndexDefinitionsPath(const HoodieTableConfig* config) {
+  std::string path = config ? config->properties.Get("hoodie.table.index.defs.path").value_or("") : "";
+  return path.empty() ? std::string(layout::kIndexDefinitionsFile) : path;
+}
+
 Result<std::map<std::string, IndexDefinition>> LoadIndexDefinitions(Storage& table, const std::string& path) {
   const std::string where = path.empty() ? std::string(layout::kIndexDefinitionsFile) : path;
   ARROW_ASSIGN_OR_RAISE(bool exists, table.Exists(where));

@@ -9,6 +9,7 @@
 
 #include "lakeshore/status.h"
 #include "lakeshore/storage/storage.h"
+#include "table/hoodie_table_config.h"
 
 namespace lakeshore {
 
@@ -29,6 +30,10 @@ struct IndexDefinition {
 /// Parses index.json (`{"indexDefinitions": {name: definition, ...}}`). Not JSON, or a field of
 /// the wrong type → kCorruptMetadata naming `source`. Unknown fields are ignored.
 Result<std::map<std::string, IndexDefinition>> ParseIndexDefinitions(std::string_view json, const std::string& source);
+
+/// Where a table's index definitions live: the file hoodie.table.index.defs.path names, else
+/// `.hoodie/.index_defs/index.json` (`config` may be null: the default).
+std::string IndexDefinitionsPath(const HoodieTableConfig* config);
 
 /// The table's index definitions, from `path` (hoodie.table.index.defs.path; empty: the default
 /// location); none when the file does not exist. Cost: one read.

@@ -107,6 +107,9 @@ const ConfigOption<bool> kMetadataBloomFilterEnable{
 const ConfigOption<int64_t> kMetadataBloomFilterGroups{
     "hoodie.metadata.index.bloom.filter.file.group.count", 4,
     "File groups of a new bloom_filters partition (Hudi's default).", MustBePositive};
+const ConfigOption<int64_t> kMetadataSecondaryIndexGroups{
+    "hoodie.metadata.index.secondary.file.group.count", 10,
+    "File groups of a new secondary index partition (each value's entries live in one of them).", MustBePositive};
 const ConfigOption<bool> kMetadataColumnStatsEnable{
     "hoodie.metadata.index.column.stats.enable", false,
     "Build the metadata table's column_stats partition (each base file's column statistics, from the same footer "
@@ -144,7 +147,7 @@ const std::vector<const ConfigOptionBase*>& All() {
       &kArchiveKeepMinCommits, &kArchiveKeepMaxCommits, &kBulkInsertParallelism,
       &kCompactInline,       &kCompactInlineMaxDeltaCommits, &kMetadataEnable,
       &kMetadataRecordIndexEnable, &kMetadataRecordIndexMinGroups, &kMetadataRecordIndexMaxGroups,
-      &kMetadataCompactMaxDeltaCommits, &kMetadataBloomFilterEnable, &kMetadataBloomFilterGroups,
+      &kMetadataCompactMaxDeltaCommits, &kMetadataBloomFilterEnable, &kMetadataBloomFilterGroups, &kMetadataSecondaryIndexGroups,
       &kBloomIndexUseMetadata, &kBloomIndexFilterMemoryBytes, &kMetadataColumnStatsEnable,
       &kMetadataColumnStatsColumns, &kMetadataColumnStatsGroups};
   return all;

@@ -157,6 +157,7 @@ Status CheckConflicts(const std::vector<CompletedCommit>& commits, const WriteSt
 Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metadata,
               const std::set<FileGroupKey>& touched, MetadataChanges changes = {}) {
   AddWrittenFiles(metadata, &changes);
+  changes.written = &metadata;  // a write changes records: secondary indexes diff its file groups
   ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("commit"));
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
   auto self = timeline.Find(state.instant.time);

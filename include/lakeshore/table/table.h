@@ -321,8 +321,12 @@ class Table {
   /// "files" too), from the completed instants, under the
   /// table lock: listed in `hoodie.table.metadata.partitions.inflight` while it builds, then in
   /// `...partitions`. Every later write keeps it current. An index already built: nothing.
-  /// Another name → kInvalid.
-  Status CreateIndex(const std::string& name);
+  /// A secondary index is "secondary_index_<name>" on `column` (one top-level column: strings,
+  /// integers, booleans, dates, timestamps): its definition goes to Hudi's index definitions
+  /// (`.hoodie/.index_defs/index.json`, version V2), then it is built from the latest snapshot
+  /// and kept current by every write (a replace operation drops it; the next write rebuilds it).
+  /// Another name, or a secondary index without a usable column → kInvalid.
+  Status CreateIndex(const std::string& name, const std::string& column = "");
   /// Drops an index of the metadata table, any Hudi writes (files drops them all, and the
   /// metadata table with them): unlisted from hoodie.properties first, then deleted.
   Status DropIndex(const std::string& name);

@@ -58,6 +58,7 @@ extern const ConfigOption<int64_t> kMetadataRecordIndexMaxGroups;
 extern const ConfigOption<int64_t> kMetadataCompactMaxDeltaCommits;
 extern const ConfigOption<bool> kMetadataBloomFilterEnable;
 extern const ConfigOption<int64_t> kMetadataBloomFilterGroups;
+extern const ConfigOption<int64_t> kMetadataSecondaryIndexGroups;
 extern const ConfigOption<bool> kMetadataColumnStatsEnable;
 extern const ConfigOption<std::string> kMetadataColumnStatsColumns;
 extern const ConfigOption<int64_t> kMetadataColumnStatsGroups;

@@ -18,6 +18,8 @@ examples:
   lakeshore index lookup ./txns Amazon,Uber --index secondary_index_merchant_idx
                                                 the keys of the records with those merchants
   lakeshore index build ./trips record_index    build the record index (and the files listing)
+  lakeshore index build ./trips secondary_index_city --column city
+                                                a secondary index: record keys by city
   lakeshore index drop ./trips record_index     drop it (readers stop trusting it first)
 
 `show` lists what Hudi's metadata table (.hoodie/metadata) holds: the partitions built (files,
@@ -26,8 +28,10 @@ built. `lookup` answers from the record index when the table has one (Spark's
 hoodie.metadata.record.index.enable), else from the latest snapshot; the output says which.
 With --index it answers from a secondary index Spark built (CREATE INDEX ... ON t (column)):
 the record keys whose column holds the given values.
-`build` makes the files partition (Hudi readers list the table through it) or the record
-index, from the completed commits; every later write keeps them current. `drop` removes one
+`build` makes the files partition (Hudi readers list the table through it), the record index,
+the bloom filters, the column stats, or a secondary index on a column (its definition goes to
+.hoodie/.index_defs/index.json, as Spark's CREATE INDEX writes it), from the completed commits;
+every later write keeps them current. `drop` removes one
 (any, also those Spark built); dropping files removes the whole metadata table.
 """
 
@@ -63,8 +67,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         cmd = sub.add_parser(verb, help=helptext)
         cmd.add_argument("path", help="the table")
         cmd.add_argument(
-            "name", help="the metadata partition: files, record_index, bloom_filters or column_stats (drop: any)"
+            "name",
+            help="the metadata partition: files, record_index, bloom_filters, column_stats or "
+            "secondary_index_<name> (drop: any)",
         )
+        if verb == "build":
+            cmd.add_argument("--column", help="the column a secondary index (secondary_index_<name>) is built on")
         add_json_flag(cmd)
         cmd.set_defaults(func=func)
 
@@ -76,7 +84,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_build(args: argparse.Namespace) -> int:
     """Builds an index, then prints the metadata table's partitions."""
-    return _print_indexes(args, Table.open(args.path).create_index(args.name))
+    return _print_indexes(args, Table.open(args.path).create_index(args.name, args.column))
 
 
 def run_drop(args: argparse.Namespace) -> int:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <set>
 
 #include "actions/instant_lifecycle.h"
@@ -18,6 +19,7 @@
 #include "io/metadata_files.h"
 #include "lakeshore/storage/sub_tree_storage.h"
 #include "read/record_lookup.h"
+#include "services/metadata/secondary_index_writer.h"
 #include "services/table_service.h"
 #include "table/file_naming.h"
 #include "table/layout.h"
@@ -36,13 +38,15 @@ const TimelineLocation kTimeline{".hoodie/timeline", TimelineLayout::kV2};
 
 /// The file group ids of a partition, as Hudi names them (<prefix>-<NNNN>-0).
 std::string GroupId(const std::string& partition, int64_t i) {
-  const char* prefix = partition == kMetadataFiles         ? "files"
+  std::string prefix = partition == kMetadataFiles         ? "files"
                        : partition == kMetadataRecordIndex ? "record-index"
                        : partition == kMetadataColumnStats ? "col-stats"
-                                                           : "bloom-filters";
-  char buf[48];
-  std::snprintf(buf, sizeof(buf), "%s-%04lld-0", prefix, static_cast<long long>(i));
-  return buf;
+                       : partition == kMetadataBloomFilters ? "bloom-filters"
+                                                            : partition;  // secondary-index-<name>
+  std::replace(prefix.begin(), prefix.end(), '_', '-');
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "-%04lld-0", static_cast<long long>(i));
+  return prefix + buf;
 }
 
 using Entries = std::vector<std::pair<std::string, std::string>>;  ///< (key, encoded value)
@@ -232,12 +236,26 @@ std::vector<std::pair<std::string, std::string>> FilesRecords(
   return out;
 }
 
-/// `entries` bucketed into `groups` file groups by Hudi's key hash (one group: all in it), each
+/// The file group of a key, of `groups`: Hudi's hash of the partition's keys.
+using GroupOf = std::function<int64_t(std::string_view key, int64_t groups)>;
+
+/// How `partition` hashes its keys to file groups: a secondary index by its entries' secondary
+/// key (index version V2) or whole key (V1), every other partition by the key.
+GroupOf GroupOfPartition(const std::string& partition, bool by_secondary_key = true) {
+  if (IsSecondaryIndexPartition(partition)) {
+    return [by_secondary_key](std::string_view key, int64_t groups) {
+      return format::SecondaryIndexEntryFileGroup(key, groups, by_secondary_key);
+    };
+  }
+  return [](std::string_view key, int64_t groups) { return format::RecordIndexFileGroup(key, groups); };
+}
+
+/// `entries` bucketed into `groups` file groups by `group_of` (one group: all in it), each
 /// bucket sorted by key with one entry per key (the last given wins).
-std::vector<Entries> Bucket(Entries entries, int64_t groups) {
+std::vector<Entries> Bucket(Entries entries, int64_t groups, const GroupOf& group_of) {
   std::vector<Entries> out(static_cast<size_t>(groups));
   for (auto& e : entries) {
-    const int64_t g = groups == 1 ? 0 : format::RecordIndexFileGroup(e.first, groups);
+    const int64_t g = groups == 1 ? 0 : group_of(e.first, groups);
     out[static_cast<size_t>(g)].push_back(std::move(e));
   }
   for (auto& bucket : out) {
@@ -369,7 +387,7 @@ Result<std::shared_ptr<Storage>> MetadataStorage(TableContext& ctx) {
 /// Base files of `partition` at `time`: `entries` bucketed into `groups` file groups.
 Status AddBaseFiles(const std::string& partition, const std::string& time, Entries entries, int64_t groups,
                     std::vector<std::pair<std::string, std::string>>* files) {
-  auto buckets = Bucket(std::move(entries), groups);
+  auto buckets = Bucket(std::move(entries), groups, GroupOfPartition(partition));
   for (int64_t g = 0; g < groups; ++g) {
     ARROW_ASSIGN_OR_RAISE(auto hfile, RenderHFile(buckets[static_cast<size_t>(g)], BaseFileUse(partition)));
     files->emplace_back(BasePath(partition, GroupId(partition, g), time), std::move(hfile));
@@ -383,7 +401,14 @@ Status BuildPartition(TableContext& ctx, Storage& mdt, const std::string& partit
   ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(mdt, kTimeline));
   ARROW_ASSIGN_OR_RAISE(auto time, NextInitInstant(timeline));
   std::vector<std::pair<std::string, std::string>> files;
-  if (partition == kMetadataRecordIndex) {
+  if (IsSecondaryIndexPartition(partition)) {
+    ARROW_ASSIGN_OR_RAISE(auto defs, LoadTableIndexDefinitions(ctx));
+    std::string why;
+    auto spec = MaintainableSecondaryIndex(ctx, defs, partition, &why);
+    if (!spec) return Status::Invalid("cannot build ", partition, " of ", ctx.uri, ": ", why);
+    ARROW_ASSIGN_OR_RAISE(auto entries, SecondaryIndexBuildEntries(ctx, *spec));
+    ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, std::move(entries), ctx.metadata.secondary_index_groups, &files));
+  } else if (partition == kMetadataRecordIndex) {
     ARROW_ASSIGN_OR_RAISE(auto stored, ScanRecordLocations(ctx));
     std::vector<RecordIndexEntry> located;
     located.reserve(stored.size());
@@ -587,10 +612,10 @@ Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>
   std::vector<std::string> built = config.metadata_partitions, inflight = config.metadata_partitions_inflight;
   std::vector<std::string> todo;
   for (const auto& p : partitions) {
-    if (!Maintained(p)) {
-      return Status::Invalid(
-          "this build maintains the metadata partitions files, record_index, bloom_filters and column_stats, not '", p,
-          "'");
+    if (!Maintained(p) && !IsSecondaryIndexPartition(p)) {
+      return Status::Invalid("this build maintains the metadata partitions files, record_index, bloom_filters, "
+                             "column_stats and secondary indexes (secondary_index_<name>), not '",
+                             p, "'");
     }
     if (!Contains(built, p) && !Contains(todo, p)) todo.push_back(p);
   }
@@ -645,9 +670,19 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   }
   // Partitions this build does not keep current, and builds a crash interrupted: dropped
   // before this write could make them stale.
+  // A secondary index is kept current when its definition is one this build can maintain; a
+  // replace operation (which ends file groups without listing their records) drops it, to be
+  // rebuilt by the next write, as the record index is.
+  ARROW_ASSIGN_OR_RAISE(auto defs, LoadTableIndexDefinitions(ctx));
+  std::map<std::string, SecondaryIndexSpec> secondary;
+  for (const auto& [name, def] : defs) {
+    std::string why;
+    if (auto spec = MaintainableSecondaryIndex(ctx, defs, name, &why)) secondary.emplace(name, *spec);
+  }
   std::vector<std::string> drop;
   for (const auto& p : config.metadata_partitions) {
-    if (!Maintained(p)) drop.push_back(p);
+    const bool kept_secondary = secondary.count(p) > 0 && !changes.keys_unknown;
+    if (!Maintained(p) && !kept_secondary) drop.push_back(p);
   }
   for (const auto& p : config.metadata_partitions_inflight) drop.push_back(p);
   const bool has_index = Contains(config.metadata_partitions, kMetadataRecordIndex);
@@ -661,6 +696,7 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   want(ctx.metadata.record_index && !changes.keys_unknown, kMetadataRecordIndex);
   want(ctx.metadata.bloom_filters, kMetadataBloomFilters);
   want(ctx.metadata.column_stats, kMetadataColumnStats);
+  for (const auto& [name, spec] : secondary) want(!changes.keys_unknown, name.c_str());
   if (!missing.empty()) ARROW_RETURN_NOT_OK(BuildMetadataPartitions(ctx, missing, guard));
   // hoodie.properties changed only when something was dropped or built.
   if (!drop.empty() || !missing.empty()) {
@@ -717,6 +753,19 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   ARROW_ASSIGN_OR_RAISE(auto derived, ReadFooterEntries(ctx, changes.files_added,
                                                         Contains(partitions, kMetadataBloomFilters),
                                                         Contains(partitions, kMetadataColumnStats)));
+  // The secondary indexes' entries: the touched file groups' pairs before and after a write.
+  std::vector<SecondaryIndexSpec> kept_secondary;
+  for (const auto& p : partitions) {
+    if (auto it = secondary.find(p); it != secondary.end()) kept_secondary.push_back(it->second);
+  }
+  std::map<std::string, Entries> secondary_entries;
+  if (changes.written != nullptr && !kept_secondary.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto per_index, SecondaryIndexWriteEntries(ctx, kept_secondary, instant_time, *changes.written,
+                                                                      data_timeline));
+    for (size_t i = 0; i < kept_secondary.size(); ++i) {
+      secondary_entries[kept_secondary[i].partition] = std::move(per_index[i]);
+    }
+  }
   // Per partition: the entries this instant adds and the keys it deletes, as one log file per
   // file group they hash to.
   for (const auto& partition : partitions) {
@@ -732,12 +781,16 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
       entries = std::move(derived.bloom_filters);
     } else if (partition == kMetadataColumnStats) {
       entries = std::move(derived.column_stats);
+    } else if (auto it = secondary_entries.find(partition); it != secondary_entries.end()) {
+      entries = std::move(it->second);
     }
     if (entries.empty() && removed.empty()) continue;
     ARROW_ASSIGN_OR_RAISE(const MetadataPartitionSlices* slices, slices_of(partition));
     const int64_t groups = static_cast<int64_t>(slices->view.LiveFileGroupsIn(partition).size());
     if (groups == 0) return CorruptMetadata("the metadata partition " + partition + " of " + ctx.uri + " has no file groups");
-    auto buckets = Bucket(std::move(entries), groups);
+    auto spec = secondary.find(partition);
+    auto buckets = Bucket(std::move(entries), groups,
+                          GroupOfPartition(partition, spec == secondary.end() || spec->second.by_secondary_key));
 
     std::vector<std::vector<LogDelete>> deletes(static_cast<size_t>(groups));
     for (const auto& key : removed) {

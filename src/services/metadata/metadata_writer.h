@@ -38,6 +38,7 @@ struct MetadataTableSettings {
   int64_t compact_max_delta_commits = 10;   ///< hoodie.metadata.compact.max.delta.commits
   bool bloom_filters = false;               ///< hoodie.metadata.index.bloom.filter.enable
   int64_t bloom_filter_groups = 4;          ///< hoodie.metadata.index.bloom.filter.file.group.count
+  int64_t secondary_index_groups = 10;      ///< hoodie.metadata.index.secondary.file.group.count
   bool column_stats = false;                ///< hoodie.metadata.index.column.stats.enable
   /// hoodie.metadata.index.column.stats.column.list (empty: the first 32 user columns).
   std::vector<std::string> column_stats_columns;
@@ -68,6 +69,9 @@ struct MetadataChanges {
   /// The instant moved or removed records it cannot list (the record index is then dropped, to
   /// be rebuilt by the next write that wants it: never left stale).
   bool keys_unknown = false;
+  /// A write's commit metadata (null for table services, which move records without changing
+  /// them): secondary indexes diff the file groups it touched before and after.
+  const CommitMetadata* written = nullptr;
 };
 
 /// Adds the files `metadata`'s write stats name to `changes`.

@@ -1,0 +1,65 @@
+// Internal: the secondary indexes Lakeshore builds and keeps current in Hudi's metadata table
+// (`secondary_index_<name>`, defined in `.hoodie/.index_defs/index.json`).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "actions/table_context.h"
+#include "table/index_definitions.h"
+#include "timeline/commit_metadata.h"
+#include "timeline/timeline.h"
+
+namespace lakeshore {
+
+/// Entries of a metadata partition: (key, encoded value).
+using MetadataEntries = std::vector<std::pair<std::string, std::string>>;
+
+/// The table's index definitions (the file hoodie.table.index.defs.path names, or the default).
+Result<std::map<std::string, IndexDefinition>> LoadTableIndexDefinitions(const TableContext& ctx);
+
+/// True for a metadata partition name of a secondary index.
+bool IsSecondaryIndexPartition(const std::string& partition);
+
+/// A secondary index this build can keep current: an identity index on one top-level column of
+/// a type whose stored text SecondaryKeyText renders.
+struct SecondaryIndexSpec {
+  std::string partition;  ///< secondary_index_<name>
+  std::string column;
+  bool by_secondary_key = true;  ///< index version V2 (entries hashed by their secondary key)
+};
+
+/// The spec of `partition` from the table's index definitions, or nullopt (with the reason in
+/// `why`) when this build cannot maintain it (no definition, another function, several or
+/// nested fields, a column type without a text form).
+std::optional<SecondaryIndexSpec> MaintainableSecondaryIndex(const TableContext& ctx,
+                                                             const std::map<std::string, IndexDefinition>& defs,
+                                                             const std::string& partition, std::string* why);
+
+/// Every entry of the index over the latest snapshot (one per record). Cost: a read of the key
+/// and indexed columns of the table.
+Result<MetadataEntries> SecondaryIndexBuildEntries(TableContext& ctx, const SecondaryIndexSpec& spec);
+
+/// What write `instant_time` (not completed yet; `written` its commit metadata) changes in the
+/// index: for the file groups it touched, the (secondary key, record key) pairs of their latest
+/// slices before it and after it; pairs gone are entries marked deleted, new pairs entries.
+/// Cost: the key and indexed columns of the touched groups' slices, twice; not the table.
+/// One list of entries per spec, in the order of `specs`.
+Result<std::vector<MetadataEntries>> SecondaryIndexWriteEntries(TableContext& ctx,
+                                                                const std::vector<SecondaryIndexSpec>& specs,
+                                                                const std::string& instant_time,
+                                                                const CommitMetadata& written,
+                                                                const Timeline& data_timeline);
+
+/// Adds (or replaces) the definition of secondary index `partition` on `column` in the table's
+/// index definitions (version V2, function identity), and points hoodie.table.index.defs.path
+/// at the file when hoodie.properties does not name it yet. Under the table lock.
+Status WriteSecondaryIndexDefinition(TableContext& ctx, const std::string& partition, const std::string& column);
+
+/// Removes the definition of `partition` from the index definitions (nothing when absent).
+Status RemoveIndexDefinition(TableContext& ctx, const std::string& partition);
+
+}  // namespace lakeshore

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <vector>
 
 #include <arrow/array/concatenate.h>
 #include <arrow/builder.h>
@@ -41,6 +42,48 @@ Result<std::optional<std::string>> SecondaryKeyText(const arrow::Array& values, 
   }
 }
 
+namespace {
+std::vector<std::string> PathSegments(const std::string& path) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    size_t dot = path.find('.', start);
+    out.push_back(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) return out;
+    start = dot + 1;
+  }
+}
+}  // namespace
+
+std::shared_ptr<arrow::Field> IndexedField(const arrow::Schema& schema, const std::string& path) {
+  const auto segments = PathSegments(path);
+  std::shared_ptr<arrow::Field> field = schema.GetFieldByName(segments[0]);
+  for (size_t i = 1; field && i < segments.size(); ++i) {
+    if (field->type()->id() != arrow::Type::STRUCT) return nullptr;
+    field = static_cast<const arrow::StructType&>(*field->type()).GetFieldByName(segments[i]);
+  }
+  return field;
+}
+
+Result<std::shared_ptr<arrow::Array>> IndexedValues(const arrow::Table& rows, const std::string& path) {
+  const auto segments = PathSegments(path);
+  auto column = rows.GetColumnByName(segments[0]);
+  if (!column) return Status::Invalid("the rows hold no column '", segments[0], "' for the index field '", path, "'");
+  std::shared_ptr<arrow::Array> values;
+  if (column->num_chunks() == 0) {
+    ARROW_ASSIGN_OR_RAISE(values, arrow::MakeEmptyArray(column->type()));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(values, arrow::Concatenate(column->chunks()));
+  }
+  for (size_t i = 1; i < segments.size(); ++i) {
+    auto parent = std::dynamic_pointer_cast<arrow::StructArray>(values);
+    const int index = parent ? parent->struct_type()->GetFieldIndex(segments[i]) : -1;
+    if (index < 0) return Status::Invalid("the index field '", path, "' is not in the rows' ", values->type()->ToString());
+    ARROW_ASSIGN_OR_RAISE(values, parent->GetFlattenedField(index));  // null where the struct is
+  }
+  return values;
+}
+
 Result<std::shared_ptr<arrow::Table>> LookupSecondary(TableContext& ctx, const std::string& index,
                                                       const std::shared_ptr<arrow::RecordBatchReader>& input) {
   std::vector<std::string> built = ctx.hoodie ? ctx.hoodie->metadata_partitions : std::vector<std::string>();
@@ -71,7 +114,7 @@ Result<std::shared_ptr<arrow::Table>> LookupSecondary(TableContext& ctx, const s
   }
   // The values as the indexed column's type, so each renders as its stored text.
   if (def->second.source_fields.size() == 1 && ctx.full_schema) {
-    auto field = ctx.full_schema->GetFieldByName(def->second.source_fields[0]);
+    auto field = IndexedField(*ctx.full_schema, def->second.source_fields[0]);
     if (field && !field->type()->Equals(column->type()) && column->type_id() != arrow::Type::NA) {
       auto cast = arrow::compute::Cast(*column, field->type());
       if (!cast.ok()) {

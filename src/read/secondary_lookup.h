@@ -20,6 +20,14 @@ namespace lakeshore {
 /// kUnsupportedFeature naming it.
 Result<std::optional<std::string>> SecondaryKeyText(const arrow::Array& values, int64_t row);
 
+/// The field an index's source field names in `schema`: a top-level column, or a dotted path
+/// into struct columns (`blob.reference.external_path`). Null when there is none.
+std::shared_ptr<arrow::Field> IndexedField(const arrow::Schema& schema, const std::string& path);
+
+/// The values of the source field `path` in `rows` (which hold its top-level column), one per
+/// row: a nested field is null where any struct above it is. kInvalid when `rows` lacks it.
+Result<std::shared_ptr<arrow::Array>> IndexedValues(const arrow::Table& rows, const std::string& path);
+
 /// Table::LookupSecondary: the records whose indexed column holds one of `values` (the first
 /// column of the stream; cast to the indexed column's type when it differs, so "2024-01-15"
 /// finds a date), from the secondary index `index` (its metadata partition name,

@@ -1,7 +1,8 @@
 // The metadata table Lakeshore writes: after every history and after a crash at every mutating
 // storage call of a write (then recovery by the next writer), its `files` partition lists
-// exactly the files of the completed instants, and its record index places exactly the keys of
-// the snapshot, in live file groups.
+// exactly the files of the completed instants, its record index places exactly the keys of
+// the snapshot, in live file groups, and its secondary index on name holds exactly the
+// snapshot's (name, id) pairs.
 #include "services/metadata/metadata_writer.h"
 
 #include <atomic>
@@ -52,6 +53,11 @@ Fixture MakeTable(TableType type, int64_t compact_every) {
   if (type == TableType::kMergeOnRead) config.properties["write.small_file_limit_bytes"] = "0";
   auto table = Table::Create(f.uri, config, f.Options(f.inner));
   EXPECT_TRUE(table.ok()) << table.status();
+  // A secondary index on name, kept current by every write from the first on.
+  if (table.ok()) {
+    auto built = (*table)->CreateIndex("secondary_index_name", "name");
+    EXPECT_TRUE(built.ok()) << built;
+  }
   return f;
 }
 
@@ -146,6 +152,16 @@ void ExpectMetadataAgrees(const Fixture& f, Table& table) {
   if (has("bloom_filters")) ExpectBloomFiltersAgree(f, *engine, valid);
   if (has("column_stats")) ExpectColumnStatsAgree(f, *engine, valid);
 
+  if (has("secondary_index_name")) {
+    // The secondary index: name → the ids holding it, exactly as the snapshot.
+    auto index = ReadMetadataSecondaryIndex(f.inner, *engine, "secondary_index_name", valid);
+    ASSERT_TRUE(index.ok()) << index.status();
+    std::map<std::optional<std::string>, std::vector<std::string>> expected;
+    for (const auto& [pk, person] : ReadPeople(table)) expected[person.name].push_back(std::to_string(person.id));
+    for (auto& [name, ids] : expected) std::sort(ids.begin(), ids.end());
+    EXPECT_EQ(*index, expected);
+  }
+
   if (!has("record_index")) return;  // dropped: not trusted
   auto index = ReadMetadataRecordIndex(f.inner, *engine, valid);
   ASSERT_TRUE(index.ok()) << index.status();
@@ -194,7 +210,7 @@ void RunHistory(TableType type) {
   step(WriteOperation::kUpsert, {{9, "i2", 2, "x"}, {10, "j", 1, "y"}});
   auto config = *HoodieTableConfig::Load(*f.inner);
   EXPECT_EQ(config.metadata_partitions,
-            (std::vector<std::string>{"bloom_filters", "column_stats", "files", "record_index"}));
+            (std::vector<std::string>{"bloom_filters", "column_stats", "files", "record_index", "secondary_index_name"}));
 }
 
 TEST(MetadataWriter, CopyOnWriteHistoryKeepsItExact) { RunHistory(TableType::kCopyOnWrite); }
@@ -236,7 +252,7 @@ TEST(MetadataWriter, ARestorePastAMetadataCompactionDropsAndRebuildsIt) {
   ASSERT_TRUE(table->Write(WriteOperation::kUpsert, PeopleReader({{9, "z", 1, "x"}})).ok());
   auto config = *HoodieTableConfig::Load(*f.inner);
   EXPECT_EQ(config.metadata_partitions,
-            (std::vector<std::string>{"bloom_filters", "column_stats", "files", "record_index"}));
+            (std::vector<std::string>{"bloom_filters", "column_stats", "files", "record_index", "secondary_index_name"}));
   ExpectMetadataAgrees(f, *table);
   EXPECT_EQ(ReadPeople(*table).size(), 3u);
 }

@@ -21,11 +21,18 @@ namespace {
 constexpr const char* kPrefix = "secondary_index_";
 constexpr const char* kDefsPathKey = "hoodie.table.index.defs.path";
 
-/// record key → secondary key, over the rows of `table` (columns: record key, indexed column).
-Status CollectPairs(const arrow::Table& table, std::unordered_map<std::string, std::optional<std::string>>* out) {
+/// The top-level column an index source field lives in.
+std::string TopColumn(const std::string& path) { return path.substr(0, path.find('.')); }
+
+/// record key → secondary key, over the rows of `table` (holding the record key and the
+/// source field's top-level column).
+Status CollectPairs(const arrow::Table& table, const std::string& path,
+                    std::unordered_map<std::string, std::optional<std::string>>* out) {
   if (table.num_rows() == 0) return Status::OK();
-  ARROW_ASSIGN_OR_RAISE(auto keys, arrow::Concatenate(table.column(0)->chunks()));
-  ARROW_ASSIGN_OR_RAISE(auto values, arrow::Concatenate(table.column(1)->chunks()));
+  auto key_column = table.GetColumnByName(meta_columns::kRecordKey);
+  if (!key_column) return Status::Invalid("the rows hold no record key column");
+  ARROW_ASSIGN_OR_RAISE(auto keys, arrow::Concatenate(key_column->chunks()));
+  ARROW_ASSIGN_OR_RAISE(auto values, IndexedValues(table, path));
   const auto& key_array = static_cast<const arrow::StringArray&>(*keys);
   for (int64_t i = 0; i < table.num_rows(); ++i) {
     ARROW_ASSIGN_OR_RAISE(auto text, SecondaryKeyText(*values, i));
@@ -93,9 +100,9 @@ std::optional<SecondaryIndexSpec> MaintainableSecondaryIndex(const TableContext&
     *why = "an index on " + std::to_string(d.source_fields.size()) + " fields";
     return std::nullopt;
   }
-  auto field = ctx.full_schema ? ctx.full_schema->GetFieldByName(d.source_fields[0]) : nullptr;
+  auto field = ctx.full_schema ? IndexedField(*ctx.full_schema, d.source_fields[0]) : nullptr;
   if (!field) {
-    *why = "the field '" + d.source_fields[0] + "' (nested or unknown)";
+    *why = "the field '" + d.source_fields[0] + "' is not in the table's schema";
     return std::nullopt;
   }
   switch (field->type()->id()) {
@@ -112,10 +119,10 @@ std::optional<SecondaryIndexSpec> MaintainableSecondaryIndex(const TableContext&
 
 Result<MetadataEntries> SecondaryIndexBuildEntries(TableContext& ctx, const SecondaryIndexSpec& spec) {
   ReadOptions read;
-  read.columns = {std::string(meta_columns::kRecordKey), spec.column};
+  read.columns = {std::string(meta_columns::kRecordKey), TopColumn(spec.column)};
   ARROW_ASSIGN_OR_RAISE(auto rows, ReadSnapshot(ctx, read));
   std::unordered_map<std::string, std::optional<std::string>> pairs;
-  ARROW_RETURN_NOT_OK(CollectPairs(*rows, &pairs));
+  ARROW_RETURN_NOT_OK(CollectPairs(*rows, spec.column, &pairs));
   MetadataEntries out;
   out.reserve(pairs.size());
   const std::string live = format::EncodeSecondaryIndexRecord(false);
@@ -151,7 +158,7 @@ Result<std::vector<MetadataEntries>> SecondaryIndexWriteEntries(TableContext& ct
   };
   for (size_t s = 0; s < specs.size(); ++s) {
     const SecondaryIndexSpec& si = specs[s];
-    spec_before.columns = spec_after.columns = {std::string(meta_columns::kRecordKey), si.column};
+    spec_before.columns = spec_after.columns = {std::string(meta_columns::kRecordKey), TopColumn(si.column)};
     using Pairs = std::unordered_map<std::string, std::optional<std::string>>;
     using BeforeAfter = std::pair<Pairs, Pairs>;
     // Each touched group's pairs before and after, read in parallel.
@@ -165,11 +172,7 @@ Result<std::vector<MetadataEntries>> SecondaryIndexWriteEntries(TableContext& ct
                                              const FileGroup* g = view.Find(partition, file_id);
                                              if (g == nullptr || !g->is_live()) return Status::OK();
                                              ARROW_ASSIGN_OR_RAISE(auto rows, ReadFileSlice(*ctx.storage, g->latest(), spec));
-                                             const std::vector<int> wanted = {
-                                                 rows->schema()->GetFieldIndex(meta_columns::kRecordKey),
-                                                 rows->schema()->GetFieldIndex(si.column)};
-                                             ARROW_ASSIGN_OR_RAISE(auto projected, rows->SelectColumns(wanted));
-                                             return CollectPairs(*projected, into);
+                                             return CollectPairs(*rows, si.column, into);
                                            };
                                            ARROW_RETURN_NOT_OK(read_one(before, spec_before, &pairs.first));
                                            ARROW_RETURN_NOT_OK(read_one(after, spec_after, &pairs.second));

@@ -24,17 +24,18 @@ Result<std::map<std::string, IndexDefinition>> LoadTableIndexDefinitions(const T
 /// True for a metadata partition name of a secondary index.
 bool IsSecondaryIndexPartition(const std::string& partition);
 
-/// A secondary index this build can keep current: an identity index on one top-level column of
-/// a type whose stored text SecondaryKeyText renders.
+/// A secondary index this build can keep current: an identity index on one field (a column, or
+/// a dotted path into struct columns, as a blob column's `reference.external_path`) of a type
+/// whose stored text SecondaryKeyText renders.
 struct SecondaryIndexSpec {
   std::string partition;  ///< secondary_index_<name>
-  std::string column;
+  std::string column;  ///< the source field: a column or a dotted path (blob.reference.external_path)
   bool by_secondary_key = true;  ///< index version V2 (entries hashed by their secondary key)
 };
 
 /// The spec of `partition` from the table's index definitions, or nullopt (with the reason in
-/// `why`) when this build cannot maintain it (no definition, another function, several or
-/// nested fields, a column type without a text form).
+/// `why`) when this build cannot maintain it (no definition, another function, several fields,
+/// a field not in the schema, a type without a text form).
 std::optional<SecondaryIndexSpec> MaintainableSecondaryIndex(const TableContext& ctx,
                                                              const std::map<std::string, IndexDefinition>& defs,
                                                              const std::string& partition, std::string* why);

@@ -64,6 +64,25 @@ def _expect_lookup_is_exact(t: lakeshore.Table, oracle: dict[str, int]) -> None:
         assert name.startswith(hit["file_id"]), (hit, name)
 
 
+def _history_properties(table_type: str, **extra: str) -> dict[str, str]:
+    """Table properties of a random history: the metadata table on, compacted every third
+    deltacommit, small files grown on copy-on-write only; plus `extra`."""
+    return {
+        "hoodie.metadata.enable": "true",
+        "hoodie.metadata.compact.max.delta.commits": "3",
+        "write.small_file_limit_bytes": "0" if table_type == "mor" else "2000",
+        **extra,
+    }
+
+
+def _run_service(t: lakeshore.Table, op: str, table_type: str) -> None:
+    """A table service step of a random history: compaction (merge-on-read only) or clustering."""
+    if op == "cluster":
+        t.cluster()
+    elif table_type == "mor":
+        t.compact()
+
+
 INDEXES = {
     "simple": {"hoodie.index.type": "SIMPLE"},
     "global_simple": {"hoodie.index.type": "GLOBAL_SIMPLE"},
@@ -84,14 +103,14 @@ def test_random_histories_tag_as_a_brute_force_oracle_and_keep_hudi_rs_exact(
     # the batch's stored ones, and hudi-rs, listing through the metadata table, reads the same.
     rng = random.Random(hash((table_type, index)) & 0xFFFF)
     root = tmp_path / "t"
-    props = {
-        "hoodie.metadata.enable": "true",
-        "hoodie.metadata.record.index.enable": "true",
-        "hoodie.metadata.record.index.min.filegroup.count": "4",
-        "hoodie.metadata.compact.max.delta.commits": "3",
-        "write.small_file_limit_bytes": "0" if table_type == "mor" else "2000",
-        **INDEXES[index],
-    }
+    props = _history_properties(
+        table_type,
+        **{
+            "hoodie.metadata.record.index.enable": "true",
+            "hoodie.metadata.record.index.min.filegroup.count": "4",
+            **INDEXES[index],
+        },
+    )
     t = lakeshore.Table.create(
         str(root), SCHEMA, record_key="id", partition_by="p", table_type=table_type, properties=props
     )
@@ -122,10 +141,8 @@ def test_random_histories_tag_as_a_brute_force_oracle_and_keep_hudi_rs_exact(
             assert result["tagging"]["found"] == len(gone), (step, result["tagging"])
             for k in gone:
                 del oracle[k]
-        elif op == "compact" and table_type == "mor":
-            t.compact()
-        elif op == "cluster":
-            t.cluster()
+        elif op in ("compact", "cluster"):
+            _run_service(t, op, table_type)
         elif op == "rollback":
             before = dict(oracle)
             rows = {f"k{next_key}": -1}
@@ -282,12 +299,7 @@ def test_a_secondary_index_answers_as_the_rows_through_random_histories(tmp_path
     # rebuilt by the next write) keep every lookup equal to the rows; hudi-rs reads the same rows.
     rng = random.Random(7 if table_type == "cow" else 8)
     root = tmp_path / "t"
-    props = {
-        "hoodie.metadata.enable": "true",
-        "hoodie.metadata.compact.max.delta.commits": "3",
-        "hoodie.metadata.index.secondary.file.group.count": "3",
-        "write.small_file_limit_bytes": "0" if table_type == "mor" else "2000",
-    }
+    props = _history_properties(table_type, **{"hoodie.metadata.index.secondary.file.group.count": "3"})
     t = lakeshore.Table.create(
         str(root), CITY_SCHEMA, record_key="id", partition_by="p", table_type=table_type, properties=props
     )
@@ -337,10 +349,8 @@ def test_a_secondary_index_answers_as_the_rows_through_random_histories(tmp_path
             t.delete(_keys(gone))
             for k in gone:
                 del oracle[k]
-        elif op == "compact" and table_type == "mor":
-            t.compact()
-        elif op == "cluster":
-            t.cluster()
+        elif op in ("compact", "cluster"):
+            _run_service(t, op, table_type)
         elif op == "rollback":
             before = dict(oracle)
             victim = rng.choice(sorted(oracle))

@@ -1,5 +1,6 @@
 #include "services/metadata/secondary_index_writer.h"
 
+#include <algorithm>
 #include <set>
 #include <unordered_map>
 
@@ -156,32 +157,35 @@ Result<std::vector<MetadataEntries>> SecondaryIndexWriteEntries(TableContext& ct
   spec_after.instant_is_visible = [visible_before, instant_time](const std::string& t) {
     return t == instant_time || visible_before(t);
   };
+  // One read of each touched group's slice before and after, with every index's column.
+  std::vector<std::string> columns = {std::string(meta_columns::kRecordKey)};
+  for (const auto& si : specs) {
+    if (std::find(columns.begin(), columns.end(), TopColumn(si.column)) == columns.end()) {
+      columns.push_back(TopColumn(si.column));
+    }
+  }
+  spec_before.columns = spec_after.columns = columns;
+  using Slices = std::pair<std::shared_ptr<arrow::Table>, std::shared_ptr<arrow::Table>>;
+  ARROW_ASSIGN_OR_RAISE(auto read, ctx.engine->Map<Slices>(
+                                       static_cast<int64_t>(groups.size()), [&](int64_t i) -> Result<Slices> {
+                                         const auto& [partition, file_id] = groups[static_cast<size_t>(i)];
+                                         auto read_one = [&](const FileSystemView& view,
+                                                             const SliceReadSpec& spec) -> Result<std::shared_ptr<arrow::Table>> {
+                                           const FileGroup* g = view.Find(partition, file_id);
+                                           if (g == nullptr || !g->is_live()) return std::shared_ptr<arrow::Table>();
+                                           return ReadFileSlice(*ctx.storage, g->latest(), spec);
+                                         };
+                                         Slices slices;
+                                         ARROW_ASSIGN_OR_RAISE(slices.first, read_one(before, spec_before));
+                                         ARROW_ASSIGN_OR_RAISE(slices.second, read_one(after, spec_after));
+                                         return slices;
+                                       }));
   for (size_t s = 0; s < specs.size(); ++s) {
     const SecondaryIndexSpec& si = specs[s];
-    spec_before.columns = spec_after.columns = {std::string(meta_columns::kRecordKey), TopColumn(si.column)};
-    using Pairs = std::unordered_map<std::string, std::optional<std::string>>;
-    using BeforeAfter = std::pair<Pairs, Pairs>;
-    // Each touched group's pairs before and after, read in parallel.
-    ARROW_ASSIGN_OR_RAISE(auto read, ctx.engine->Map<BeforeAfter>(
-                                         static_cast<int64_t>(groups.size()),
-                                         [&](int64_t i) -> Result<BeforeAfter> {
-                                           const auto& [partition, file_id] = groups[static_cast<size_t>(i)];
-                                           BeforeAfter pairs;
-                                           auto read_one = [&](const FileSystemView& view, const SliceReadSpec& spec,
-                                                               Pairs* into) -> Status {
-                                             const FileGroup* g = view.Find(partition, file_id);
-                                             if (g == nullptr || !g->is_live()) return Status::OK();
-                                             ARROW_ASSIGN_OR_RAISE(auto rows, ReadFileSlice(*ctx.storage, g->latest(), spec));
-                                             return CollectPairs(*rows, si.column, into);
-                                           };
-                                           ARROW_RETURN_NOT_OK(read_one(before, spec_before, &pairs.first));
-                                           ARROW_RETURN_NOT_OK(read_one(after, spec_after, &pairs.second));
-                                           return pairs;
-                                         }));
-    Pairs old_pairs, new_pairs;
-    for (auto& [b, a] : read) {
-      old_pairs.merge(b);
-      new_pairs.merge(a);
+    std::unordered_map<std::string, std::optional<std::string>> old_pairs, new_pairs;
+    for (const auto& [b, a] : read) {
+      if (b) ARROW_RETURN_NOT_OK(CollectPairs(*b, si.column, &old_pairs));
+      if (a) ARROW_RETURN_NOT_OK(CollectPairs(*a, si.column, &new_pairs));
     }
     const std::string live = format::EncodeSecondaryIndexRecord(false);
     const std::string deleted = format::EncodeSecondaryIndexRecord(true);

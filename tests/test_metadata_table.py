@@ -231,6 +231,15 @@ def test_indexes_are_built_and_dropped_from_python_and_the_cli(
     assert _hudi_rows(root) == _rows(t)
     with pytest.raises(lakeshore.InvalidArgumentError, match="partition_stats"):
         t.create_index("partition_stats")
+    # A secondary index from the CLI, then looked up by value.
+    assert main(["index", "build", str(root), "secondary_index_p", "--column", "p", "--json"]) == 0
+    assert "secondary_index_p" in json.loads(capsys.readouterr().out)["partitions"]
+    assert main(["index", "lookup", str(root), "p1", "--index", "secondary_index_p", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    p1 = sorted(r["id"] for r in t.to_arrow(columns=["id", "p"]).to_pylist() if r["p"] == "p1")
+    assert sorted(m["record_key"] for m in found["matches"]) == p1
+    assert main(["index", "drop", str(root), "secondary_index_p", "--json"]) == 0
+    assert "secondary_index_p" not in json.loads(capsys.readouterr().out)["partitions"]
 
 
 @pytest.mark.parametrize("victim", ["record_index_base", "record_index_log", "properties_list"])

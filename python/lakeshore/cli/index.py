@@ -26,8 +26,8 @@ examples:
 column_stats, bloom_filters, record_index, secondary_index_<name>, ...) and those still being
 built. `lookup` answers from the record index when the table has one (Spark's
 hoodie.metadata.record.index.enable), else from the latest snapshot; the output says which.
-With --index it answers from a secondary index Spark built (CREATE INDEX ... ON t (column)):
-the record keys whose column holds the given values.
+With --index it answers from a secondary index (Spark's CREATE INDEX ... ON t (column), or
+`build NAME --column`): the record keys whose column holds the given values.
 `build` makes the files partition (Hudi readers list the table through it), the record index,
 the bloom filters, the column stats, or a secondary index on a column (its definition goes to
 .hoodie/.index_defs/index.json, as Spark's CREATE INDEX writes it), from the completed commits;

@@ -105,40 +105,52 @@ class StructView {
   mutable std::vector<std::pair<std::string, std::unique_ptr<StructView>>> subviews_;
 };
 
-Status Corrupt(const std::string& source, int64_t row, const std::string& what) {
-  return CorruptMetadata("Delta log file '" + source + "' action " + std::to_string(row + 1) +
-                         ": " + what);
-}
-
 Result<std::string> DecodedPath(const StructView& s, int64_t i, const std::string& kind,
                                 const std::string& source) {
-  auto raw = s.String("path", i);
-  if (!raw || raw->empty()) return Corrupt(source, i, kind + " action without a path");
-  auto decoded = PercentDecode(*raw);  // log paths are URL-encoded once
-  if (!decoded.ok()) return Corrupt(source, i, kind + " path: " + decoded.status().message());
-  return *decoded;
+  return DecodeActionPath(s.String("path", i), kind, source, i + 1);
 }
 
 Result<std::optional<DeletionVectorDescriptor>> ReadDv(const StructView& owner, int64_t i,
                                                        const std::string& source) {
   const StructView& dv = owner.Child("deletionVector");
   if (!dv.IsValid(i)) return std::optional<DeletionVectorDescriptor>();
-  DeletionVectorDescriptor d;
-  auto type = dv.String("storageType", i);
-  auto payload = dv.String("pathOrInlineDv", i);
-  if (!type || !payload) return Corrupt(source, i, "deletion vector without storageType or pathOrInlineDv");
-  if (*type != "u" && *type != "p" && *type != "i") {
-    return Corrupt(source, i, "deletion vector storage type '" + *type + "' is not one of u, p, i");
-  }
-  d.storage_type = *type;
-  d.path_or_inline_dv = *payload;
-  if (auto off = dv.Int("offset", i)) d.offset = static_cast<int32_t>(*off);
-  d.size_in_bytes = static_cast<int32_t>(dv.Int("sizeInBytes", i).value_or(0));
-  d.cardinality = dv.Int("cardinality", i).value_or(0);
+  RawDeletionVector raw{dv.String("storageType", i), dv.String("pathOrInlineDv", i), dv.Int("offset", i),
+                        dv.Int("sizeInBytes", i), dv.Int("cardinality", i)};
+  ARROW_ASSIGN_OR_RAISE(auto d, MakeDeletionVector(std::move(raw), source, i + 1));
   return std::optional<DeletionVectorDescriptor>(std::move(d));
 }
 
 }  // namespace
+
+Status CorruptAction(const std::string& source, int64_t action_number, const std::string& what) {
+  return CorruptMetadata("Delta log file '" + source + "' action " + std::to_string(action_number) + ": " + what);
+}
+
+Result<std::string> DecodeActionPath(const std::optional<std::string>& raw, const std::string& kind,
+                                     const std::string& source, int64_t action_number) {
+  if (!raw || raw->empty()) return CorruptAction(source, action_number, kind + " action without a path");
+  auto decoded = PercentDecode(*raw);  // log paths are URL-encoded once
+  if (!decoded.ok()) return CorruptAction(source, action_number, kind + " path: " + decoded.status().message());
+  return std::move(*decoded);
+}
+
+Result<DeletionVectorDescriptor> MakeDeletionVector(RawDeletionVector raw, const std::string& source,
+                                                    int64_t action_number) {
+  if (!raw.storage_type || !raw.path_or_inline_dv) {
+    return CorruptAction(source, action_number, "deletion vector without storageType or pathOrInlineDv");
+  }
+  const std::string& type = *raw.storage_type;
+  if (type != "u" && type != "p" && type != "i") {
+    return CorruptAction(source, action_number, "deletion vector storage type '" + type + "' is not one of u, p, i");
+  }
+  DeletionVectorDescriptor d;
+  d.storage_type = std::move(*raw.storage_type);
+  d.path_or_inline_dv = std::move(*raw.path_or_inline_dv);
+  if (raw.offset) d.offset = static_cast<int32_t>(*raw.offset);
+  d.size_in_bytes = static_cast<int32_t>(raw.size_in_bytes.value_or(0));
+  d.cardinality = raw.cardinality.value_or(0);
+  return d;
+}
 
 std::string DeletionVectorDescriptor::UniqueId() const {
   std::string id = storage_type + path_or_inline_dv;
@@ -196,7 +208,7 @@ Result<ActionSet> ActionsFromRows(const arrow::RecordBatch& batch, int64_t begin
       Protocol p;
       auto reader = protocol.Int("minReaderVersion", i);
       auto writer = protocol.Int("minWriterVersion", i);
-      if (!reader || !writer) return Corrupt(source, i, "protocol action without minReaderVersion/minWriterVersion");
+      if (!reader || !writer) return CorruptAction(source, i + 1, "protocol action without minReaderVersion/minWriterVersion");
       p.min_reader_version = static_cast<int32_t>(*reader);
       p.min_writer_version = static_cast<int32_t>(*writer);
       p.reader_features = protocol.Strings("readerFeatures", i);

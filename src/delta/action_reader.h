@@ -13,6 +13,26 @@
 
 namespace lakeshore::delta {
 
+// ---- the protocol's checks on actions, shared by the JSON and the Parquet readers ----------
+
+/// kCorruptMetadata "Delta log file '<source>' action <action_number>: <what>" (1-based).
+Status CorruptAction(const std::string& source, int64_t action_number, const std::string& what);
+
+/// A file action's path as the log holds it: present, not empty, and URL-decoded once (log
+/// paths are written encoded). `kind` names the action ("add", "remove", ...) in errors.
+Result<std::string> DecodeActionPath(const std::optional<std::string>& raw, const std::string& kind,
+                                     const std::string& source, int64_t action_number);
+
+/// The fields of a deletion vector descriptor as the log holds them.
+struct RawDeletionVector {
+  std::optional<std::string> storage_type, path_or_inline_dv;
+  std::optional<int64_t> offset, size_in_bytes, cardinality;
+};
+
+/// A descriptor from its fields: storageType and pathOrInlineDv present, the type one of u, p, i.
+Result<DeletionVectorDescriptor> MakeDeletionVector(RawDeletionVector raw, const std::string& source,
+                                                    int64_t action_number);
+
 /// Converts a table (a Parquet checkpoint's) whose top-level struct columns are named after
 /// Delta actions (`add`, `remove`, `cdc`, `metaData`, `protocol`, `commitInfo`, `sidecar`;
 /// any may be missing, and each struct may hold only a subset of its fields) into an

@@ -7,7 +7,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "common/percent_encoding.h"
+#include "delta/action_reader.h"
 
 namespace lakeshore::delta {
 namespace {
@@ -307,51 +307,27 @@ class LineCursor {
 };
 
 /// The fields of an `add` / `remove` / `cdc` / `sidecar` action Lakeshore reads, before the
-/// protocol's rules are checked.
+/// protocol's rules are checked (action_reader.h: the same checks as the Parquet reader's).
 struct RawFileAction {
   std::optional<std::string> path;
   std::optional<int64_t> size, modification_time, deletion_timestamp;
-  std::optional<DeletionVectorDescriptor> deletion_vector;
-  bool dv_malformed = false;
-  std::string dv_problem;
+  std::optional<RawDeletionVector> deletion_vector;
 };
-
-Status Corrupt(const std::string& source, int64_t action, const std::string& what) {
-  return CorruptMetadata("Delta log file '" + source + "' action " + std::to_string(action) + ": " + what);
-}
 
 bool ReadDeletionVector(LineCursor& c, int depth, RawFileAction* out) {
   if (c.ConsumeNull()) return true;
-  std::optional<std::string> type, payload;
-  std::optional<int64_t> offset, size, cardinality;
+  RawDeletionVector dv;
   constexpr int64_t kI32Min = std::numeric_limits<int32_t>::min(), kI32Max = std::numeric_limits<int32_t>::max();
   bool ok = c.Object(depth, [&](std::string_view key) {
-    if (key == "storageType") return c.OptString(key, &type);
-    if (key == "pathOrInlineDv") return c.OptString(key, &payload);
-    if (key == "offset") return c.Int(key, &offset, kI32Min, kI32Max);
-    if (key == "sizeInBytes") return c.Int(key, &size, kI32Min, kI32Max);
-    if (key == "cardinality") return c.Int(key, &cardinality);
+    if (key == "storageType") return c.OptString(key, &dv.storage_type);
+    if (key == "pathOrInlineDv") return c.OptString(key, &dv.path_or_inline_dv);
+    if (key == "offset") return c.Int(key, &dv.offset, kI32Min, kI32Max);
+    if (key == "sizeInBytes") return c.Int(key, &dv.size_in_bytes, kI32Min, kI32Max);
+    if (key == "cardinality") return c.Int(key, &dv.cardinality);
     return c.Skip(depth);
   });
-  if (!ok) return false;
-  if (!type || !payload) {
-    out->dv_malformed = true;
-    out->dv_problem = "deletion vector without storageType or pathOrInlineDv";
-    return true;
-  }
-  if (*type != "u" && *type != "p" && *type != "i") {
-    out->dv_malformed = true;
-    out->dv_problem = "deletion vector storage type '" + *type + "' is not one of u, p, i";
-    return true;
-  }
-  DeletionVectorDescriptor d;
-  d.storage_type = std::move(*type);
-  d.path_or_inline_dv = std::move(*payload);
-  if (offset) d.offset = static_cast<int32_t>(*offset);
-  d.size_in_bytes = static_cast<int32_t>(size.value_or(0));
-  d.cardinality = cardinality.value_or(0);
-  out->deletion_vector = std::move(d);
-  return true;
+  if (ok) out->deletion_vector = std::move(dv);
+  return ok;
 }
 
 /// Reads an add, remove, cdc or sidecar action; its size is the field `size_key`.
@@ -366,15 +342,15 @@ bool ReadFileAction(LineCursor& c, int depth, std::string_view size_key, RawFile
   });
 }
 
-/// The checks ActionsFromTable makes on a file action: a non-empty path, decoded once, and a
-/// well-formed deletion vector.
-Result<std::string> CheckedPath(const RawFileAction& raw, const char* kind, const std::string& source,
-                                int64_t action) {
-  if (!raw.path || raw.path->empty()) return Corrupt(source, action, std::string(kind) + " action without a path");
-  auto decoded = PercentDecode(*raw.path);
-  if (!decoded.ok()) return Corrupt(source, action, std::string(kind) + " path: " + decoded.status().message());
-  if (raw.dv_malformed) return Corrupt(source, action, raw.dv_problem);
-  return std::move(*decoded);
+/// A file action's decoded path and deletion vector, checked as ActionsFromTable checks them.
+Status CheckFileAction(RawFileAction& raw, const char* kind, const std::string& source, int64_t action,
+                       std::string* path, std::optional<DeletionVectorDescriptor>* dv) {
+  ARROW_ASSIGN_OR_RAISE(*path, DecodeActionPath(raw.path, kind, source, action));
+  if (raw.deletion_vector && dv != nullptr) {
+    ARROW_ASSIGN_OR_RAISE(auto d, MakeDeletionVector(std::move(*raw.deletion_vector), source, action));
+    *dv = std::move(d);
+  }
+  return Status::OK();
 }
 
 /// What one line contributed, before its actions are checked.
@@ -477,28 +453,26 @@ Status Apply(RawLine& line, const std::string& source, int64_t action, ActionSet
   bool any = false;
   if (line.add) {
     AddFile f;
-    ARROW_ASSIGN_OR_RAISE(f.path, CheckedPath(*line.add, "add", source, action));
+    ARROW_RETURN_NOT_OK(CheckFileAction(*line.add, "add", source, action, &f.path, &f.deletion_vector));
     f.size = line.add->size.value_or(0);
     f.modification_time = line.add->modification_time.value_or(0);
-    f.deletion_vector = std::move(line.add->deletion_vector);
     out->adds.push_back(std::move(f));
     any = true;
   }
   if (line.remove) {
     RemoveFile f;
-    ARROW_ASSIGN_OR_RAISE(f.path, CheckedPath(*line.remove, "remove", source, action));
+    ARROW_RETURN_NOT_OK(CheckFileAction(*line.remove, "remove", source, action, &f.path, &f.deletion_vector));
     f.deletion_timestamp = line.remove->deletion_timestamp;
     f.size = line.remove->size;
-    f.deletion_vector = std::move(line.remove->deletion_vector);
     out->removes.push_back(std::move(f));
     any = true;
   }
   // A file action that is just a path and a size (cdc, sidecar).
-  auto path_and_size = [&](const std::optional<RawFileAction>& raw, const char* kind, auto& into,
+  auto path_and_size = [&](std::optional<RawFileAction>& raw, const char* kind, auto& into,
                            auto size_member) -> Status {
     if (!raw) return Status::OK();
     typename std::decay_t<decltype(into)>::value_type f;
-    ARROW_ASSIGN_OR_RAISE(f.path, CheckedPath(*raw, kind, source, action));
+    ARROW_RETURN_NOT_OK(CheckFileAction(*raw, kind, source, action, &f.path, nullptr));
     f.*size_member = raw->size.value_or(0);
     into.push_back(std::move(f));
     any = true;
@@ -511,7 +485,7 @@ Status Apply(RawLine& line, const std::string& source, int64_t action, ActionSet
   }
   if (line.protocol) {
     auto [reader, writer] = *line.protocol_versions;
-    if (!reader || !writer) return Corrupt(source, action, "protocol action without minReaderVersion/minWriterVersion");
+    if (!reader || !writer) return CorruptAction(source, action, "protocol action without minReaderVersion/minWriterVersion");
     line.protocol->min_reader_version = static_cast<int32_t>(*reader);
     line.protocol->min_writer_version = static_cast<int32_t>(*writer);
     out->protocol = std::move(line.protocol);

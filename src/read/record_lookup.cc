@@ -1,6 +1,8 @@
 #include "read/record_lookup.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -59,39 +61,37 @@ Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
                               "record_index") != ctx.hoodie->metadata_partitions.end();
   std::vector<std::string> wanted;
   for (const std::string_view key : StringViews(*record_keys)) wanted.emplace_back(key);
-  arrow::StringBuilder key_out, partition_out, file_out;
+  // Where each asked-for key lives, from the record index or from a scan; then one row per key.
+  using Location = std::pair<std::string_view, std::string_view>;  // partition, file id
+  std::map<std::string, RecordLocation> index;
+  std::unordered_map<std::string_view, Location> indexed;  // one hash per asked-for key, not a tree descent
+  std::unordered_map<std::string, StoredLocation> scanned;
   if (has_record_index) {
     // Entries count only for completed data instants (and the index's own build).
     ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
-    ARROW_ASSIGN_OR_RAISE(auto index,
-                          ReadMetadataRecordIndex(ctx.storage, *ctx.engine, ValidDataInstants(timeline), &wanted));
-    // A hash table over the found entries: one hash per asked-for key, not a tree descent.
-    std::unordered_map<std::string_view, const RecordLocation*> by_key;
-    by_key.reserve(index.size());
-    for (const auto& [key, loc] : index) by_key.emplace(key, &loc);
-    for (const std::string& key : wanted) {
-      ARROW_RETURN_NOT_OK(key_out.Append(key));
-      auto it = by_key.find(key);
-      if (it == by_key.end()) {
-        ARROW_RETURN_NOT_OK(partition_out.AppendNull());
-        ARROW_RETURN_NOT_OK(file_out.AppendNull());
-      } else {
-        ARROW_RETURN_NOT_OK(partition_out.Append(it->second->partition));
-        ARROW_RETURN_NOT_OK(file_out.Append(it->second->file_id));
-      }
-    }
+    ARROW_ASSIGN_OR_RAISE(index, ReadMetadataRecordIndex(ctx.storage, *ctx.engine, ValidDataInstants(timeline), &wanted));
+    indexed.reserve(index.size());
+    for (const auto& [key, loc] : index) indexed.emplace(key, Location(loc.partition, loc.file_id));
   } else {
-    ARROW_ASSIGN_OR_RAISE(auto locations, ScanRecordLocations(ctx));
-    for (const std::string& key : wanted) {
-      ARROW_RETURN_NOT_OK(key_out.Append(key));
-      auto it = locations.find(key);
-      if (it == locations.end()) {
-        ARROW_RETURN_NOT_OK(partition_out.AppendNull());
-        ARROW_RETURN_NOT_OK(file_out.AppendNull());
-      } else {
-        ARROW_RETURN_NOT_OK(partition_out.Append(it->second.partition));
-        ARROW_RETURN_NOT_OK(file_out.Append(it->second.file_id));
-      }
+    ARROW_ASSIGN_OR_RAISE(scanned, ScanRecordLocations(ctx));
+  }
+  auto locate = [&](const std::string& key) -> std::optional<Location> {
+    if (has_record_index) {
+      auto it = indexed.find(key);
+      return it == indexed.end() ? std::nullopt : std::optional<Location>(it->second);
+    }
+    auto it = scanned.find(key);
+    return it == scanned.end() ? std::nullopt : std::optional<Location>(Location(it->second.partition, it->second.file_id));
+  };
+  arrow::StringBuilder key_out, partition_out, file_out;
+  for (const std::string& key : wanted) {
+    ARROW_RETURN_NOT_OK(key_out.Append(key));
+    if (auto loc = locate(key)) {
+      ARROW_RETURN_NOT_OK(partition_out.Append(loc->first));
+      ARROW_RETURN_NOT_OK(file_out.Append(loc->second));
+    } else {
+      ARROW_RETURN_NOT_OK(partition_out.AppendNull());
+      ARROW_RETURN_NOT_OK(file_out.AppendNull());
     }
   }
   std::shared_ptr<arrow::Array> k, p, f;

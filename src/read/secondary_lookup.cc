@@ -14,7 +14,21 @@
 
 namespace lakeshore {
 
+bool HasSecondaryKeyText(const arrow::DataType& type) {
+  switch (type.id()) {
+    case arrow::Type::STRING: case arrow::Type::LARGE_STRING: case arrow::Type::INT8: case arrow::Type::INT16:
+    case arrow::Type::INT32: case arrow::Type::INT64: case arrow::Type::BOOL: case arrow::Type::DATE32:
+    case arrow::Type::TIMESTAMP:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Result<std::optional<std::string>> SecondaryKeyText(const arrow::Array& values, int64_t row) {
+  if (!HasSecondaryKeyText(*values.type())) {
+    return UnsupportedFeature("a secondary index lookup by a value of type " + values.type()->ToString());
+  }
   if (values.IsNull(row)) return std::optional<std::string>();
   switch (values.type_id()) {
     case arrow::Type::STRING: return std::optional<std::string>(static_cast<const arrow::StringArray&>(values).GetString(row));
@@ -37,7 +51,7 @@ Result<std::optional<std::string>> SecondaryKeyText(const arrow::Array& values, 
       if (unit == arrow::TimeUnit::NANO) v /= 1000;
       return std::optional<std::string>(std::to_string(v));
     }
-    default:
+    default:  // excluded by HasSecondaryKeyText
       return UnsupportedFeature("a secondary index lookup by a value of type " + values.type()->ToString());
   }
 }

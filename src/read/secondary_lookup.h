@@ -14,6 +14,9 @@
 
 namespace lakeshore {
 
+/// True when SecondaryKeyText renders values of `type` (what a secondary index may index).
+bool HasSecondaryKeyText(const arrow::DataType& type);
+
 /// The text a secondary index stores for row `row` of `values` (Hudi keeps the Avro value's
 /// text): strings as they are, integers in decimal, booleans as true/false, dates as days since
 /// the epoch, timestamps as microseconds since the epoch; nullopt for null. Another type →

@@ -50,7 +50,7 @@ Result<std::map<std::string, IndexDefinition>> ParseIndexDefinitions(std::string
 }
 
 std::string IndexDefinitionsPath(const HoodieTableConfig* config) {
-  std::string path = config ? config->properties.Get("hoodie.table.index.defs.path").value_or("") : "";
+  std::string path = config ? config->properties.Get(kIndexDefinitionsPathKey).value_or("") : "";
   return path.empty() ? std::string(layout::kIndexDefinitionsFile) : path;
 }
 

@@ -13,6 +13,9 @@
 
 namespace lakeshore {
 
+/// The hoodie.properties key naming the index definitions file (relative to the table root).
+inline constexpr const char* kIndexDefinitionsPathKey = "hoodie.table.index.defs.path";
+
 /// One entry of `indexDefinitions` (HoodieIndexDefinition).
 struct IndexDefinition {
   std::string name;                            ///< the metadata partition, e.g. secondary_index_by_city

@@ -325,7 +325,8 @@ class Table {
   /// integers, booleans, dates, timestamps): its definition goes to Hudi's index definitions
   /// (`.hoodie/.index_defs/index.json`, version V2), then it is built from the latest snapshot
   /// and kept current by every write (a replace operation drops it; the next write rebuilds it).
-  /// Another name, or a secondary index without a usable column → kInvalid.
+  /// One already built is not rebuilt on another column: kInvalid, drop it first. Another
+  /// name, or a secondary index without a usable column → kInvalid.
   Status CreateIndex(const std::string& name, const std::string& column = "");
   /// Drops an index of the metadata table, any Hudi writes (files drops them all, and the
   /// metadata table with them): unlisted from hoodie.properties first, then deleted.

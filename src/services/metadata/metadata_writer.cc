@@ -673,7 +673,12 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   // A secondary index is kept current when its definition is one this build can maintain; a
   // replace operation (which ends file groups without listing their records) drops it, to be
   // rebuilt by the next write, as the record index is.
-  ARROW_ASSIGN_OR_RAISE(auto defs, LoadTableIndexDefinitions(ctx));
+  // Hudi and Lakeshore name the file in hoodie.properties whenever they write definitions, so a
+  // table without the key has none: no read per commit.
+  std::map<std::string, IndexDefinition> defs;
+  if (config.properties.Get(kIndexDefinitionsPathKey)) {
+    ARROW_ASSIGN_OR_RAISE(defs, LoadIndexDefinitions(*ctx.storage, IndexDefinitionsPath(&config)));
+  }
   std::map<std::string, SecondaryIndexSpec> secondary;
   for (const auto& [name, def] : defs) {
     std::string why;

@@ -20,7 +20,6 @@ namespace lakeshore {
 namespace {
 
 constexpr const char* kPrefix = "secondary_index_";
-constexpr const char* kDefsPathKey = "hoodie.table.index.defs.path";
 
 /// The top-level column an index source field lives in.
 std::string TopColumn(const std::string& path) { return path.substr(0, path.find('.')); }
@@ -65,10 +64,10 @@ Status EditDefinitions(TableContext& ctx, const std::function<void(nlohmann::jso
   }
   edit(doc["indexDefinitions"]);
   ARROW_RETURN_NOT_OK(ctx.storage->WriteString(path, doc.dump(2)));
-  if (!ctx.hoodie || ctx.hoodie->properties.Get(kDefsPathKey).value_or("").empty()) {
+  if (!ctx.hoodie || ctx.hoodie->properties.Get(kIndexDefinitionsPathKey).value_or("").empty()) {
     ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
     format::JavaProperties p = config.properties;
-    p.Set(kDefsPathKey, path);
+    p.Set(kIndexDefinitionsPathKey, path);
     ARROW_RETURN_NOT_OK(ctx.storage->WriteString(layout::kPropertiesFile, p.Render("Updated by Lakeshore")));
     ARROW_ASSIGN_OR_RAISE(auto reloaded, HoodieTableConfig::Load(*ctx.storage));
     ctx.hoodie = std::move(reloaded);
@@ -106,14 +105,9 @@ std::optional<SecondaryIndexSpec> MaintainableSecondaryIndex(const TableContext&
     *why = "the field '" + d.source_fields[0] + "' is not in the table's schema";
     return std::nullopt;
   }
-  switch (field->type()->id()) {
-    case arrow::Type::STRING: case arrow::Type::LARGE_STRING: case arrow::Type::INT8: case arrow::Type::INT16:
-    case arrow::Type::INT32: case arrow::Type::INT64: case arrow::Type::BOOL: case arrow::Type::DATE32:
-    case arrow::Type::TIMESTAMP:
-      break;
-    default:
-      *why = "a column of type " + field->type()->ToString();
-      return std::nullopt;
+  if (!HasSecondaryKeyText(*field->type())) {
+    *why = "a column of type " + field->type()->ToString();
+    return std::nullopt;
   }
   return SecondaryIndexSpec{partition, d.source_fields[0], d.HashesBySecondaryKey()};
 }

@@ -12,6 +12,9 @@ Two shapes, each measured on its own (`LAKESHORE_BENCH_SHAPES=deletes,compacted`
 Sizes scale with LAKESHORE_BENCH_SCALE (default 0.1, a quick run of about a minute; 1.0 is the
 full size). Every timed run gets a fresh copy of the table (mtimes preserved).
 
+Full vacuums are timed twice: on fresh copies (whose files may not have reached the disk yet, so
+deleting them frees no blocks) and on copies flushed to disk first, as an old table's are.
+
 Targets (issues 3 and 6, on both shapes): full vacuum >= 3x faster than delta-rs full; the full
 dry run within 2x of a bare `find` over the tree (names only, the cheapest walk) and of `find`
 that stats every file; an optimistic no-op run under 50 ms that lists nothing.
@@ -131,6 +134,12 @@ def ours(path: Path, **kwargs: Any) -> dict[str, Any]:
     return lakeshore.vacuum(str(path), retain_hours=0, enforce_retention=False, **kwargs)
 
 
+def flushed(_: Path) -> None:
+    """Writes every dirty page to disk and lets the writeback settle (untimed)."""
+    os.sync()
+    time.sleep(0.5)
+
+
 def find_floor(path: Path) -> int:
     """The listing floor: `find` printing every file's size and mtime (what a vacuum needs; a
     bare `find -type f` reads only directory entries and stats nothing)."""
@@ -176,6 +185,13 @@ def measure_shape(build: Callable[[Path], dict[str, int]]) -> dict[str, Any]:
         t["ours_full_dry"], dry = best_of(template, scratch, "ours-full-dry", lambda p: ours(p, dry_run=True))
         t["delta_rs_full"], _ = best_of(template, scratch, "drs-full", lambda p: delta_rs_vacuum(p, False, True))
         t["ours_full"], real = best_of(template, scratch, "ours-full", lambda p: ours(p))
+        # The same on copies flushed to disk first, as a table written days ago is: deleting a
+        # file then frees blocks (and, on a file system mounted with `discard`, waits for the
+        # discard), where a fresh copy's files may never have reached the disk.
+        t["delta_rs_full_flushed"], _ = best_of(
+            template, scratch, "drs-full-flushed", lambda p: delta_rs_vacuum(p, False, True), prepare=flushed
+        )
+        t["ours_full_flushed"], _ = best_of(template, scratch, "ours-full-flushed", lambda p: ours(p), prepare=flushed)
         t["delta_rs_lite_dry"], _ = best_of(
             template, scratch, "drs-lite-dry", lambda p: delta_rs_vacuum(p, True, False)
         )
@@ -202,6 +218,7 @@ def measure_shape(build: Callable[[Path], dict[str, int]]) -> dict[str, Any]:
         results["ratios"] = {
             "delta_rs_full_dry_over_ours": round(t["delta_rs_full_dry"] / t["ours_full_dry"], 2),
             "delta_rs_full_over_ours": round(t["delta_rs_full"] / t["ours_full"], 2),
+            "delta_rs_full_flushed_over_ours": round(t["delta_rs_full_flushed"] / t["ours_full_flushed"], 2),
             "delta_rs_lite_dry_over_ours": round(t["delta_rs_lite_dry"] / t["ours_lite_dry"], 2),
             "delta_rs_lite_over_ours": round(t["delta_rs_lite"] / t["ours_lite"], 2),
             "ours_full_dry_over_find_plus_log": round(t["ours_full_dry"] / floor, 2),

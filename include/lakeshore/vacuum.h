@@ -71,8 +71,11 @@ struct VacuumOptions {
   int delete_batch_size = 1000;
   /// Clock for every retention decision of this run (default: the system clock).
   std::shared_ptr<Clock> clock;
-  /// Engine for listing and deleting fan-out (default: Engine::Default()).
+  /// Engine for the listing fan-out and the other computing work (default: Engine::Default()).
   std::shared_ptr<Engine> engine;
+  /// Engine for the deletes, whose tasks wait on storage rather than compute (default:
+  /// `engine` when one is given, else Engine::DefaultForStorageWaits()).
+  std::shared_ptr<Engine> delete_engine;
   /// Optional progress callback.
   std::function<void(const VacuumProgress&)> progress;
 

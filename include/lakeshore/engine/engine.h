@@ -54,6 +54,10 @@ class Engine {
 
   /// The process-wide default thread-pool engine.
   static std::shared_ptr<Engine> Default();
+  /// The process-wide thread-pool engine for fan-outs whose tasks wait on storage, not on a
+  /// core (deletes: a local file system's discard, an object store's round trip): 16 workers
+  /// on any machine, so that many requests are in flight while few cores compute.
+  static std::shared_ptr<Engine> DefaultForStorageWaits();
 };
 
 }  // namespace lakeshore

@@ -187,9 +187,9 @@ Status DeleteAndRecord(const DeltaLog& log, const DeltaSnapshot& snapshot, const
   ARROW_ASSIGN_OR_RAISE(int64_t start_version, delta::AppendOperationRecord(log, start_record));
 
   const auto delete_started = std::chrono::steady_clock::now();
-  auto deleted = DeleteFilesInBatches(table, *options.engine, candidates, options.delete_batch_size, options.progress);
+  auto deleted = DeleteFilesInBatches(table, *options.delete_engine, candidates, options.delete_batch_size, options.progress);
   Result<int64_t> dirs = deleted.ok()
-                             ? DeleteEmptyDirs(table, *options.engine, FoldersToTry(candidates, old_empty_folders))
+                             ? DeleteEmptyDirs(table, *options.delete_engine, FoldersToTry(candidates, old_empty_folders))
                              : Result<int64_t>(deleted.status());
   auto end_record = VacuumRecord("VACUUM END", options.clock->NowMs(), start_version, snapshot);
   if (!dirs.ok()) {
@@ -276,8 +276,7 @@ Result<VacuumReport> VacuumDeltaTable(std::shared_ptr<Storage> table, const Vacu
   } else {
     ARROW_ASSIGN_OR_RAISE(candidates, LiteCandidates(*log, watermark, watermark_version, live, cutoff_ms, rule));
   }
-  std::sort(candidates.begin(), candidates.end(),
-            [](const VacuumCandidate& a, const VacuumCandidate& b) { return a.path < b.path; });
+  SortByPath(candidates);
   report.candidates = std::move(candidates);
   report.time_to_identify_ms = ElapsedMs(started);
   if (options.dry_run) return report;

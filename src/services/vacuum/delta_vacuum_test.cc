@@ -678,6 +678,39 @@ TEST(DeltaVacuum, HiddenRule) {
   EXPECT_TRUE(rule.IsHidden("metadata/x"));
 }
 
+TEST(DeltaVacuum, ListingComesInPathOrderAcrossFolderNamesThatPrefixEachOther) {
+  // "p=1-x" sorts before "p=1/..." ('-' < '/'), so folders cannot simply be walked in name order.
+  const auto dir = std::filesystem::temp_directory_path() / "lakeshore_listing_order";
+  std::filesystem::remove_all(dir);
+  for (const char* f : {"p=1/b", "p=1/a", "p=1/q=2/z", "p=1/q=10/y", "p=1-x/c", "p=10/d", "a", "p=1.txt",
+                        "_hidden/e", "p=0/_tmp/f"}) {
+    std::filesystem::create_directories((dir / f).parent_path());
+    std::ofstream(dir / f) << "x";
+  }
+  auto storage = Storage::Open(dir.string());
+  ASSERT_TRUE(storage.ok()) << storage.status();
+  auto engine = Engine::MakeThreadPool(3);
+  ASSERT_TRUE(engine.ok());
+  auto listed = vacuum::ListVisibleFiles(**storage, **engine, vacuum::VisibilityRule{{"p"}, false}, {});
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  std::vector<std::string> files;
+  for (const auto& e : *listed) {
+    if (!e.is_dir) files.push_back(e.path);
+  }
+  EXPECT_EQ(files, (std::vector<std::string>{"a", "p=1-x/c", "p=1.txt", "p=1/a", "p=1/b", "p=1/q=10/y",
+                                             "p=1/q=2/z", "p=10/d"}));
+  EXPECT_TRUE(std::is_sorted(files.begin(), files.end()));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(DeltaVacuum, SortByPathSortsWhatIsNotSorted) {
+  std::vector<VacuumCandidate> c = {{"b", 1}, {"a", 2}, {"c", 3}};
+  vacuum::SortByPath(c);
+  EXPECT_EQ(c[0].path, "a");
+  EXPECT_EQ(c[0].size, 2);
+  EXPECT_EQ(c[2].path, "c");
+}
+
 TEST(DeltaVacuum, ReportJsonHasExactlyTheDocumentedFields) {
   VacuumReport r;
   r.format = "delta";

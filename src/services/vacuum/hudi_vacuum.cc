@@ -280,9 +280,8 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
       }
     }
   }
-  std::sort(candidates.begin(), candidates.end(),
-            [](const VacuumCandidate& a, const VacuumCandidate& b) { return a.path < b.path; });
-  report.candidates = candidates;
+  SortByPath(candidates);
+  report.candidates = std::move(candidates);
   report.time_to_identify_ms = ElapsedMs(started);
   if (options.dry_run) return report;
 
@@ -310,13 +309,13 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
     ARROW_RETURN_NOT_OK(guard->Release());
   }
   const auto delete_started = std::chrono::steady_clock::now();
-  ARROW_ASSIGN_OR_RAISE(auto deleted, DeleteFilesInBatches(*table, *options.engine, candidates,
+  ARROW_ASSIGN_OR_RAISE(auto deleted, DeleteFilesInBatches(*table, *options.delete_engine, report.candidates,
                                                            options.delete_batch_size, options.progress));
   std::vector<std::string> folders = old_empty_folders;
-  for (const auto& c : candidates) {
+  for (const auto& c : report.candidates) {
     for (std::string dir = ParentPath(c.path); !dir.empty(); dir = ParentPath(dir)) folders.push_back(dir);
   }
-  ARROW_ASSIGN_OR_RAISE(int64_t dirs, DeleteEmptyDirs(*table, *options.engine, std::move(folders)));
+  ARROW_ASSIGN_OR_RAISE(int64_t dirs, DeleteEmptyDirs(*table, *options.delete_engine, std::move(folders)));
   report.time_to_delete_ms = ElapsedMs(delete_started);
   report.files_deleted = deleted.files_deleted;
   report.files_refused = deleted.refused;

@@ -1,5 +1,6 @@
 #include "services/vacuum/table_listing.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include <arrow/array.h>
@@ -48,31 +49,40 @@ Result<std::vector<FileEntry>> ListVisibleFiles(
     Storage& table, Engine& engine, const VisibilityRule& rule,
     const std::function<void(const VacuumProgress&)>& progress, const Storage::NeedsDetails& needs_details) {
   ARROW_ASSIGN_OR_RAISE(auto top, table.List("", /*recursive=*/false));
-  std::vector<FileEntry> out;
-  std::vector<std::string> folders;
-  for (auto& e : top) {
-    if (rule.IsHidden(e.path)) continue;
-    if (e.is_dir) folders.push_back(e.path);
-    out.push_back(std::move(e));  // top-level folders are kept so empty ones can be removed
+  std::erase_if(top, [&](const FileEntry& e) { return rule.IsHidden(e.path); });
+  // A folder's files are "<folder>/...": ordering folders as "<folder>/" puts every top-level
+  // entry where its files sort, so sorted chunks concatenate into sorted files.
+  auto order_key = [](const FileEntry& e) { return e.is_dir ? e.path + "/" : e.path; };
+  std::sort(top.begin(), top.end(), [&](const FileEntry& a, const FileEntry& b) { return order_key(a) < order_key(b); });
+  std::vector<size_t> folders;  // positions in `top`
+  for (size_t i = 0; i < top.size(); ++i) {
+    if (top[i].is_dir) folders.push_back(i);
   }
   std::atomic<int64_t> done{0};
   const auto total = static_cast<int64_t>(folders.size());
   ARROW_ASSIGN_OR_RAISE(
       auto per_folder,
       engine.Map<std::vector<FileEntry>>(total, [&](int64_t i) -> Result<std::vector<FileEntry>> {
-        ARROW_ASSIGN_OR_RAISE(auto entries,
-                              table.ListSkippingDetails(folders[static_cast<size_t>(i)], /*recursive=*/true, needs_details));
-        std::vector<FileEntry> visible;
-        visible.reserve(entries.size());
-        for (auto& e : entries) {
-          if (!rule.IsHidden(e.path)) visible.push_back(std::move(e));
-        }
+        ARROW_ASSIGN_OR_RAISE(auto entries, table.ListSkippingDetails(top[folders[static_cast<size_t>(i)]].path,
+                                                                      /*recursive=*/true, needs_details));
+        std::erase_if(entries, [&](const FileEntry& e) { return rule.IsHidden(e.path); });
+        std::sort(entries.begin(), entries.end(),
+                  [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
         int64_t n = ++done;
         if (progress) progress({"listing", n, total});
-        return visible;
+        return entries;
       }));
-  for (auto& chunk : per_folder) {
-    for (auto& e : chunk) out.push_back(std::move(e));
+  size_t count = top.size();
+  for (const auto& chunk : per_folder) count += chunk.size();
+  std::vector<FileEntry> out;
+  out.reserve(count);
+  size_t next_folder = 0;
+  for (size_t i = 0; i < top.size(); ++i) {
+    out.push_back(std::move(top[i]));  // top-level folders are kept so empty ones can be removed
+    if (next_folder < folders.size() && folders[next_folder] == i) {
+      for (auto& e : per_folder[next_folder]) out.push_back(std::move(e));
+      ++next_folder;
+    }
   }
   return out;
 }
@@ -146,6 +156,13 @@ Result<std::vector<FileEntry>> ReadInventory(const std::string& inventory_uri,
   return out;
 }
 
+void SortByPath(std::vector<VacuumCandidate>& candidates) {
+  auto by_path = [](const VacuumCandidate& a, const VacuumCandidate& b) { return a.path < b.path; };
+  if (!std::is_sorted(candidates.begin(), candidates.end(), by_path)) {
+    std::sort(candidates.begin(), candidates.end(), by_path);
+  }
+}
+
 Result<UntrackedScan> ScanForUntracked(Storage& table, const VacuumOptions& options, const VisibilityRule& rule,
                                        const PathSet& live, int64_t cutoff_ms) {
   std::vector<FileEntry> entries;
@@ -159,9 +176,11 @@ Result<UntrackedScan> ScanForUntracked(Storage& table, const VacuumOptions& opti
   UntrackedScan scan;
   scan.files_listed = static_cast<int64_t>(entries.size());
   // A listing names each file once; an inventory may repeat one.
-  const bool may_repeat = !options.inventory.empty();
+  const bool listed = options.inventory.empty();
+  const bool may_repeat = !listed;
   PathSet seen;
   for (auto& e : entries) {
+    if (listed && !e.is_dir && e.size < 0) continue;  // listed without details: `live` has it
     if (e.mtime_ms >= cutoff_ms) continue;  // too young: a writer may be about to commit it
     if (e.is_dir) {
       scan.old_empty_folders.push_back(std::move(e.path));

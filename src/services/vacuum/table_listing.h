@@ -35,6 +35,8 @@ struct VisibilityRule {
 /// each visible top-level folder recursively as one engine task. Hidden folders are never
 /// entered below the top level's own filter. Reports "listing" progress per folder.
 /// Files `needs_details` rejects may come without size and mtime (Storage::ListSkippingDetails).
+/// Files come in path order (each folder's are sorted by its own task), so callers need not
+/// sort them again.
 Result<std::vector<FileEntry>> ListVisibleFiles(Storage& table, Engine& engine,
                                                 const VisibilityRule& rule,
                                                 const std::function<void(const VacuumProgress&)>& progress,
@@ -54,6 +56,10 @@ struct UntrackedScan {
   std::vector<VacuumCandidate> candidates;     ///< visible, untracked, older than the cutoff
   std::vector<std::string> old_empty_folders;  ///< listed empty folders older than the cutoff
 };
+
+/// Puts candidates in path order, the order a report lists them in. O(n) when they already
+/// are (a listing's are), O(n log n) otherwise.
+void SortByPath(std::vector<VacuumCandidate>& candidates);
 
 /// The full-mode scan both formats share: lists the table (or reads `options.inventory`) and
 /// keeps the visible files not in `live` whose mtime is older than `cutoff_ms` (younger ones

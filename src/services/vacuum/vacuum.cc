@@ -97,6 +97,9 @@ Result<VacuumReport> Vacuum(std::shared_ptr<Storage> table, const VacuumOptions&
   ARROW_RETURN_NOT_OK(options.Validate());
   VacuumOptions resolved = options;
   if (!resolved.clock) resolved.clock = Clock::System();
+  if (!resolved.delete_engine) {
+    resolved.delete_engine = resolved.engine ? resolved.engine : Engine::DefaultForStorageWaits();
+  }
   if (!resolved.engine) resolved.engine = Engine::Default();
   TableFormat format = resolved.format;
   if (format == TableFormat::kAuto) {

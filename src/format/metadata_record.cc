@@ -346,6 +346,31 @@ std::optional<RecordIndexValue> DecodeRecordIndexValue(std::string_view avro) {
   return v;
 }
 
+bool IsDeletionMarker(std::string_view avro) {
+  AvroCursor c{avro};
+  for (int i = 0; i < 5; ++i) {
+    if (c.Present()) c.String();  // meta fields
+  }
+  c.String();  // key
+  const int64_t type = c.Long();
+  if (c.Present()) return false;  // filesystemMetadata: a files value
+  if (type == static_cast<int32_t>(MetadataRecordType::kBloomFilter)) {
+    if (!c.Present()) return false;
+    c.String();  // type
+    c.String();  // timestamp
+    c.String();  // bloomFilter (bytes: the same length-prefixed encoding)
+    const bool deleted = c.Long() != 0;  // isDeleted (a boolean: one byte)
+    return c.ok && deleted;
+  }
+  if (type != static_cast<int32_t>(MetadataRecordType::kSecondaryIndex)) return false;
+  for (int i = 0; i < 3; ++i) {
+    if (c.Present()) return false;  // BloomFilterMetadata, ColumnStatsMetadata, recordIndexMetadata
+  }
+  if (!c.Present()) return false;  // SecondaryIndexMetadata
+  const bool deleted = c.Long() != 0;
+  return c.ok && deleted;
+}
+
 namespace {
 /// The wrapper union branch (in HoodieMetadataColumnStats.minValue's order) and value of a
 /// scalar, written to `w`; false when its type has no wrapper.

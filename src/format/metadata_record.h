@@ -116,4 +116,10 @@ std::string EncodeBloomFilterRecord(std::string_view key, std::string_view type_
 /// from the HFile).
 std::string EncodeSecondaryIndexRecord(bool is_deleted);
 
+/// True when the value is a bloom_filters or secondary index entry marked `isDeleted`: an entry
+/// that readers skip and that compaction drops, as Hudi's does. Reads the value's head straight
+/// from its Avro bytes (layouts IsCompatibleMetadataSchema accepts); false for every other
+/// value, and for bytes it cannot read (the full decoders name those).
+bool IsDeletionMarker(std::string_view avro);
+
 }  // namespace lakeshore::format

@@ -144,5 +144,19 @@ TEST(MetadataRecord, BloomFilterRecordDecodesUnderTheSchema) {
   EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "AAAAAQ==");
 }
 
+TEST(MetadataRecord, DeletionMarkersAreToldFromTheirBytes) {
+  EXPECT_TRUE(IsDeletionMarker(EncodeSecondaryIndexRecord(true)));
+  EXPECT_FALSE(IsDeletionMarker(EncodeSecondaryIndexRecord(false)));
+  std::string bloom = EncodeBloomFilterRecord("key", "DYNAMIC_V0", "20260101000000000", "AAAAAQ==");
+  EXPECT_FALSE(IsDeletionMarker(bloom));
+  bloom[bloom.size() - 4] = 1;  // isDeleted, before the three absent unions that end the record
+  EXPECT_EQ(Decode(bloom)["BloomFilterMetadata"]["isDeleted"], true);
+  EXPECT_TRUE(IsDeletionMarker(bloom));
+  EXPECT_FALSE(IsDeletionMarker(EncodeRecordIndexRecord("k", "p", "f-0", 1)));
+  EXPECT_FALSE(IsDeletionMarker(EncodeFilesRecord("p", MetadataRecordType::kFiles, {})));
+  EXPECT_FALSE(IsDeletionMarker(""));
+  EXPECT_FALSE(IsDeletionMarker(std::string(3, '\xff')));
+}
+
 }  // namespace
 }  // namespace lakeshore::format

@@ -446,10 +446,14 @@ Result<std::string> CompactMetadataFileGroup(Storage& mdt, const MetadataPartiti
   // Then the base file, merged with them in key order into the new file.
   format::HFileWriter writer(options);
   writer.AddFileInfo("schema", schema);
+  // An entry marked deleted has served its purpose once it shadows the older entry: dropped.
+  auto keep = [&](std::string_view key, std::string_view value) -> Status {
+    return format::IsDeletionMarker(value) ? Status::OK() : writer.Append(key, value);
+  };
   auto it = newer.begin();
   auto flush_before = [&](std::string_view key) -> Status {
     for (; it != newer.end() && std::string_view(it->first) < key; ++it) {
-      if (it->second) ARROW_RETURN_NOT_OK(writer.Append(it->first, *it->second));
+      if (it->second) ARROW_RETURN_NOT_OK(keep(it->first, *it->second));
     }
     return Status::OK();
   };
@@ -464,15 +468,15 @@ Result<std::string> CompactMetadataFileGroup(Storage& mdt, const MetadataPartiti
     ARROW_RETURN_NOT_OK(reader->Scan([&](std::string_view key, std::string_view value) -> Status {
       ARROW_RETURN_NOT_OK(flush_before(key));
       if (it != newer.end() && it->first == key) {
-        if (it->second) ARROW_RETURN_NOT_OK(writer.Append(key, *it->second));
+        if (it->second) ARROW_RETURN_NOT_OK(keep(key, *it->second));
         ++it;
         return Status::OK();
       }
-      return writer.Append(key, value);
+      return keep(key, value);
     }));
   }
   for (; it != newer.end(); ++it) {
-    if (it->second) ARROW_RETURN_NOT_OK(writer.Append(it->first, *it->second));
+    if (it->second) ARROW_RETURN_NOT_OK(keep(it->first, *it->second));
   }
   return writer.Finish();
 }

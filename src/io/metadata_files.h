@@ -93,8 +93,9 @@ Result<std::map<std::optional<std::string>, std::vector<std::string>>> ReadMetad
     const std::vector<std::optional<std::string>>* secondary_keys = nullptr, bool hashed_by_secondary_key = true);
 
 /// The bytes of a new base HFile for `group` of a metadata partition whose versions are "latest
-/// wins" (record_index, bloom_filters): its latest slice's base entries merged in key order with
-/// its log blocks of valid instants (a later version replaces, a delete removes), streamed into
+/// wins" (record_index, bloom_filters, secondary indexes): its latest slice's base entries merged
+/// in key order with its log blocks of valid instants (a later version replaces, a delete or an
+/// entry marked deleted removes: format::IsDeletionMarker, dropped as Hudi drops it), streamed into
 /// the writer — no decoding, no map of the whole group. Values are copied as they are, so every
 /// file must hold the layout format/metadata_record.h writes (`column_stats`: including its
 /// column stats layout; kUnsupportedFeature otherwise); `schema` goes in the new file's info.

@@ -558,6 +558,8 @@ Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt,
       for (auto& [key, loc] : index) {
         entries.emplace_back(key, format::EncodeRecordIndexRecord(key, loc.partition, loc.file_id, loc.instant_ms));
       }
+    } else if (IsSecondaryIndexPartition(partition)) {
+      continue;  // another layout's secondary index: left as it is (readers merge its logs)
     } else if (partition == kMetadataColumnStats) {
       return UnsupportedFeature("the column_stats partition of " + ctx.uri +
                                 " holds values of another layout than this build writes; drop it and build it again");

@@ -86,7 +86,13 @@ Result<std::shared_ptr<arrow::Buffer>> LocalStorage::ReadFile(std::string_view p
 Result<std::shared_ptr<arrow::io::RandomAccessFile>> LocalStorage::OpenInputFile(
     std::string_view path, std::optional<int64_t>) {
   ARROW_ASSIGN_OR_RAISE(auto abs, Abs(path));
-  auto result = arrow::io::ReadableFile::Open(abs);
+  // Reading never updates the access time: a first read after a file's creation would
+  // otherwise write its inode (relatime), a journal write per file a reader opens. O_NOATIME
+  // is refused (EPERM) for another user's file: that one is opened as usual.
+  int fd = ::open(abs.c_str(), O_RDONLY | O_CLOEXEC | O_NOATIME);
+  if (fd < 0 && errno == EPERM) fd = ::open(abs.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError("cannot open", abs, errno);
+  auto result = arrow::io::ReadableFile::Open(fd);  // owns `fd` from here
   if (!result.ok()) return Status::IOError("cannot open '", abs, "': ", result.status().message());
   return std::shared_ptr<arrow::io::RandomAccessFile>(*std::move(result));
 }

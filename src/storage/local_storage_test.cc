@@ -3,6 +3,9 @@
 #include <fstream>
 #include <map>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include "lakeshore/storage/storage.h"
@@ -102,6 +105,31 @@ TEST(LocalStorage, ListSkippingDetailsStatsOnlyWhatIsNeeded) {
   EXPECT_GT(by_path["p=2/empty"].mtime_ms, 0);
   // The plain listing always has details.
   for (const auto& e : *storage->List("", true)) EXPECT_GE(e.mtime_ms, 0) << e.path;
+  fs::remove_all(base);
+}
+
+TEST(LocalStorage, ReadingLeavesTheAccessTimeAlone) {
+  auto base = fs::temp_directory_path() / "lakeshore_local_noatime";
+  fs::remove_all(base);
+  Touch(base / "commit.json");
+  const std::string path = (base / "commit.json").string();
+  // An access time older than the modification time: relatime would update it on a read.
+  struct timespec times[2];
+  times[0].tv_sec = 1000;  // atime
+  times[0].tv_nsec = 0;
+  times[1].tv_sec = 2000;  // mtime
+  times[1].tv_nsec = 0;
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+  auto storage = *Storage::Open(base.string());
+  auto bytes = storage->ReadFile("commit.json");
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_EQ((*bytes)->size(), 1);
+  struct stat st;
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_atim.tv_sec, 1000);
+  auto missing = storage->ReadFile("nope.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("nope.json"), std::string::npos) << missing.status();
   fs::remove_all(base);
 }
 

@@ -439,7 +439,12 @@ Result<std::vector<std::optional<std::string>>> HFileReader::GetSorted(const std
   std::pair<std::shared_ptr<arrow::Buffer>, std::vector<Entry>> block;
   size_t pos = 0;  // within the loaded block: keys are sorted, so the scan only moves forward
   for (size_t k = 0; k < keys.size(); ++k) {
-    const size_t b = BlockFor(keys[k]);
+    // Sorted keys mostly stay in the loaded block: one comparison with the next block's first
+    // key says so, and only a key past it searches the index.
+    const bool same_block = loaded < index_.size() &&
+                            (loaded + 1 == index_.size() ||
+                             keys[k] < std::string_view(index_[loaded + 1].first_key));
+    const size_t b = same_block ? loaded : BlockFor(keys[k]);
     if (b != loaded) {
       ARROW_ASSIGN_OR_RAISE(block, DecodeDataBlock(b));
       loaded = b;

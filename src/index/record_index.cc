@@ -27,21 +27,22 @@ Result<std::vector<std::optional<std::string>>> RecordIndex::TagLocations(const 
   std::vector<std::string> wanted;
   wanted.reserve(keys.rows.size());
   for (int64_t r : keys.rows) wanted.emplace_back(record_keys[static_cast<size_t>(r)]);
-  ARROW_ASSIGN_OR_RAISE(auto found, ReadMetadataRecordIndex(table_, engine, keys.is_valid_data_instant, &wanted));
-  for (int64_t r : keys.rows) {
-    auto it = found.find(std::string(record_keys[static_cast<size_t>(r)]));
-    if (it == found.end()) continue;
+  ARROW_ASSIGN_OR_RAISE(auto found, LookupMetadataRecordIndex(table_, engine, keys.is_valid_data_instant, wanted));
+  for (size_t w = 0; w < keys.rows.size(); ++w) {
+    if (!found[w]) continue;
+    const int64_t r = keys.rows[w];
+    const RecordLocation& location = *found[w];
     const std::string& partition = keys.partitions->PathOf(r);
-    ARROW_RETURN_NOT_OK(CheckSamePartition(keys, r, it->second.partition));
+    ARROW_RETURN_NOT_OK(CheckSamePartition(keys, r, location.partition));
     // A location the view no longer holds live (its group was replaced meanwhile) is stale.
-    const FileGroup* group = view.Find(partition, it->second.file_id);
+    const FileGroup* group = view.Find(partition, location.file_id);
     if (group == nullptr || !group->is_live()) {
-      return CorruptMetadata("the record index places key '" + it->first + "' in file group " +
-                             it->second.file_id + " of partition '" + partition +
+      return CorruptMetadata("the record index places key '" + wanted[w] + "' in file group " + location.file_id +
+                             " of partition '" + partition +
                              "', which the table does not hold live; rebuild the index (lakeshore index drop, then "
                              "build)");
     }
-    out[static_cast<size_t>(r)] = it->second.file_id;
+    out[static_cast<size_t>(r)] = location.file_id;
   }
   FinishMetrics(out);
   return out;

@@ -62,8 +62,8 @@ Status CombineFilesRecords(nlohmann::json& older, nlohmann::json&& newer, const 
   return Status::OK();
 }
 
-/// Which keys a read of a metadata partition wants: all (null `keys`), or the sorted `keys`,
-/// of which a file group holds only those `group_of` assigns to it.
+/// Which keys a read of a metadata partition wants: all (null `keys`), or `keys` (in any
+/// order, repeats allowed), of which a file group holds only those `group_of` assigns to it.
 struct KeySelection {
   const std::vector<std::string>* keys = nullptr;
   /// The keys are prefixes: every entry whose key starts with one is wanted (a secondary index
@@ -73,6 +73,26 @@ struct KeySelection {
   std::function<int64_t(std::string_view key, size_t groups)> group_of;
   /// A file group's number (from its id), or -1 when its name does not say (it is then read).
   std::function<int64_t(const FileGroup& group)> number_of;
+};
+
+/// A looked-up key and where it was asked, ordered by key: its first 8 bytes compared as one
+/// integer first, so sorting a group's keys rarely reaches memcmp.
+struct AskedKey {
+  uint64_t head = 0;  ///< the first 8 bytes, big-endian, zero-padded
+  std::string_view key;
+  size_t position = 0;
+
+  static AskedKey Of(std::string_view key, size_t position) {
+    uint64_t head = 0;
+    for (size_t i = 0; i < 8; ++i) {
+      head = (head << 8) | (i < key.size() ? static_cast<unsigned char>(key[i]) : 0u);
+    }
+    return {head, key, position};
+  }
+  bool operator<(const AskedKey& other) const {
+    if (head != other.head) return head < other.head;
+    return key < other.key;
+  }
 };
 
 /// The values of one HFile (a base file, or a log block's), under its writer schema: decoded
@@ -101,15 +121,19 @@ class ValueDecoder {
 
 /// Every record of the metadata table partition `partition` that `selection` wants, by key:
 /// the latest slice of each file group that may hold one (base HFile — scanned, or probed with
-/// the sorted keys —, then the HFile blocks of its log files in order, likewise), each value
-/// decoded by `decode` and the versions of a key folded by `combine(older, newer)` in that
-/// order; a delete block removes a key. File groups are read in parallel.
+/// the group's keys, sorted by its own task —, then the HFile blocks of its log files in order,
+/// likewise), each value decoded by `decode` and the versions of a key folded by
+/// `combine(older, newer)` in that order; a delete block removes a key. File groups are read
+/// in parallel. With `aligned` (exact keys only), each selected key's record is put at its
+/// position in `*aligned` (sized like the keys; nullopt: none) by its group's task instead, and
+/// the map returned is empty: no map of every key is built.
 template <typename T>
 Result<std::map<std::string, T>> ReadMetadataPartition(
     const std::shared_ptr<Storage>& table, Engine& engine, const std::string& partition,
     const std::function<Result<T>(std::string_view key, std::string_view value, ValueDecoder& decoder)>& decode,
     const std::function<Status(T& older, T&& newer, const std::string& where)>& combine,
-    const std::function<bool(const std::string&)>& is_valid_data_instant, const KeySelection& selection = {}) {
+    const std::function<bool(const std::string&)>& is_valid_data_instant, const KeySelection& selection = {},
+    std::vector<std::optional<T>>* aligned = nullptr) {
   ARROW_ASSIGN_OR_RAISE(auto mdt, SubTreeStorage::Make(table, kMetadataFolder));
   ARROW_ASSIGN_OR_RAISE(auto slices, LoadMetadataPartitionSlices(*mdt, partition));
   auto visible = [&](const std::string& instant) {
@@ -120,28 +144,63 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
   // them), as the listing found them.
   const size_t group_count = groups.size();
   const std::string prefix = table->root_uri() + "/" + kMetadataFolder + "/";
-  // Each asked-for key's group, hashed once.
+  // Each asked-for key's group, hashed once (in parallel chunks).
   std::vector<int64_t> key_group;
   if (selection.keys != nullptr) {
-    key_group.reserve(selection.keys->size());
-    for (const auto& k : *selection.keys) key_group.push_back(selection.group_of(k, group_count));
+    const auto n = static_cast<int64_t>(selection.keys->size());
+    key_group.resize(static_cast<size_t>(n));
+    constexpr int64_t kChunk = 8192;
+    ARROW_RETURN_NOT_OK(engine.ParallelFor((n + kChunk - 1) / kChunk, [&](int64_t c) {
+      for (int64_t k = c * kChunk; k < std::min(n, (c + 1) * kChunk); ++k) {
+        key_group[static_cast<size_t>(k)] = selection.group_of((*selection.keys)[static_cast<size_t>(k)], group_count);
+      }
+      return Status::OK();
+    }));
+    if (aligned != nullptr) aligned->assign(static_cast<size_t>(n), std::nullopt);
   }
+  // The positions of the keys of each group number, in one pass (a group whose number its name
+  // does not say takes every key).
+  std::map<int64_t, std::vector<size_t>> keys_of_number;
+  if (selection.keys != nullptr) {
+    for (size_t k = 0; k < key_group.size(); ++k) keys_of_number[key_group[k]].push_back(k);
+  }
+  const std::vector<size_t> no_keys;
   auto read_group = [&](int64_t g) -> Result<std::map<std::string, T>> {
     const FileGroup* group = groups[static_cast<size_t>(g)];
     std::map<std::string, T> records;
-    // The keys this group may hold (all, when the selection takes all).
+    // The keys this group may hold (all, when the selection takes all), sorted and unique, with
+    // the positions they were asked at.
+    std::vector<AskedKey> asked;
     std::vector<std::string_view> wanted;
     if (selection.keys != nullptr) {
       const int64_t number = selection.number_of(*group);
-      for (size_t k = 0; k < selection.keys->size(); ++k) {
-        if (number < 0 || key_group[k] == number) wanted.push_back((*selection.keys)[k]);
+      if (number < 0) {
+        asked.reserve(selection.keys->size());
+        for (size_t k = 0; k < selection.keys->size(); ++k) asked.push_back(AskedKey::Of((*selection.keys)[k], k));
+      } else {
+        auto mine = keys_of_number.find(number);
+        const std::vector<size_t>& positions = mine == keys_of_number.end() ? no_keys : mine->second;
+        asked.reserve(positions.size());
+        for (size_t k : positions) asked.push_back(AskedKey::Of((*selection.keys)[k], k));
       }
-      if (wanted.empty()) return records;
+      if (asked.empty()) return records;
+      std::sort(asked.begin(), asked.end());
+      wanted.reserve(asked.size());
+      for (const AskedKey& a : asked) {
+        if (wanted.empty() || wanted.back() != a.key) wanted.push_back(a.key);
+      }
     }
+    const bool exact = selection.keys != nullptr && !selection.prefixes;
+    std::vector<std::optional<T>> found(exact ? wanted.size() : 0);  // exact keys: by position in `wanted`
     // Every wanted entry of one HFile, in key order, folded in.
     auto fold = [&](const format::HFileReader& hfile, ValueDecoder& decoder) -> Status {
       auto add = [&](std::string_view key, std::string_view value) -> Status {
         ARROW_ASSIGN_OR_RAISE(T decoded, decode(key, value, decoder));
+        // HFiles yield keys in order: a key after every one held goes at the end, found at once.
+        if (records.empty() || std::string_view(records.rbegin()->first) < key) {
+          records.emplace_hint(records.end(), std::string(key), std::move(decoded));
+          return Status::OK();
+        }
         auto [it, inserted] = records.try_emplace(std::string(key));
         if (inserted) {
           it->second = std::move(decoded);
@@ -154,11 +213,26 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
         for (std::string_view prefix : wanted) ARROW_RETURN_NOT_OK(hfile.ScanPrefix(prefix, add));
         return Status::OK();
       }
+      // Exact keys: the versions go straight to the wanted key's slot, no map.
       ARROW_ASSIGN_OR_RAISE(auto values, hfile.GetSorted(wanted));
       for (size_t k = 0; k < wanted.size(); ++k) {
-        if (values[k]) ARROW_RETURN_NOT_OK(add(wanted[k], *values[k]));
+        if (!values[k]) continue;
+        ARROW_ASSIGN_OR_RAISE(T decoded, decode(wanted[k], *values[k], decoder));
+        if (found[k]) {
+          ARROW_RETURN_NOT_OK(combine(*found[k], std::move(decoded), decoder.where()));
+        } else {
+          found[k] = std::move(decoded);
+        }
       }
       return Status::OK();
+    };
+    auto remove = [&](const std::string& key) {
+      if (!exact) {
+        records.erase(key);
+        return;
+      }
+      auto at = std::lower_bound(wanted.begin(), wanted.end(), std::string_view(key));
+      if (at != wanted.end() && *at == key) found[static_cast<size_t>(at - wanted.begin())].reset();
     };
     const FileSlice& slice = group->latest();
     if (slice.base_file) {
@@ -196,8 +270,20 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
           ValueDecoder decoder(b.hfile_schema, where);
           ARROW_RETURN_NOT_OK(fold(*b.hfile, decoder));
         }
-        for (const auto& d : b.deletes) records.erase(d.record_key);
+        for (const auto& d : b.deletes) remove(d.record_key);
       }
+    }
+    if (exact && aligned != nullptr) {
+      // Both sorted: one walk puts each record at every position its key was asked at.
+      size_t w = 0;
+      for (const AskedKey& a : asked) {
+        while (wanted[w] != a.key) ++w;  // every asked key is in `wanted`
+        if (found[w]) (*aligned)[a.position] = found[w];
+      }
+      return records;  // empty
+    }
+    for (size_t k = 0; k < found.size(); ++k) {
+      if (found[k]) records.emplace_hint(records.end(), std::string(wanted[k]), std::move(*found[k]));
     }
     return records;
   };
@@ -288,15 +374,11 @@ Result<MetadataPartitionSlices> LoadMetadataPartitionSlices(Storage& mdt, const 
 }
 
 namespace {
-/// The selection of `keys` (sorted and unique into `sorted`): a key lives in the file group
-/// Hudi's hash names (<prefix>-<NNNN>-0).
-KeySelection SelectKeys(const std::vector<std::string>* keys, std::vector<std::string>* sorted) {
+/// The selection of `keys`: a key lives in the file group Hudi's hash names (<prefix>-<NNNN>-0).
+KeySelection SelectKeys(const std::vector<std::string>* keys) {
   KeySelection selection;
   if (keys == nullptr) return selection;
-  *sorted = *keys;
-  std::sort(sorted->begin(), sorted->end());
-  sorted->erase(std::unique(sorted->begin(), sorted->end()), sorted->end());
-  selection.keys = sorted;
+  selection.keys = keys;
   selection.group_of = [](std::string_view key, size_t groups) {
     return format::RecordIndexFileGroup(key, static_cast<int64_t>(groups));
   };
@@ -364,20 +446,19 @@ Result<RecordLocation> DecodeLocation(std::string_view key, std::string_view val
 Result<std::map<std::string, nlohmann::json>> ReadMetadataRecords(
     const std::shared_ptr<Storage>& table, Engine& engine, const std::string& partition,
     const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string>* keys) {
-  std::vector<std::string> sorted;
   return ReadMetadataPartition<nlohmann::json>(table, engine, partition, DecodeJson, Latest<nlohmann::json>,
-                                               is_valid_data_instant, SelectKeys(keys, &sorted));
+                                               is_valid_data_instant, SelectKeys(keys));
 }
 
 Result<std::map<std::optional<std::string>, std::vector<std::string>>> ReadMetadataSecondaryIndex(
     const std::shared_ptr<Storage>& table, Engine& engine, const std::string& partition,
     const std::function<bool(const std::string&)>& is_valid_data_instant,
     const std::vector<std::optional<std::string>>* secondary_keys, bool hashed_by_secondary_key) {
-  std::vector<std::string> prefixes, sorted;
+  std::vector<std::string> prefixes;
   KeySelection selection;
   if (secondary_keys != nullptr) {
     for (const auto& k : *secondary_keys) prefixes.push_back(format::SecondaryIndexKeyPrefix(k));
-    selection = SelectKeys(&prefixes, &sorted);
+    selection = SelectKeys(&prefixes);
     selection.prefixes = true;
     // Index version V2 hashes an entry by its prefix, as SelectKeys hashes a key; V1 hashed the
     // whole entry key, so a secondary key's entries may be in any group.
@@ -508,9 +589,19 @@ Result<std::map<std::string, MetadataBloomFilter>> ReadMetadataBloomFilters(
 Result<std::map<std::string, RecordLocation>> ReadMetadataRecordIndex(
     const std::shared_ptr<Storage>& table, Engine& engine,
     const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string>* keys) {
-  std::vector<std::string> sorted;
   return ReadMetadataPartition<RecordLocation>(table, engine, "record_index", DecodeLocation, Latest<RecordLocation>,
-                                               is_valid_data_instant, SelectKeys(keys, &sorted));
+                                               is_valid_data_instant, SelectKeys(keys));
+}
+
+Result<std::vector<std::optional<RecordLocation>>> LookupMetadataRecordIndex(
+    const std::shared_ptr<Storage>& table, Engine& engine,
+    const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string>& keys) {
+  std::vector<std::optional<RecordLocation>> out;
+  ARROW_RETURN_NOT_OK(ReadMetadataPartition<RecordLocation>(table, engine, "record_index", DecodeLocation,
+                                                            Latest<RecordLocation>, is_valid_data_instant,
+                                                            SelectKeys(&keys), &out)
+                          .status());
+  return out;
 }
 
 Result<MetadataFileListing> ReadMetadataFiles(const std::shared_ptr<Storage>& table, Engine& engine,

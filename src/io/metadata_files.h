@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -68,6 +69,15 @@ Result<std::map<std::string, RecordLocation>> ReadMetadataRecordIndex(
     const std::shared_ptr<Storage>& table, Engine& engine,
     const std::function<bool(const std::string&)>& is_valid_data_instant,
     const std::vector<std::string>* keys = nullptr);
+
+/// The record index's location of each of `keys` (any order, repeats allowed), at the key's
+/// position (nullopt: the index has no entry), read as ReadMetadataRecordIndex reads a
+/// selection, but with no map of the keys: each file group's task sorts its own keys and puts
+/// its answers in place. Cost: as ReadMetadataRecordIndex with keys; on the caller's thread,
+/// nothing per key.
+Result<std::vector<std::optional<RecordLocation>>> LookupMetadataRecordIndex(
+    const std::shared_ptr<Storage>& table, Engine& engine,
+    const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string>& keys);
 
 /// Every current record of metadata partition `partition` by key, decoded (Avro → JSON as
 /// format/avro_container.h maps it): the latest version of a key wins, a delete block removes

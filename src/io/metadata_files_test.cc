@@ -104,6 +104,22 @@ TEST(MetadataRecordIndex, TheSparkWrittenRecordIndexLocatesEveryRecordAsAScanDoe
     ASSERT_TRUE(single.ok()) << single.status();
     ASSERT_EQ(single->size(), 1u);
     EXPECT_EQ(single->begin()->second, index->at(keys.back()));
+    // Answers in the keys' own order, repeats and misses included.
+    std::vector<std::string> asked(keys.rbegin(), keys.rend());
+    asked.push_back(keys[1]);
+    asked.push_back("no-such-key");
+    auto aligned = LookupMetadataRecordIndex(storage, *Engine::Default(), nullptr, asked);
+    ASSERT_TRUE(aligned.ok()) << aligned.status();
+    ASSERT_EQ(aligned->size(), asked.size());
+    for (size_t k = 0; k < asked.size(); ++k) {
+      auto it = index->find(asked[k]);
+      if (it == index->end()) {
+        EXPECT_FALSE((*aligned)[k].has_value()) << asked[k];
+      } else {
+        ASSERT_TRUE((*aligned)[k].has_value()) << asked[k];
+        EXPECT_EQ(*(*aligned)[k], it->second) << asked[k];
+      }
+    }
     ++checked;
   }
   EXPECT_GE(checked, 3) << "tables with a record index";

@@ -61,32 +61,31 @@ Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
                               "record_index") != ctx.hoodie->metadata_partitions.end();
   std::vector<std::string> wanted;
   for (const std::string_view key : StringViews(*record_keys)) wanted.emplace_back(key);
-  // Where each asked-for key lives, from the record index or from a scan; then one row per key.
+  // Where each asked-for key lives, from the record index (answers in the keys' order) or from
+  // a scan; then one row per key.
   using Location = std::pair<std::string_view, std::string_view>;  // partition, file id
-  std::map<std::string, RecordLocation> index;
-  std::unordered_map<std::string_view, Location> indexed;  // one hash per asked-for key, not a tree descent
+  std::vector<std::optional<RecordLocation>> indexed;
   std::unordered_map<std::string, StoredLocation> scanned;
   if (has_record_index) {
     // Entries count only for completed data instants (and the index's own build).
     ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
-    ARROW_ASSIGN_OR_RAISE(index, ReadMetadataRecordIndex(ctx.storage, *ctx.engine, ValidDataInstants(timeline), &wanted));
-    indexed.reserve(index.size());
-    for (const auto& [key, loc] : index) indexed.emplace(key, Location(loc.partition, loc.file_id));
+    ARROW_ASSIGN_OR_RAISE(indexed,
+                          LookupMetadataRecordIndex(ctx.storage, *ctx.engine, ValidDataInstants(timeline), wanted));
   } else {
     ARROW_ASSIGN_OR_RAISE(scanned, ScanRecordLocations(ctx));
   }
-  auto locate = [&](const std::string& key) -> std::optional<Location> {
+  auto locate = [&](size_t k) -> std::optional<Location> {
     if (has_record_index) {
-      auto it = indexed.find(key);
-      return it == indexed.end() ? std::nullopt : std::optional<Location>(it->second);
+      const auto& found = indexed[k];
+      return found ? std::optional<Location>(Location(found->partition, found->file_id)) : std::nullopt;
     }
-    auto it = scanned.find(key);
+    auto it = scanned.find(wanted[k]);
     return it == scanned.end() ? std::nullopt : std::optional<Location>(Location(it->second.partition, it->second.file_id));
   };
   arrow::StringBuilder key_out, partition_out, file_out;
-  for (const std::string& key : wanted) {
-    ARROW_RETURN_NOT_OK(key_out.Append(key));
-    if (auto loc = locate(key)) {
+  for (size_t k = 0; k < wanted.size(); ++k) {
+    ARROW_RETURN_NOT_OK(key_out.Append(wanted[k]));
+    if (auto loc = locate(k)) {
       ARROW_RETURN_NOT_OK(partition_out.Append(loc->first));
       ARROW_RETURN_NOT_OK(file_out.Append(loc->second));
     } else {

@@ -10,8 +10,6 @@ namespace lakeshore::vacuum {
 Result<DeletionTotals> DeleteFilesInBatches(
     Storage& storage, Engine& engine, const std::vector<VacuumCandidate>& candidates,
     int batch_size, const std::function<void(const VacuumProgress&)>& progress) {
-  std::unordered_map<std::string, int64_t> sizes;
-  for (const auto& c : candidates) sizes[c.path] = c.size;
   const auto n = static_cast<int64_t>(candidates.size());
   // Up to `batch_size` paths per call, but enough batches to keep every engine worker busy
   // (a local file system deletes one path at a time; an object store takes 1000 per request).
@@ -19,25 +17,36 @@ Result<DeletionTotals> DeleteFilesInBatches(
   batch_size = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(batch_size, spread)));
   const int64_t batches = (n + batch_size - 1) / batch_size;
   std::atomic<int64_t> done{0};
+  struct BatchTotals {
+    DeleteOutcome outcome;
+    int64_t bytes = 0;  ///< of the paths this batch deleted
+  };
   ARROW_ASSIGN_OR_RAISE(
-      auto outcomes, engine.Map<DeleteOutcome>(batches, [&](int64_t b) -> Result<DeleteOutcome> {
+      auto outcomes, engine.Map<BatchTotals>(batches, [&](int64_t b) -> Result<BatchTotals> {
+        const auto lo = static_cast<size_t>(b * batch_size);
+        const auto hi = static_cast<size_t>(std::min(n, (b + 1) * batch_size));
         std::vector<std::string> paths;
-        for (int64_t i = b * batch_size; i < std::min(n, (b + 1) * batch_size); ++i) {
-          paths.push_back(candidates[static_cast<size_t>(i)].path);
+        paths.reserve(hi - lo);
+        std::unordered_map<std::string_view, int64_t> sizes;  // this batch's, by path
+        for (size_t i = lo; i < hi; ++i) {
+          paths.push_back(candidates[i].path);
+          sizes.emplace(candidates[i].path, candidates[i].size);
         }
-        ARROW_ASSIGN_OR_RAISE(auto outcome, storage.DeleteFiles(paths));
+        BatchTotals totals;
+        ARROW_ASSIGN_OR_RAISE(totals.outcome, storage.DeleteFiles(paths));
+        for (const auto& p : totals.outcome.deleted_paths) {
+          auto it = sizes.find(p);
+          if (it != sizes.end()) totals.bytes += it->second;
+        }
         int64_t now = done += static_cast<int64_t>(paths.size());
         if (progress) progress({"deleting", now, n});
-        return outcome;
+        return totals;
       }));
   DeletionTotals totals;
   for (const auto& o : outcomes) {
-    totals.files_deleted += o.deleted;
-    totals.refused.insert(totals.refused.end(), o.refused_paths.begin(), o.refused_paths.end());
-    for (const auto& p : o.deleted_paths) {
-      auto it = sizes.find(p);
-      if (it != sizes.end()) totals.bytes_deleted += it->second;
-    }
+    totals.files_deleted += o.outcome.deleted;
+    totals.bytes_deleted += o.bytes;
+    totals.refused.insert(totals.refused.end(), o.outcome.refused_paths.begin(), o.outcome.refused_paths.end());
   }
   std::sort(totals.refused.begin(), totals.refused.end());
   return totals;

@@ -19,6 +19,7 @@
 #include "io/metadata_files.h"
 #include "lakeshore/storage/sub_tree_storage.h"
 #include "read/record_lookup.h"
+#include "services/metadata/indexing_instant.h"
 #include "services/metadata/secondary_index_writer.h"
 #include "services/table_service.h"
 #include "table/file_naming.h"
@@ -630,6 +631,11 @@ Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>
   }
   if (todo.empty()) return Status::OK();
   ARROW_ASSIGN_OR_RAISE(auto mdt, MetadataStorage(ctx));
+  // The build runs in an `indexing` instant of the data timeline (one a crash left pending is
+  // settled first: its partitions, if still listed in flight, start over below).
+  ARROW_ASSIGN_OR_RAISE(auto data_timeline, ctx.LoadTimeline());
+  ARROW_RETURN_NOT_OK(RecoverCrashedIndexing(ctx, data_timeline, built, guard).status());
+  ARROW_ASSIGN_OR_RAISE(auto indexing, IndexingInstant::Start(ctx, data_timeline, todo, guard));
   for (const auto& p : todo) {
     // A build a crash left in flight starts over.
     if (Contains(inflight, p)) ARROW_RETURN_NOT_OK(DeletePartitionFiles(*mdt, p));
@@ -641,7 +647,7 @@ Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>
     built.push_back(p);
     ARROW_RETURN_NOT_OK(WriteMetadataPartitionLists(ctx, built, inflight));
   }
-  return Status::OK();
+  return indexing.Complete(ctx, guard);
 }
 
 Status DropMetadataPartitions(TableContext& ctx, const std::vector<std::string>& partitions, const LockGuard& guard) {
@@ -692,6 +698,7 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
     if (!Maintained(p) && !kept_secondary) drop.push_back(p);
   }
   for (const auto& p : config.metadata_partitions_inflight) drop.push_back(p);
+  ARROW_ASSIGN_OR_RAISE(bool settled, RecoverCrashedIndexing(ctx, data_timeline, config.metadata_partitions, guard));
   const bool has_index = Contains(config.metadata_partitions, kMetadataRecordIndex);
   if (changes.keys_unknown && has_index) drop.push_back(kMetadataRecordIndex);
   if (!drop.empty()) ARROW_RETURN_NOT_OK(DropMetadataPartitions(ctx, drop, guard));
@@ -704,7 +711,12 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   want(ctx.metadata.bloom_filters, kMetadataBloomFilters);
   want(ctx.metadata.column_stats, kMetadataColumnStats);
   for (const auto& [name, spec] : secondary) want(!changes.keys_unknown, name.c_str());
+  std::string built_latest;  // indexing instants written here: the deltacommit completes after them
   if (!missing.empty()) ARROW_RETURN_NOT_OK(BuildMetadataPartitions(ctx, missing, guard));
+  if (settled || !missing.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto after_build, ctx.LoadTimeline());
+    built_latest = after_build.LastTime();
+  }
   // hoodie.properties changed only when something was dropped or built.
   if (!drop.empty() || !missing.empty()) {
     ARROW_ASSIGN_OR_RAISE(config, HoodieTableConfig::Load(*ctx.storage));
@@ -823,7 +835,7 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   // The deltacommit completes after everything on the metadata timeline: its completion is the
   // latest time there.
   return WriteMetadataInstant(ctx, *mdt, instant_time, actions::kDeltaCommit, "upsert", files,
-                              mdt_timeline.LastTime(), guard);
+                              std::max(mdt_timeline.LastTime(), built_latest), guard);
 }
 
 Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_time, const LockGuard& guard) {

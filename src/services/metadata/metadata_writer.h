@@ -84,20 +84,23 @@ Status AddRelocatedKeys(TableContext& ctx, const CommitMetadata& metadata, Metad
 /// Applies the changes of data instant `instant_time` to the metadata table, under `guard`,
 /// before the data instant completes. First, as needed: partitions Lakeshore does not maintain
 /// are dropped (a write would make them stale), builds of its own partitions that a crash left
-/// in flight are dropped, and the partitions the settings enable are built (from the completed
-/// instants: this one is applied after). Then a metadata compaction when due, and the
-/// deltacommit at `instant_time`. `data_timeline` is the data timeline the caller listed under
-/// `guard`. Returns the latest time written on the metadata timeline
-/// ("" when none): the data instant's completion must follow it. A table without a metadata
+/// in flight are dropped (and their pending `indexing` instants abandoned), and the partitions
+/// the settings enable are built (from the completed instants: this one is applied after).
+/// Then a metadata compaction when due, and the deltacommit at `instant_time`. `data_timeline`
+/// is the data timeline the caller listed under `guard`. Returns the latest time written on the
+/// metadata timeline, or by a build's `indexing` instant on the data timeline ("" when none):
+/// the data instant's completion must follow it. A table without a metadata
 /// table and without it enabled: nothing (one read of hoodie.properties).
 Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& instant_time,
                                         const MetadataChanges& changes, const Timeline& data_timeline,
                                         const LockGuard& guard);
 
-/// Builds `partitions` (files, record_index) of the metadata table from the table's completed
-/// instants, under `guard`: listed in flight in hoodie.properties first, then written (base
-/// HFiles at an index-init instant), then listed as built. A partition already built is left
-/// as it is. Cost: the commits' metadata (files), a read of the key, partition and file-name
+/// Builds `partitions` of the metadata table from the table's completed instants, under
+/// `guard`, in one `indexing` instant of the data timeline (services/metadata/indexing_instant.h;
+/// requested and inflight before the first partition, completed after the last): each listed
+/// in flight in hoodie.properties first, then written (base HFiles at an index-init instant),
+/// then listed as built. A partition already built is left as it is; nothing to build writes
+/// nothing. Cost: the commits' metadata (files), a read of the key, partition and file-name
 /// meta columns of the latest snapshot (record_index).
 Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>& partitions, const LockGuard& guard);
 

@@ -13,7 +13,9 @@
 #include "lakeshore/engine/engine.h"
 #include <arrow/compute/api.h>
 
+#include "format/avro_container.h"
 #include "format/hfile.h"
+#include "format/hoodie_avro_schemas.h"
 #include "format/metadata_keys.h"
 #include "format/metadata_record.h"
 #include "io/base_file.h"
@@ -24,6 +26,7 @@
 #include "table/file_system_view.h"
 #include "table/hoodie_table_config.h"
 #include "testing/table_test_util.h"
+#include "timeline/instant_time.h"
 #include "timeline/timeline.h"
 
 namespace lakeshore {
@@ -345,6 +348,32 @@ namespace {
 // Building an index on an existing table, stopped after each mutating storage call: the
 // partition is listed in flight (never used) until its build completes; the next build (or a
 // write that wants it) starts it over, and the metadata table then agrees with the data.
+TEST(MetadataWriter, AHudiIndexersPendingIndexingInstantIsLeftAlone) {
+  Fixture f = MakeTable(TableType::kCopyOnWrite, 10);
+  auto table = *Table::Open(f.uri, f.Options(f.inner));
+  ASSERT_TRUE(table->Write(WriteOperation::kUpsert, PeopleReader({{1, "a", 1, "x"}})).ok());
+  // A plan as Hudi's indexer writes it: no Lakeshore tag.
+  nlohmann::json plan = {{"version", 1},
+                         {"indexPartitionInfos",
+                          {{{"version", 1}, {"metadataPartitionPath", "partition_stats"}, {"indexUptoInstant", "0"},
+                            {"extraMetadata", nlohmann::json::object()}}}}};
+  auto schema = format::HoodieAvroSchema("HoodieIndexPlan");
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  auto bytes = format::WriteAvroContainer(*schema, {plan});
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  const auto timeline = *Timeline::Load(*f.inner);
+  f.clock->Advance(10);
+  const Instant foreign{*NextInstantTime(f.clock->NowMs(), timeline.LastTime()), "indexing", InstantState::kRequested, ""};
+  ASSERT_TRUE(timeline_ops::CreateRequested(*f.inner, timeline.location(), foreign, *bytes).ok());
+  f.clock->Advance(10);
+  auto second = table->Write(WriteOperation::kUpsert, PeopleReader({{2, "b", 1, "x"}}));
+  ASSERT_TRUE(second.ok()) << second.status();
+  auto found = Timeline::Load(*f.inner)->Find(foreign.time);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_FALSE(found->is_completed());
+  ExpectMetadataAgrees(f, *table);
+}
+
 TEST(MetadataWriter, EveryCrashPointOfAnIndexBuildRecovers) {
   auto run = [](int64_t k, int64_t* calls) {
     SCOPED_TRACE("k=" + std::to_string(k));
@@ -380,6 +409,27 @@ TEST(MetadataWriter, EveryCrashPointOfAnIndexBuildRecovers) {
     auto config_after = *HoodieTableConfig::Load(*f.inner);
     EXPECT_TRUE(config_after.metadata_partitions_inflight.empty());
     ExpectMetadataAgrees(f, *reader);
+    // The build ran in an `indexing` instant, completed with Hudi's commit metadata; one a crash
+    // left pending was abandoned by the next build.
+    auto timeline = *Timeline::Load(*f.inner);
+    int builds = 0;
+    for (const auto& i : timeline.instants()) {
+      if (i.action != "indexing") continue;
+      EXPECT_TRUE(i.is_completed()) << "an indexing instant left pending: " << i.time;
+      if (!i.is_completed()) continue;
+      ++builds;
+      auto bytes = timeline_ops::ReadContent(*f.inner, timeline.location(), i);
+      ASSERT_TRUE(bytes.ok()) << bytes.status();
+      auto metadata = format::ReadAvroContainer(*bytes, i.time);
+      ASSERT_TRUE(metadata.ok()) << metadata.status();
+      ASSERT_EQ(metadata->records.size(), 1u);
+      const auto& infos = metadata->records[0]["indexPartitionInfos"];
+      ASSERT_TRUE(infos.is_array());
+      ASSERT_FALSE(infos.empty());
+      EXPECT_EQ(infos.back()["metadataPartitionPath"], "record_index");
+      EXPECT_EQ(infos.back()["extraMetadata"]["lakeshore.writer"], "lakeshore");
+    }
+    EXPECT_GE(builds, 1);
   };
   int64_t n = 0;
   run(0, &n);

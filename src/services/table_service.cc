@@ -129,7 +129,9 @@ Status CompleteService(TableContext& ctx, InstantLifecycle& lifecycle, const Com
   // the new files, and for a clustering the keys it moved to new file groups.
   MetadataChanges changes;
   AddWrittenFiles(completed, &changes);
-  if (!completed.replaced_file_ids.empty()) ARROW_RETURN_NOT_OK(AddRelocatedKeys(ctx, completed, &changes));
+  if (!completed.replaced_file_ids.empty()) {
+    changes.list_keys = [&ctx, &completed](MetadataChanges* c) { return AddRelocatedKeys(ctx, completed, c); };
+  }
   ARROW_ASSIGN_OR_RAISE(std::string metadata_latest, UpdateMetadataTable(ctx, time, changes, timeline, *guard));
   auto bytes = ctx.EncodeInstant(lifecycle.instant(), InstantState::kCompleted, completed);
   Status done = bytes.ok() ? lifecycle.Complete(std::max(LatestTime({&timeline}), metadata_latest), *bytes, *ctx.clock,

@@ -3,7 +3,9 @@
 #include <arrow/builder.h>
 #include <arrow/compute/api.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <arrow/scalar.h>
@@ -31,30 +33,50 @@ const std::vector<std::shared_ptr<arrow::Field>>& Fields() {
   return fields;
 }
 
-Result<std::shared_ptr<arrow::Array>> MakeSeqnoColumn(const std::string& instant, const std::string& file,
-                                                      int64_t first, int64_t n) {
-  // Offsets and characters written in one pass (a builder append per row is several times slower).
-  const std::string prefix = instant + "_" + file + "_";
-  const int64_t width = static_cast<int64_t>(prefix.size()) + 20;  // 20 digits hold any int64
-  ARROW_ASSIGN_OR_RAISE(auto offsets, arrow::AllocateBuffer((n + 1) * static_cast<int64_t>(sizeof(int64_t))));
-  ARROW_ASSIGN_OR_RAISE(auto data, arrow::AllocateResizableBuffer(n * width));
-  auto* off = reinterpret_cast<int64_t*>(offsets->mutable_data());
+namespace {
+/// The decimal digits of every value in [first, first + n): the characters their row numbers
+/// take. first >= 0.
+int64_t DigitsOfRange(int64_t first, int64_t n) {
+  const int64_t end = first + n;  // exclusive
+  int64_t total = 0;
+  int64_t low = 0, high = 10;  // the values with `digits` digits: [low, high)
+  for (int64_t digits = 1;; ++digits) {
+    const int64_t from = std::max(first, low), to = std::min(end, high);
+    if (from < to) total += (to - from) * digits;
+    if (high >= end || digits == 19) return total;
+    low = high;
+    high = digits == 18 ? INT64_MAX : high * 10;
+  }
+}
+
+/// The seqno values of rows first..first+n-1, offsets of `Offset` width, into exactly sized
+/// buffers: one pass, no copy.
+template <typename Offset, typename ArrayType>
+Result<std::shared_ptr<arrow::Array>> FillSeqno(const std::string& prefix, int64_t first, int64_t n, int64_t bytes) {
+  ARROW_ASSIGN_OR_RAISE(auto offsets, arrow::AllocateBuffer((n + 1) * static_cast<int64_t>(sizeof(Offset))));
+  ARROW_ASSIGN_OR_RAISE(auto data, arrow::AllocateBuffer(bytes));
+  auto* off = reinterpret_cast<Offset*>(offsets->mutable_data());
   char* begin = reinterpret_cast<char*>(data->mutable_data());
+  char* end = begin + bytes;
   char* pos = begin;
   for (int64_t i = 0; i < n; ++i) {
-    off[i] = pos - begin;
+    off[i] = static_cast<Offset>(pos - begin);
     std::memcpy(pos, prefix.data(), prefix.size());
-    pos = std::to_chars(pos + prefix.size(), pos + width, first + i).ptr;
+    pos = std::to_chars(pos + prefix.size(), end, first + i).ptr;
   }
-  off[n] = pos - begin;
-  ARROW_RETURN_NOT_OK(data->Resize(pos - begin));
-  auto large = std::make_shared<arrow::LargeStringArray>(n, std::move(offsets), std::move(data));
-  // 64-bit offsets while writing (any size), then utf8 when it fits, as every other string column.
-  if (off[n] <= std::numeric_limits<int32_t>::max()) {
-    ARROW_ASSIGN_OR_RAISE(auto small, arrow::compute::Cast(*large, arrow::utf8()));
-    return small;
-  }
-  return large;
+  off[n] = static_cast<Offset>(pos - begin);
+  return std::make_shared<ArrayType>(n, std::move(offsets), std::move(data));
+}
+}  // namespace
+
+Result<std::shared_ptr<arrow::Array>> MakeSeqnoColumn(const std::string& instant, const std::string& file,
+                                                      int64_t first, int64_t n) {
+  if (first < 0 || n < 0 || first > INT64_MAX - n) return Status::Invalid("seqno rows out of range");
+  const std::string prefix = instant + "_" + file + "_";
+  const int64_t bytes = n * static_cast<int64_t>(prefix.size()) + DigitsOfRange(first, n);
+  // utf8 as every other string column when it fits, 64-bit offsets beyond.
+  if (bytes <= std::numeric_limits<int32_t>::max()) return FillSeqno<int32_t, arrow::StringArray>(prefix, first, n, bytes);
+  return FillSeqno<int64_t, arrow::LargeStringArray>(prefix, first, n, bytes);
 }
 
 std::shared_ptr<arrow::Schema> WithMetaColumns(const arrow::Schema& schema) {

@@ -294,7 +294,8 @@ Result<std::unique_ptr<Index>> ChooseIndex(TableContext& ctx, const Timeline& ti
 
 /// What the write changes in the record index: the keys it put in a group they were not in
 /// (every insert), the keys it deleted; replace operations end groups whose keys it does not
-/// list.
+/// list. The keys are listed only if the record index is updated (MetadataChanges::list_keys):
+/// `input`, `tags`, `plan` and `stats` must outlive the commit.
 MetadataChanges RecordIndexChanges(WriteOperation op, const WriteInput& input,
                                    const std::vector<std::optional<std::string>>& tags,
                                    const std::vector<FileGroupWrite>& plan,
@@ -304,17 +305,20 @@ MetadataChanges RecordIndexChanges(WriteOperation op, const WriteInput& input,
     changes.keys_unknown = true;
     return changes;
   }
-  const bool tagged = op == WriteOperation::kUpsert || op == WriteOperation::kDelete;
-  for (size_t i = 0; i < plan.size(); ++i) {
-    const FileGroupWrite& w = plan[i];
-    if (i < stats.size() && !stats[i]) continue;  // nothing changed in this group
-    for (int64_t r : w.upserts) {
-      const auto row = static_cast<size_t>(r);
-      if (tagged && row < tags.size() && tags[row]) continue;  // an update stays where it is
-      changes.keys_located.push_back({std::string(input.record_keys[row]), w.partition, w.file_id});
+  changes.list_keys = [op, &input, &tags, &plan, &stats](MetadataChanges* out) {
+    const bool tagged = op == WriteOperation::kUpsert || op == WriteOperation::kDelete;
+    for (size_t i = 0; i < plan.size(); ++i) {
+      const FileGroupWrite& w = plan[i];
+      if (i < stats.size() && !stats[i]) continue;  // nothing changed in this group
+      for (int64_t r : w.upserts) {
+        const auto row = static_cast<size_t>(r);
+        if (tagged && row < tags.size() && tags[row]) continue;  // an update stays where it is
+        out->keys_located.push_back({std::string(input.record_keys[row]), w.partition, w.file_id});
+      }
+      for (int64_t r : w.deletes) out->keys_removed.emplace_back(input.record_keys[static_cast<size_t>(r)]);
     }
-    for (int64_t r : w.deletes) changes.keys_removed.emplace_back(input.record_keys[static_cast<size_t>(r)]);
-  }
+    return Status::OK();
+  };
   return changes;
 }
 

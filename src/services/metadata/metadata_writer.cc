@@ -668,7 +668,7 @@ Status DropMetadataPartitions(TableContext& ctx, const std::vector<std::string>&
 }
 
 Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& instant_time,
-                                        const MetadataChanges& changes, const Timeline& data_timeline,
+                                        MetadataChanges& changes, const Timeline& data_timeline,
                                         const LockGuard& guard) {
   ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
   const bool wants_any =
@@ -794,6 +794,10 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
       if (!changes.files_added.empty()) entries = FilesRecords(changes.files_added, true);
     } else if (partition == kMetadataRecordIndex) {
       ARROW_ASSIGN_OR_RAISE(int64_t instant_ms, ParseInstantTime(instant_time));
+      if (changes.list_keys) {
+        ARROW_RETURN_NOT_OK(changes.list_keys(&changes));
+        changes.list_keys = nullptr;
+      }
       entries = RecordIndexEntries(changes.keys_located, instant_ms);
       removed = changes.keys_removed;
     } else if (partition == kMetadataBloomFilters) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -66,6 +67,10 @@ struct MetadataChanges {
   std::vector<RecordIndexEntry> keys_located;
   /// Keys the instant deleted.
   std::vector<std::string> keys_removed;
+  /// When set, fills `keys_located` and `keys_removed` instead: UpdateMetadataTable calls it
+  /// only when it updates the record index, so a table without one never pays for listing every
+  /// key an instant wrote (a copy of each key, or a read of each new file's key column).
+  std::function<Status(MetadataChanges*)> list_keys;
   /// The instant moved or removed records it cannot list (the record index is then dropped, to
   /// be rebuilt by the next write that wants it: never left stale).
   bool keys_unknown = false;
@@ -92,7 +97,7 @@ Status AddRelocatedKeys(TableContext& ctx, const CommitMetadata& metadata, Metad
 /// the data instant's completion must follow it. A table without a metadata
 /// table and without it enabled: nothing (one read of hoodie.properties).
 Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& instant_time,
-                                        const MetadataChanges& changes, const Timeline& data_timeline,
+                                        MetadataChanges& changes, const Timeline& data_timeline,
                                         const LockGuard& guard);
 
 /// Builds `partitions` of the metadata table from the table's completed instants, under

@@ -240,7 +240,7 @@ def _files_under(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
-def test_a_version_6_table_with_archived_instants_reads_as_hudi_rs_reads_it(
+def test_a_version_6_table_with_archived_instants_reads_as_hudi_rs_reads_it_and_vacuums_safely(
     unzipped: dict[str, Path], tmp_path: Path
 ) -> None:
     # Layout 1's archived timeline (log files of Avro records) is not read: archive the oldest
@@ -262,8 +262,40 @@ def test_a_version_6_table_with_archived_instants_reads_as_hudi_rs_reads_it(
         t.to_arrow(as_of=oldest)
     with pytest.raises(lakeshore.UnsupportedFeatureError, match="archived instants|table version 6"):
         t.upsert(t.to_arrow().select(t.schema.names).slice(0, 1))
-    with pytest.raises(lakeshore.UnsupportedFeatureError, match="archived"):
-        lakeshore.vacuum(str(root), retain_hours=0, enforce_retention=False)
+    # Vacuum: the archive is not read, so every data file older than the active timeline is kept
+    # (Hudi's readers count it as committed: its commit may be archived); files of newer
+    # instants are judged by the active timeline. Strays: one that is no data file, one named
+    # as a data file of an instant newer than the timeline's start that no instant names
+    # (both deleted), and one named as a data file of an instant before it (kept).
+    data_before = {p for p in root.rglob("*") if p.is_file() and ".hoodie" not in p.parts}
+    views_before = _hudi_views(root, _completed_times(t))
+    stray = root / "notes-of-a-crashed-tool.txt"
+    newer = root / "0a1b2c3d-0000-0000-0000-000000000000-0_1-0-1_99991231235959999.parquet"
+    older = root / "0a1b2c3d-0000-0000-0000-000000000000-0_1-0-1_20000101000000000.parquet"
+    an_hour_ago = time.time() - 3600
+    for f in (stray, newer, older):
+        f.write_bytes(b"junk")
+        os.utime(f, (an_hour_ago, an_hour_ago))
+    report = lakeshore.vacuum(str(root), retain_hours=0, enforce_retention=False)
+    assert sorted(c["path"] for c in report["candidates"]) == sorted([newer.name, stray.name])
+    assert report["files_deleted"] == 2
+    assert not stray.exists() and not newer.exists() and older.exists()
+    assert {p for p in root.rglob("*") if p.is_file() and ".hoodie" not in p.parts} == data_before | {older}
+    # hudi-rs takes `older` for a committed base file (it is before the timeline's start): the
+    # reason vacuum keeps it. Without it, hudi-rs reads what it read before.
+    older.unlink()
+    assert _hudi_views(root, _completed_times(t)) == views_before
+    # Everything archived: no active instant bounds the archived ones, so every data file is kept.
+    for f in timeline_dir.iterdir():
+        if f.is_file() and f.name[:1].isdigit():
+            f.rename(archive_dir / f.name)
+    for f in (stray, newer):
+        f.write_bytes(b"junk")
+        os.utime(f, (an_hour_ago, an_hour_ago))
+    report = lakeshore.vacuum(str(root), retain_hours=0, enforce_retention=False)
+    assert [c["path"] for c in report["candidates"]] == [stray.name]
+    assert newer.exists() and not stray.exists()
+    assert {p for p in root.rglob("*") if p.is_file() and ".hoodie" not in p.parts} == data_before | {newer}
 
 
 # Hudi's HoodieLSMTimelineInstant, as parquet-avro writes it (the footer's parquet.avro.schema).

@@ -17,6 +17,7 @@
 #include "services/vacuum/retention.h"
 #include "services/vacuum/vacuum_report.h"
 #include "services/vacuum/table_listing.h"
+#include "table/file_naming.h"
 #include "table/file_system_view.h"
 #include "table/layout.h"
 #include "timeline/commit_metadata_cache.h"
@@ -44,20 +45,45 @@ struct TimelineState {
 /// timeline has no vacuum action).
 const TimelineLocation kVacuumTimeline{layout::kVacuumTimelineDir, TimelineLayout::kV2};
 
-/// The table's data timeline; refuses a table whose archived timeline this build does not read
-/// (layout 1's `archived/` log files): files only archived commits name would look untracked.
-/// Layout 2's archived timeline is read with the commits (LoadTimelineState).
+/// The table's data timeline (layout 2's archived timeline is read with the commits:
+/// LoadTimelineState).
 Result<Timeline> LoadActiveTimeline(Storage& table, const HoodieTableConfig& config) {
-  if (config.timeline_layout_version < 2) {
-    ARROW_ASSIGN_OR_RAISE(auto archived, table.List(config.archive_folder, /*recursive=*/true));
-    for (const auto& e : archived) {
-      if (e.is_dir) continue;
-      return UnsupportedFeature("the table has an archived timeline ('" + e.path +
-                                "'), which this vacuum does not read yet; refusing to vacuum");
-    }
-  }
   return Timeline::Load(table, TimelineLocation{config.timeline_folder,
                                                 static_cast<TimelineLayout>(config.timeline_layout_version)});
+}
+
+/// Layout 1's archived timeline (`archived/`, log files of Avro records; version-6 tables) is
+/// not read. Hudi's readers never need it either: a data file whose instant is older than the
+/// active timeline counts as committed (HoodieDefaultTimeline.containsOrBeforeTimelineStarts),
+/// so vacuum keeps every such file: the commits that name them may be archived. Files of
+/// newer instants are judged by the active timeline alone.
+struct ArchivedHorizon {
+  bool archived = false;     ///< `archived/` holds instants
+  std::string first_active;  ///< the first active write instant; "" when none is active
+  /// True when a data file of `instant` may belong to an archived commit.
+  bool Covers(const std::string& instant) const { return archived && (first_active.empty() || instant < first_active); }
+};
+
+Result<ArchivedHorizon> LoadArchivedHorizon(Storage& table, const HoodieTableConfig& config, const Timeline& timeline) {
+  ArchivedHorizon horizon;
+  if (config.timeline_layout_version >= 2) return horizon;  // read with the commits
+  ARROW_ASSIGN_OR_RAISE(auto archived, table.List(config.archive_folder, /*recursive=*/true));
+  for (const auto& e : archived) horizon.archived = horizon.archived || !e.is_dir;
+  for (const auto& i : timeline.instants()) {
+    if (!actions::WritesData(i.action)) continue;
+    if (horizon.first_active.empty() || i.time < horizon.first_active) horizon.first_active = i.time;
+  }
+  return horizon;
+}
+
+/// `candidates` without the data files `horizon` covers.
+std::vector<VacuumCandidate> WithoutArchivedFiles(std::vector<VacuumCandidate> candidates, const ArchivedHorizon& horizon) {
+  if (!horizon.archived) return candidates;
+  std::erase_if(candidates, [&](const VacuumCandidate& c) {
+    auto name = ParseDataFileName(BaseName(c.path));
+    return name && horizon.Covers(name->instant_time);
+  });
+  return candidates;
 }
 
 /// The last completed vacuum instant and its record, from vacuum's own timeline (one listing
@@ -241,6 +267,7 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
                         ResolveRetentionMs(table_retention_ms, "vacuum.retain_hours", options));
   const int64_t cutoff_ms = now_ms - retention_ms;
   ARROW_ASSIGN_OR_RAISE(auto timeline, LoadActiveTimeline(*table, hoodie));
+  ARROW_ASSIGN_OR_RAISE(auto horizon, LoadArchivedHorizon(*table, hoodie, timeline));
 
   if (options.optimistic) {
     ARROW_ASSIGN_OR_RAISE(auto bound, ForceFullAfterMs(options));
@@ -280,6 +307,7 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
       }
     }
   }
+  candidates = WithoutArchivedFiles(std::move(candidates), horizon);
   SortByPath(candidates);
   report.candidates = std::move(candidates);
   report.time_to_identify_ms = ElapsedMs(started);

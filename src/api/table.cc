@@ -338,6 +338,7 @@ Status Table::CreateIndex(const std::string& name, const std::string& column) {
   }
   std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
   ARROW_ASSIGN_OR_RAISE(auto guard, impl_->ctx.Lock().Acquire("build an index"));
+  guard->KeepAlive();  // a build reads the whole table: it may outlast one lease
   if (secondary) {
     // The definition first (checked before anything is written), then the build.
     IndexDefinition def{name, "secondary_index", "identity", {column}, {}, "V2"};

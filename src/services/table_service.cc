@@ -119,6 +119,7 @@ Status ClearPreviousAttempt(Storage& storage, const std::string& time) {
 Status CompleteService(TableContext& ctx, InstantLifecycle& lifecycle, const CommitMetadata& completed) {
   const std::string time = lifecycle.instant().time;
   ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire(lifecycle.instant().action + " commit"));
+  guard->KeepAlive();  // the metadata table update (a first build included) grows with the table
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
   auto self = timeline.Find(time);
   if (!self || self->is_completed()) {

@@ -87,7 +87,18 @@ LockGuard::LockGuard(std::shared_ptr<Storage> storage, std::shared_ptr<Clock> cl
 
 LockGuard::~LockGuard() { (void)Release(); }
 
+void LockGuard::StopKeepAlive() {
+  {
+    std::lock_guard<std::mutex> hold(mu_);
+    stop_keep_alive_ = true;
+  }
+  wake_.notify_all();
+  if (keep_alive_.joinable()) keep_alive_.join();
+}
+
 Status LockGuard::Release() {
+  StopKeepAlive();
+  std::lock_guard<std::mutex> hold(mu_);
   if (released_) return Status::OK();
   released_ = true;
   ARROW_RETURN_NOT_OK(storage_->PutIfAbsentString(path_ + ".released", owner_).status());
@@ -105,7 +116,9 @@ Status LockGuard::Release() {
 }
 
 Status LockGuard::CheckHeld(int64_t margin_ms) const {
+  std::lock_guard<std::mutex> hold(mu_);
   if (released_) return Status::Invalid("table lock ", path_, " was already released");
+  if (!lost_.ok()) return lost_;
   if (clock_->NowMs() + margin_ms > acquired_ms_ + lease_ms_) {
     return LockTimeout(
                      "the lease of table lock '" + path_ + "' ran out before the commit point; "
@@ -123,6 +136,55 @@ Status LockGuard::CheckHeld(int64_t margin_ms) const {
                          " (this holder's lease was judged expired); nothing was committed");
   }
   return Status::OK();
+}
+
+Status LockGuard::Renew() {
+  std::lock_guard<std::mutex> hold(mu_);
+  return RenewLocked();
+}
+
+Status LockGuard::RenewLocked() {
+  if (released_) return Status::Invalid("table lock ", path_, " was already released");
+  if (!lost_.ok()) return lost_;
+  int64_t seq = -1;
+  if (!ParseSeq(std::string(BaseName(path_)), &seq)) {
+    return Status::Invalid("table lock object '", path_, "' has no sequence number");
+  }
+  auto lost = [&](const std::string& why) {
+    lost_ = LockTimeout("table lock '" + path_ + "' could not be renewed: " + why + "; nothing more is committed under it");
+    return lost_;
+  };
+  const int64_t now = clock_->NowMs();
+  const std::string next = JoinPath(layout::kLockDir, SeqName(seq + 1));
+  nlohmann::json content = {{"owner", owner_}, {"acquired_ms", now}, {"lease_ms", lease_ms_}, {"purpose", "renewal"}};
+  ARROW_ASSIGN_OR_RAISE(bool won, storage_->PutIfAbsentString(next, content.dump()));
+  if (!won) return lost("another process took lock object " + SeqName(seq + 1) + " (the lease was judged expired)");
+  const std::string previous = path_;
+  path_ = next;  // won: the lock is this object now, unless the check below finds a newer one
+  acquired_ms_ = now;
+  ARROW_ASSIGN_OR_RAISE(auto after, ReadLockState(*storage_));
+  if (after.max_seq != seq + 1) {
+    // The put landed on a number pruned long ago: others have held the lock since.
+    (void)storage_->PutIfAbsentString(next + ".released", owner_);
+    return lost("a newer lock object " + SeqName(after.max_seq) + " exists");
+  }
+  (void)storage_->PutIfAbsentString(previous + ".released", owner_);  // the old object is done with
+  return Status::OK();
+}
+
+void LockGuard::KeepAlive() {
+  std::lock_guard<std::mutex> hold(mu_);
+  if (keep_alive_.joinable() || released_) return;
+  keep_alive_ = std::thread([this] {
+    const auto period = std::chrono::milliseconds(std::max<int64_t>(1, lease_ms_ / 3));
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!wake_.wait_for(lock, period, [this] { return stop_keep_alive_; })) {
+      // A storage error is retried at the next period (CheckHeld fences meanwhile); a lost
+      // lock or a release ends the renewals.
+      (void)RenewLocked();
+      if (!lost_.ok() || released_) return;
+    }
+  });
 }
 
 TableLock::TableLock(std::shared_ptr<Storage> storage, std::shared_ptr<Clock> clock, LockSettings settings)

@@ -68,5 +68,55 @@ TEST(TableLock, WaitsThenTimesOutWhileHeld) {
   ASSERT_OK(after->CheckHeld(0));
 }
 
+TEST(TableLock, RenewalHandsTheLockToTheNextObject) {
+  auto storage = *Storage::Open("mem://table_lock_renewal");
+  auto clock = std::make_shared<ManualClock>(kStartMs);
+  TableLock lock(storage, clock, LockSettings{1000, 0});
+  ASSERT_OK_AND_ASSIGN(auto held, lock.Acquire("long work"));
+  for (int i = 0; i < 5; ++i) {
+    clock->Advance(900);  // within the lease each time, past it in total
+    ASSERT_OK(held->Renew());
+    ASSERT_OK(held->CheckHeld(0));
+    auto other = lock.Acquire("contender");
+    EXPECT_TRUE(IsError(other.status(), ErrorKind::kLockTimeout)) << other.status();
+  }
+  ASSERT_OK(held->Release());
+  ASSERT_OK_AND_ASSIGN(auto after, lock.Acquire("contender"));
+  ASSERT_OK(after->CheckHeld(0));
+}
+
+TEST(TableLock, ARenewalAfterATakeoverFailsAndFencesTheHolder) {
+  auto storage = *Storage::Open("mem://table_lock_renewal_takeover");
+  auto slow_clock = std::make_shared<ManualClock>(kStartMs);
+  auto fast_clock = std::make_shared<ManualClock>(kStartMs);
+  TableLock slow(storage, slow_clock, LockSettings{1000, 5000});
+  TableLock fast(storage, fast_clock, LockSettings{1000, 5000});
+  ASSERT_OK_AND_ASSIGN(auto stalled, slow.Acquire("stalled"));
+  fast_clock->Advance(5000);
+  ASSERT_OK_AND_ASSIGN(auto taker, fast.Acquire("taker"));
+  auto st = stalled->Renew();
+  EXPECT_TRUE(IsError(st, ErrorKind::kLockTimeout)) << st;
+  st = stalled->CheckHeld(0);
+  EXPECT_TRUE(IsError(st, ErrorKind::kLockTimeout)) << st;
+  ASSERT_OK(taker->CheckHeld(0));  // the renewal took nothing from the new holder
+}
+
+TEST(TableLock, KeepAliveOutlastsTheLease) {
+  // Real time: a lease of 600 ms, held for two leases by the background renewal.
+  auto storage = *Storage::Open("mem://table_lock_keep_alive");
+  TableLock lock(storage, Clock::System(), LockSettings{600, 0});
+  ASSERT_OK_AND_ASSIGN(auto held, lock.Acquire("index build"));
+  held->KeepAlive();
+  for (int i = 0; i < 6; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    auto other = lock.Acquire("contender");
+    EXPECT_TRUE(IsError(other.status(), ErrorKind::kLockTimeout)) << other.status();
+  }
+  ASSERT_OK(held->CheckHeld(0));
+  ASSERT_OK(held->Release());
+  ASSERT_OK_AND_ASSIGN(auto after, lock.Acquire("contender"));
+  ASSERT_OK(after->CheckHeld(0));
+}
+
 }  // namespace
 }  // namespace lakeshore

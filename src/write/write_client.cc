@@ -159,6 +159,7 @@ Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metada
   AddWrittenFiles(metadata, &changes);
   changes.written = &metadata;  // a write changes records: secondary indexes diff its file groups
   ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("commit"));
+  guard->KeepAlive();  // the metadata table update (a first build included) grows with the table
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
   auto self = timeline.Find(state.instant.time);
   if (!self || self->is_completed()) {

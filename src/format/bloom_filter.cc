@@ -156,6 +156,42 @@ bool BloomFilter::MightContain(std::string_view key) const {
   return false;
 }
 
+std::vector<uint32_t> BloomFilter::ProbePrefixes(const std::string_view* keys, size_t count, int32_t num_hashes,
+                                                 int32_t vector_size) {
+  const int32_t prefix = std::min(kProbePrefix, num_hashes);
+  std::vector<uint32_t> out(count * static_cast<size_t>(kProbePrefix), 0);
+  if (prefix <= 0 || vector_size <= 0) return out;
+  constexpr size_t kChunk = 256;
+  std::vector<uint32_t> hash_major(kChunk * static_cast<size_t>(prefix));
+  for (size_t chunk = 0; chunk < count; chunk += kChunk) {
+    const size_t n = std::min(kChunk, count - chunk);
+    BloomBitPositions(keys + chunk, n, prefix, static_cast<uint32_t>(vector_size), hash_major.data());
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t k = 0; k < static_cast<size_t>(prefix); ++k) {
+        out[(chunk + i) * kProbePrefix + k] = hash_major[k * n + i];
+      }
+    }
+  }
+  return out;
+}
+
+bool BloomFilter::MightContain(std::string_view key, const uint32_t* prefix) const {
+  if (key.empty()) return true;
+  const int32_t known = std::min(kProbePrefix, num_hashes_);
+  std::vector<uint32_t> positions;  // the whole chain, hashed only when a row passes the prefix
+  auto set = [](const Row& row, uint32_t bit) { return (row.bits[bit >> 3] & (1u << (bit & 7))) != 0; };
+  for (const Row& row : rows_) {
+    bool maybe = true;
+    for (int32_t k = 0; k < known && maybe; ++k) maybe = set(row, prefix[k]);
+    if (!maybe) continue;
+    if (positions.empty()) positions = PositionsOf(key, num_hashes_, vector_size_);
+    if (std::all_of(positions.begin() + known, positions.end(), [&](uint32_t bit) { return set(row, bit); })) {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::string BloomFilter::Serialize() const {
   std::string out;
   auto header = [&] {

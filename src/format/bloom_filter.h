@@ -46,6 +46,21 @@ class BloomFilter {
   void AddAll(const std::vector<std::string_view>& keys, int threads, BloomHashKernel kernel = BloomHashKernel::kBest);
   /// False when `key` was certainly never added.
   bool MightContain(std::string_view key) const;
+
+  /// The first kProbePrefix bit positions of many keys under one filter shape (hash count and
+  /// bit count: every filter of Hudi's default settings has the same), hashed once in vector
+  /// lanes and shared by every filter of that shape: a key absent from a filter is almost
+  /// always turned away by one of its first bits, so a probe of many filters rarely hashes
+  /// again. Key-major: the positions of key i start at i * kProbePrefix. O(count).
+  static constexpr int32_t kProbePrefix = 4;
+  static std::vector<uint32_t> ProbePrefixes(const std::string_view* keys, size_t count, int32_t num_hashes,
+                                             int32_t vector_size);
+  /// MightContain, given `prefix`: the key's first positions from ProbePrefixes under this
+  /// filter's num_hashes() and vector_size() (the caller checks the shape). The rest of the
+  /// hash chain is computed only when a row has every prefix bit set.
+  bool MightContain(std::string_view key, const uint32_t* prefix) const;
+  int32_t num_hashes() const { return num_hashes_; }
+  int32_t vector_size() const { return vector_size_; }
   /// Hudi's serialized form, Base64 (standard alphabet, padded).
   std::string Serialize() const;
 

@@ -119,5 +119,34 @@ TEST(BloomFilter, MalformedFiltersAreCleanErrors) {
   EXPECT_FALSE(BloomFilter::Make(BloomFilterType::kSimple, 10, 1.5).ok());
 }
 
+TEST(BloomFilter, PrefixProbeAnswersExactlyAsMightContain) {
+  // Shapes with fewer hashes than the prefix (fpp 0.3: 2 hashes) and more (Hudi's default
+  // fpp: 30); a dynamic filter grown to several rows; members, and enough non-members to
+  // include false positives.
+  for (double fpp : {0.3, 0.01, BloomFilter::kDefaultFpp}) {
+    for (BloomFilterType type : {BloomFilterType::kSimple, BloomFilterType::kDynamicV0}) {
+      auto filter = BloomFilter::Make(type, /*num_entries=*/200, fpp, /*max_entries=*/600);
+      ASSERT_TRUE(filter.ok());
+      for (int i = 0; i < 700; ++i) filter->Add("key-" + std::to_string(i));
+      std::vector<std::string> probes;
+      for (int i = 0; i < 700; ++i) probes.push_back("key-" + std::to_string(i));
+      for (int i = 0; i < 5000; ++i) probes.push_back("other-" + std::to_string(i));
+      probes.emplace_back();  // the empty key: "might contain", as MightContain says
+      std::vector<std::string_view> views(probes.begin(), probes.end());
+      const auto prefixes = BloomFilter::ProbePrefixes(views.data(), views.size(), filter->num_hashes(),
+                                                       filter->vector_size());
+      int positives = 0;
+      for (size_t i = 0; i < views.size(); ++i) {
+        const bool expected = filter->MightContain(views[i]);
+        ASSERT_EQ(filter->MightContain(views[i], prefixes.data() + i * BloomFilter::kProbePrefix), expected)
+            << probes[i] << " fpp " << fpp;
+        positives += expected;
+      }
+      EXPECT_GE(positives, 701);
+      if (fpp == 0.3) EXPECT_GT(positives, 800);  // false positives were compared too
+    }
+  }
+}
+
 }  // namespace
 }  // namespace lakeshore::format

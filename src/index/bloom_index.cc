@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <optional>
 
 #include <arrow/array.h>
 
@@ -76,9 +78,12 @@ Result<std::vector<std::optional<std::string>>> BloomIndex::TagLocations(const K
     }
   }
 
-  // Level 2: bloom filters, in batches under the memory budget.
+  // Level 2: bloom filters, in batches under the memory budget. The first bit positions of
+  // every key are hashed once per filter shape and shared by all filters of that shape (with
+  // random keys, every key meets every filter).
   int64_t filter_bytes = kAssumedFilterBytes;
   int64_t filters_seen = 0, filters_total_bytes = 0;
+  std::map<std::pair<int32_t, int32_t>, std::vector<uint32_t>> prefixes;  // (hashes, bits) → per key
   size_t next = 0;
   while (next < candidates.size()) {
     const int64_t per_batch = std::max<int64_t>(1, settings_.filter_memory_bytes / std::max<int64_t>(1, filter_bytes));
@@ -90,6 +95,7 @@ Result<std::vector<std::optional<std::string>>> BloomIndex::TagLocations(const K
       for (size_t i = next; i < end; ++i) files.emplace_back(candidates[i].partition, candidates[i].file_name);
       ARROW_ASSIGN_OR_RAISE(from_metadata, settings_.metadata->lookup(files));
     }
+    std::vector<std::optional<format::BloomFilter>> filters(end - next);
     ARROW_ASSIGN_OR_RAISE(
         auto loaded, engine.Map<int64_t>(static_cast<int64_t>(end - next), [&](int64_t i) -> Result<int64_t> {
           Candidate& c = candidates[next + static_cast<size_t>(i)];
@@ -109,12 +115,33 @@ Result<std::vector<std::optional<std::string>>> BloomIndex::TagLocations(const K
             c.passed = c.rows;
             return int64_t{0};
           }
-          ARROW_ASSIGN_OR_RAISE(auto filter, format::BloomFilter::Deserialize(serialized, type_code, base.path));
-          for (int64_t r : c.rows) {
-            if (filter.MightContain(record_keys[static_cast<size_t>(r)])) c.passed.push_back(r);
-          }
+          ARROW_ASSIGN_OR_RAISE(filters[static_cast<size_t>(i)],
+                                format::BloomFilter::Deserialize(serialized, type_code, base.path));
           return static_cast<int64_t>(serialized.size());
         }));
+    for (const auto& f : filters) {
+      if (!f) continue;
+      const std::pair<int32_t, int32_t> shape{f->num_hashes(), f->vector_size()};
+      if (!prefixes.count(shape)) {
+        prefixes[shape] = format::BloomFilter::ProbePrefixes(record_keys.data(), record_keys.size(), shape.first,
+                                                             shape.second);
+      }
+    }
+    ARROW_RETURN_NOT_OK(
+        engine.Map<int64_t>(static_cast<int64_t>(end - next), [&](int64_t i) -> Result<int64_t> {
+              const auto& filter = filters[static_cast<size_t>(i)];
+              if (!filter) return int64_t{0};
+              Candidate& c = candidates[next + static_cast<size_t>(i)];
+              const auto& prefix = prefixes.at({filter->num_hashes(), filter->vector_size()});
+              for (int64_t r : c.rows) {
+                const auto row = static_cast<size_t>(r);
+                if (filter->MightContain(record_keys[row], prefix.data() + row * format::BloomFilter::kProbePrefix)) {
+                  c.passed.push_back(r);
+                }
+              }
+              return int64_t{0};
+            })
+            .status());
     for (int64_t bytes : loaded) {
       if (bytes == 0) continue;
       ++metrics_.filters_loaded;

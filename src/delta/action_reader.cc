@@ -12,6 +12,7 @@
 #include <parquet/arrow/schema.h>
 #include <parquet/exception.h>
 
+#include "common/memory_pool.h"
 #include "common/percent_encoding.h"
 #include "delta/json_action_parser.h"
 #include "delta/paths.h"
@@ -258,7 +259,7 @@ Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path, 
   if (!file.ok()) return corrupt(file.status());
   std::unique_ptr<parquet::arrow::FileReader> reader;
   try {
-    auto opened = parquet::arrow::OpenFile(*file, arrow::default_memory_pool());
+    auto opened = parquet::arrow::OpenFile(*file, MetadataMemoryPool());
     if (!opened.ok()) return corrupt(opened.status());
     reader = std::move(*opened);
   } catch (const parquet::ParquetException& e) {

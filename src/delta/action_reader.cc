@@ -22,57 +22,76 @@ namespace {
 
 // ---- typed access to possibly-missing, possibly-null struct children ----------------------
 
+/// One leaf column, resolved once: per-row accessors that look nothing up and allocate nothing.
+/// A missing column, or one of another type, reads as null in every row.
+class Leaf {
+ public:
+  Leaf() = default;
+  explicit Leaf(const std::shared_ptr<arrow::Array>& array) : array_(array) {
+    if (!array_) return;
+    switch (array_->type_id()) {
+      case arrow::Type::STRING: case arrow::Type::BINARY: case arrow::Type::LARGE_STRING:
+      case arrow::Type::STRING_VIEW:
+        kind_ = kText;
+        break;
+      case arrow::Type::INT64: case arrow::Type::INT32: case arrow::Type::INT16: case arrow::Type::INT8:
+        kind_ = kInteger;
+        break;
+      default:
+        break;
+    }
+  }
+  std::optional<std::string_view> Text(int64_t i) const {
+    if (kind_ != kText || array_->IsNull(i)) return std::nullopt;
+    switch (array_->type_id()) {
+      case arrow::Type::STRING: return static_cast<const arrow::StringArray&>(*array_).GetView(i);
+      case arrow::Type::BINARY: return static_cast<const arrow::BinaryArray&>(*array_).GetView(i);
+      case arrow::Type::LARGE_STRING: return static_cast<const arrow::LargeStringArray&>(*array_).GetView(i);
+      default: return static_cast<const arrow::StringViewArray&>(*array_).GetView(i);
+    }
+  }
+  std::optional<std::string> String(int64_t i) const {
+    auto view = Text(i);
+    return view ? std::optional<std::string>(std::string(*view)) : std::nullopt;
+  }
+  std::optional<int64_t> Int(int64_t i) const {
+    if (kind_ != kInteger || array_->IsNull(i)) return std::nullopt;
+    switch (array_->type_id()) {
+      case arrow::Type::INT64: return static_cast<const arrow::Int64Array&>(*array_).Value(i);
+      case arrow::Type::INT32: return static_cast<const arrow::Int32Array&>(*array_).Value(i);
+      case arrow::Type::INT16: return static_cast<const arrow::Int16Array&>(*array_).Value(i);
+      default: return static_cast<const arrow::Int8Array&>(*array_).Value(i);
+    }
+  }
+
+ private:
+  enum Kind { kNone, kText, kInteger };
+  std::shared_ptr<arrow::Array> array_;
+  Kind kind_ = kNone;
+};
+
 /// A nullable view of one struct column; every accessor tolerates a missing child. Children
-/// are resolved once (by name, a short linear scan) so the per-row accessors allocate nothing
-/// but the values they return. Not thread-safe (child views are memoized).
+/// are found by name once, when the view is made: rows are read through the Leaf and
+/// StructView objects it hands out.
 class StructView {
  public:
+  StructView() = default;
   explicit StructView(const std::shared_ptr<arrow::Array>& array)
-      : array_(std::dynamic_pointer_cast<arrow::StructArray>(array)) {
-    if (!array_) return;
-    const auto& type = static_cast<const arrow::StructType&>(*array_->type());
-    for (int k = 0; k < type.num_fields(); ++k) children_.emplace_back(type.field(k)->name(), array_->field(k));
-  }
-  bool present() const { return array_ != nullptr; }
+      : array_(std::dynamic_pointer_cast<arrow::StructArray>(array)) {}
   bool IsValid(int64_t i) const { return array_ && array_->IsValid(i); }
 
-  const StructView& Child(const std::string& name) const {
-    for (const auto& [n, view] : subviews_) {
-      if (n == name) return *view;
+  std::shared_ptr<arrow::Array> Raw(std::string_view name) const {
+    if (!array_) return nullptr;
+    const auto& type = static_cast<const arrow::StructType&>(*array_->type());
+    for (int k = 0; k < type.num_fields(); ++k) {
+      if (type.field(k)->name() == name) return array_->field(k);
     }
-    subviews_.emplace_back(name, std::make_unique<StructView>(Raw(name)));
-    return *subviews_.back().second;
+    return nullptr;
   }
-  const std::shared_ptr<arrow::Array>& Raw(const std::string& name) const {
-    static const std::shared_ptr<arrow::Array> kNone;
-    for (const auto& [n, a] : children_) {
-      if (n == name) return a;
-    }
-    return kNone;
-  }
-  std::optional<std::string> String(const std::string& name, int64_t i) const {
-    const auto& a = Raw(name);
-    if (!a || a->IsNull(i)) return std::nullopt;
-    switch (a->type_id()) {
-      case arrow::Type::STRING: return static_cast<const arrow::StringArray&>(*a).GetString(i);
-      case arrow::Type::LARGE_STRING: return static_cast<const arrow::LargeStringArray&>(*a).GetString(i);
-      case arrow::Type::BINARY: return static_cast<const arrow::BinaryArray&>(*a).GetString(i);
-      case arrow::Type::STRING_VIEW: return std::string(static_cast<const arrow::StringViewArray&>(*a).GetView(i));
-      default: return std::nullopt;
-    }
-  }
-  std::optional<int64_t> Int(const std::string& name, int64_t i) const {
-    const auto& a = Raw(name);
-    if (!a || a->IsNull(i)) return std::nullopt;
-    switch (a->type_id()) {
-      case arrow::Type::INT64: return static_cast<const arrow::Int64Array&>(*a).Value(i);
-      case arrow::Type::INT32: return static_cast<const arrow::Int32Array&>(*a).Value(i);
-      case arrow::Type::INT16: return static_cast<const arrow::Int16Array&>(*a).Value(i);
-      case arrow::Type::INT8: return static_cast<const arrow::Int8Array&>(*a).Value(i);
-      default: return std::nullopt;
-    }
-  }
-  std::vector<std::string> Strings(const std::string& name, int64_t i) const {
+  Leaf LeafOf(std::string_view name) const { return Leaf(Raw(name)); }
+  StructView Child(std::string_view name) const { return StructView(Raw(name)); }
+
+  std::vector<std::string> Strings(std::string_view name, int64_t i) const {
     std::vector<std::string> out;
     auto a = std::dynamic_pointer_cast<arrow::ListArray>(Raw(name));
     if (!a || a->IsNull(i)) return out;
@@ -84,42 +103,44 @@ class StructView {
     return out;
   }
   /// A string→string map (a Parquet map column).
-  std::map<std::string, std::string> StringMap(const std::string& name, int64_t i) const {
+  std::map<std::string, std::string> StringMap(std::string_view name, int64_t i) const {
     std::map<std::string, std::string> out;
-    const auto& a = Raw(name);
-    if (!a || a->IsNull(i)) return out;
-    if (auto m = std::dynamic_pointer_cast<arrow::MapArray>(a)) {
-      auto keys = std::dynamic_pointer_cast<arrow::StringArray>(m->keys());
-      auto items = std::dynamic_pointer_cast<arrow::StringArray>(m->items());
-      if (!keys || !items) return out;
-      for (int32_t k = m->value_offset(i); k < m->value_offset(i) + m->value_length(i); ++k) {
-        if (items->IsValid(k)) out[keys->GetString(k)] = items->GetString(k);
-      }
-      return out;
+    auto m = std::dynamic_pointer_cast<arrow::MapArray>(Raw(name));
+    if (!m || m->IsNull(i)) return out;
+    auto keys = std::dynamic_pointer_cast<arrow::StringArray>(m->keys());
+    auto items = std::dynamic_pointer_cast<arrow::StringArray>(m->items());
+    if (!keys || !items) return out;
+    for (int32_t k = m->value_offset(i); k < m->value_offset(i) + m->value_length(i); ++k) {
+      if (items->IsValid(k)) out[keys->GetString(k)] = items->GetString(k);
     }
     return out;
   }
 
  private:
   std::shared_ptr<arrow::StructArray> array_;
-  std::vector<std::pair<std::string, std::shared_ptr<arrow::Array>>> children_;
-  mutable std::vector<std::pair<std::string, std::unique_ptr<StructView>>> subviews_;
 };
 
-Result<std::string> DecodedPath(const StructView& s, int64_t i, const std::string& kind,
-                                const std::string& source) {
-  return DecodeActionPath(s.String("path", i), kind, source, i + 1);
-}
+/// A deletionVector struct's leaves, resolved once.
+struct DvColumns {
+  explicit DvColumns(const StructView& owner)
+      : dv(owner.Child("deletionVector")),
+        storage_type(dv.LeafOf("storageType")),
+        path_or_inline(dv.LeafOf("pathOrInlineDv")),
+        offset(dv.LeafOf("offset")),
+        size_in_bytes(dv.LeafOf("sizeInBytes")),
+        cardinality(dv.LeafOf("cardinality")) {}
 
-Result<std::optional<DeletionVectorDescriptor>> ReadDv(const StructView& owner, int64_t i,
-                                                       const std::string& source) {
-  const StructView& dv = owner.Child("deletionVector");
-  if (!dv.IsValid(i)) return std::optional<DeletionVectorDescriptor>();
-  RawDeletionVector raw{dv.String("storageType", i), dv.String("pathOrInlineDv", i), dv.Int("offset", i),
-                        dv.Int("sizeInBytes", i), dv.Int("cardinality", i)};
-  ARROW_ASSIGN_OR_RAISE(auto d, MakeDeletionVector(std::move(raw), source, i + 1));
-  return std::optional<DeletionVectorDescriptor>(std::move(d));
-}
+  Result<std::optional<DeletionVectorDescriptor>> Read(int64_t i, const std::string& source) const {
+    if (!dv.IsValid(i)) return std::optional<DeletionVectorDescriptor>();
+    RawDeletionVector raw{storage_type.String(i), path_or_inline.String(i), offset.Int(i), size_in_bytes.Int(i),
+                          cardinality.Int(i)};
+    ARROW_ASSIGN_OR_RAISE(auto d, MakeDeletionVector(std::move(raw), source, i + 1));
+    return std::optional<DeletionVectorDescriptor>(std::move(d));
+  }
+
+  StructView dv;
+  Leaf storage_type, path_or_inline, offset, size_in_bytes, cardinality;
+};
 
 }  // namespace
 
@@ -127,7 +148,7 @@ Status CorruptAction(const std::string& source, int64_t action_number, const std
   return CorruptMetadata("Delta log file '" + source + "' action " + std::to_string(action_number) + ": " + what);
 }
 
-Result<std::string> DecodeActionPath(const std::optional<std::string>& raw, const std::string& kind,
+Result<std::string> DecodeActionPath(std::optional<std::string_view> raw, const std::string& kind,
                                      const std::string& source, int64_t action_number) {
   if (!raw || raw->empty()) return CorruptAction(source, action_number, kind + " action without a path");
   auto decoded = PercentDecode(*raw);  // log paths are URL-encoded once
@@ -166,40 +187,53 @@ namespace {
 Result<ActionSet> ActionsFromRows(const arrow::RecordBatch& batch, int64_t begin, int64_t end,
                                   const std::string& source) {
   auto column = [&](const char* name) { return StructView(batch.GetColumnByName(name)); };
-  StructView add = column("add"), remove = column("remove"), cdc = column("cdc"),
-             meta = column("metaData"), protocol = column("protocol"),
-             commit = column("commitInfo"), sidecar = column("sidecar");
+  const StructView add = column("add"), remove = column("remove"), cdc = column("cdc"),
+                   meta = column("metaData"), protocol = column("protocol"), commit = column("commitInfo"),
+                   sidecar = column("sidecar");
+  // Every leaf a row reads, found once for the whole batch.
+  const Leaf add_path = add.LeafOf("path"), add_size = add.LeafOf("size"),
+             add_mtime = add.LeafOf("modificationTime");
+  const DvColumns add_dv(add);
+  const Leaf remove_path = remove.LeafOf("path"), remove_time = remove.LeafOf("deletionTimestamp"),
+             remove_size = remove.LeafOf("size");
+  const DvColumns remove_dv(remove);
+  const Leaf cdc_path = cdc.LeafOf("path"), cdc_size = cdc.LeafOf("size");
+  const Leaf sidecar_path = sidecar.LeafOf("path"), sidecar_size = sidecar.LeafOf("sizeInBytes");
+  const Leaf meta_id = meta.LeafOf("id");
+  const Leaf min_reader = protocol.LeafOf("minReaderVersion"), min_writer = protocol.LeafOf("minWriterVersion");
+  const Leaf commit_time = commit.LeafOf("timestamp"), commit_ict = commit.LeafOf("inCommitTimestamp"),
+             commit_operation = commit.LeafOf("operation");
   ActionSet out;
   for (int64_t i = begin; i < end; ++i) {
     bool any = false;
     if (add.IsValid(i)) {
       AddFile f;
-      ARROW_ASSIGN_OR_RAISE(f.path, DecodedPath(add, i, "add", source));
-      f.size = add.Int("size", i).value_or(0);
-      f.modification_time = add.Int("modificationTime", i).value_or(0);
-      ARROW_ASSIGN_OR_RAISE(f.deletion_vector, ReadDv(add, i, source));
+      ARROW_ASSIGN_OR_RAISE(f.path, DecodeActionPath(add_path.Text(i), "add", source, i + 1));
+      f.size = add_size.Int(i).value_or(0);
+      f.modification_time = add_mtime.Int(i).value_or(0);
+      ARROW_ASSIGN_OR_RAISE(f.deletion_vector, add_dv.Read(i, source));
       out.adds.push_back(std::move(f));
       any = true;
     }
     if (remove.IsValid(i)) {
       RemoveFile f;
-      ARROW_ASSIGN_OR_RAISE(f.path, DecodedPath(remove, i, "remove", source));
-      f.deletion_timestamp = remove.Int("deletionTimestamp", i);
-      f.size = remove.Int("size", i);
-      ARROW_ASSIGN_OR_RAISE(f.deletion_vector, ReadDv(remove, i, source));
+      ARROW_ASSIGN_OR_RAISE(f.path, DecodeActionPath(remove_path.Text(i), "remove", source, i + 1));
+      f.deletion_timestamp = remove_time.Int(i);
+      f.size = remove_size.Int(i);
+      ARROW_ASSIGN_OR_RAISE(f.deletion_vector, remove_dv.Read(i, source));
       out.removes.push_back(std::move(f));
       any = true;
     }
     if (cdc.IsValid(i)) {
       CdcFile f;
-      ARROW_ASSIGN_OR_RAISE(f.path, DecodedPath(cdc, i, "cdc", source));
-      f.size = cdc.Int("size", i).value_or(0);
+      ARROW_ASSIGN_OR_RAISE(f.path, DecodeActionPath(cdc_path.Text(i), "cdc", source, i + 1));
+      f.size = cdc_size.Int(i).value_or(0);
       out.cdc.push_back(std::move(f));
       any = true;
     }
     if (meta.IsValid(i)) {
       Metadata m;
-      m.id = meta.String("id", i).value_or("");
+      m.id = meta_id.String(i).value_or("");
       m.partition_columns = meta.Strings("partitionColumns", i);
       m.configuration = meta.StringMap("configuration", i);
       out.metadata = std::move(m);
@@ -207,8 +241,8 @@ Result<ActionSet> ActionsFromRows(const arrow::RecordBatch& batch, int64_t begin
     }
     if (protocol.IsValid(i)) {
       Protocol p;
-      auto reader = protocol.Int("minReaderVersion", i);
-      auto writer = protocol.Int("minWriterVersion", i);
+      auto reader = min_reader.Int(i);
+      auto writer = min_writer.Int(i);
       if (!reader || !writer) return CorruptAction(source, i + 1, "protocol action without minReaderVersion/minWriterVersion");
       p.min_reader_version = static_cast<int32_t>(*reader);
       p.min_writer_version = static_cast<int32_t>(*writer);
@@ -219,16 +253,16 @@ Result<ActionSet> ActionsFromRows(const arrow::RecordBatch& batch, int64_t begin
     }
     if (commit.IsValid(i)) {
       CommitInfo c;
-      c.timestamp = commit.Int("timestamp", i);
-      c.in_commit_timestamp = commit.Int("inCommitTimestamp", i);
-      c.operation = commit.String("operation", i).value_or("");
+      c.timestamp = commit_time.Int(i);
+      c.in_commit_timestamp = commit_ict.Int(i);
+      c.operation = commit_operation.String(i).value_or("");
       out.commit_info = std::move(c);
       any = true;
     }
     if (sidecar.IsValid(i)) {
       SidecarFile s;
-      ARROW_ASSIGN_OR_RAISE(s.path, DecodedPath(sidecar, i, "sidecar", source));
-      s.size_in_bytes = sidecar.Int("sizeInBytes", i).value_or(0);
+      ARROW_ASSIGN_OR_RAISE(s.path, DecodeActionPath(sidecar_path.Text(i), "sidecar", source, i + 1));
+      s.size_in_bytes = sidecar_size.Int(i).value_or(0);
       out.sidecars.push_back(std::move(s));
       any = true;
     }
@@ -262,6 +296,7 @@ Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path, 
     auto opened = parquet::arrow::OpenFile(*file, MetadataMemoryPool());
     if (!opened.ok()) return corrupt(opened.status());
     reader = std::move(*opened);
+    reader->set_use_threads(true);  // columns decode in parallel
   } catch (const parquet::ParquetException& e) {
     return corrupt(Status::IOError(e.what()));
   }

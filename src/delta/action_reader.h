@@ -20,7 +20,7 @@ Status CorruptAction(const std::string& source, int64_t action_number, const std
 
 /// A file action's path as the log holds it: present, not empty, and URL-decoded once (log
 /// paths are written encoded). `kind` names the action ("add", "remove", ...) in errors.
-Result<std::string> DecodeActionPath(const std::optional<std::string>& raw, const std::string& kind,
+Result<std::string> DecodeActionPath(std::optional<std::string_view> raw, const std::string& kind,
                                      const std::string& source, int64_t action_number);
 
 /// The fields of a deletion vector descriptor as the log holds them.

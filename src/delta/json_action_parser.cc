@@ -345,7 +345,8 @@ bool ReadFileAction(LineCursor& c, int depth, std::string_view size_key, RawFile
 /// A file action's decoded path and deletion vector, checked as ActionsFromTable checks them.
 Status CheckFileAction(RawFileAction& raw, const char* kind, const std::string& source, int64_t action,
                        std::string* path, std::optional<DeletionVectorDescriptor>* dv) {
-  ARROW_ASSIGN_OR_RAISE(*path, DecodeActionPath(raw.path, kind, source, action));
+  const auto raw_path = raw.path ? std::optional<std::string_view>(*raw.path) : std::nullopt;
+  ARROW_ASSIGN_OR_RAISE(*path, DecodeActionPath(raw_path, kind, source, action));
   if (raw.deletion_vector && dv != nullptr) {
     ARROW_ASSIGN_OR_RAISE(auto d, MakeDeletionVector(std::move(*raw.deletion_vector), source, action));
     *dv = std::move(d);

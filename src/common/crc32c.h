@@ -6,8 +6,13 @@
 
 namespace lakeshore {
 
-/// The CRC-32C of `bytes`. Uses the CPU's crc32 instruction (SSE4.2) when it has one, a table
-/// otherwise; both give the same value. O(size).
-uint32_t Crc32c(std::string_view bytes);
+/// Which code computes a CRC-32C: the best the CPU runs, or the portable table (tests compare
+/// them; both give the same value).
+enum class Crc32cKernel { kBest, kPortable };
+
+/// The CRC-32C of `bytes`. With the CPU's crc32 instruction (SSE4.2), a long input runs as three
+/// interleaved streams (the instruction's latency is three times its throughput), joined by
+/// GF(2) polynomial arithmetic; a table otherwise. O(size).
+uint32_t Crc32c(std::string_view bytes, Crc32cKernel kernel = Crc32cKernel::kBest);
 
 }  // namespace lakeshore

@@ -24,9 +24,9 @@ Result<std::vector<std::optional<std::string>>> RecordIndex::TagLocations(const 
   std::vector<std::optional<std::string>> out(record_keys.size());
   StartMetrics(keys);
   ARROW_RETURN_NOT_OK(CheckKeysUnique(keys));
-  std::vector<std::string> wanted;
+  std::vector<std::string_view> wanted;  // views of the batch's keys, which outlive the lookup
   wanted.reserve(keys.rows.size());
-  for (int64_t r : keys.rows) wanted.emplace_back(record_keys[static_cast<size_t>(r)]);
+  for (int64_t r : keys.rows) wanted.push_back(record_keys[static_cast<size_t>(r)]);
   ARROW_ASSIGN_OR_RAISE(auto found, LookupMetadataRecordIndex(table_, engine, keys.is_valid_data_instant, wanted));
   for (size_t w = 0; w < keys.rows.size(); ++w) {
     if (!found[w]) continue;
@@ -37,7 +37,7 @@ Result<std::vector<std::optional<std::string>>> RecordIndex::TagLocations(const 
     // A location the view no longer holds live (its group was replaced meanwhile) is stale.
     const FileGroup* group = view.Find(partition, location.file_id);
     if (group == nullptr || !group->is_live()) {
-      return CorruptMetadata("the record index places key '" + wanted[w] + "' in file group " + location.file_id +
+      return CorruptMetadata("the record index places key '" + std::string(wanted[w]) + "' in file group " + location.file_id +
                              " of partition '" + partition +
                              "', which the table does not hold live; rebuild the index (lakeshore index drop, then "
                              "build)");

@@ -65,7 +65,7 @@ Status CombineFilesRecords(nlohmann::json& older, nlohmann::json&& newer, const 
 /// Which keys a read of a metadata partition wants: all (null `keys`), or `keys` (in any
 /// order, repeats allowed), of which a file group holds only those `group_of` assigns to it.
 struct KeySelection {
-  const std::vector<std::string>* keys = nullptr;
+  const std::vector<std::string_view>* keys = nullptr;
   /// The keys are prefixes: every entry whose key starts with one is wanted (a secondary index
   /// lookup), and HFiles are scanned over the blocks a prefix can be in.
   bool prefixes = false;
@@ -275,10 +275,18 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
     }
     if (exact && aligned != nullptr) {
       // Both sorted: one walk puts each record at every position its key was asked at.
+      // A key asked once (the usual case) has its record moved, not copied.
       size_t w = 0;
-      for (const AskedKey& a : asked) {
+      for (size_t i = 0; i < asked.size(); ++i) {
+        const AskedKey& a = asked[i];
         while (wanted[w] != a.key) ++w;  // every asked key is in `wanted`
-        if (found[w]) (*aligned)[a.position] = found[w];
+        if (!found[w]) continue;
+        const bool asked_again = i + 1 < asked.size() && asked[i + 1].key == a.key;
+        if (asked_again) {
+          (*aligned)[a.position] = found[w];
+        } else {
+          (*aligned)[a.position] = std::move(found[w]);
+        }
       }
       return records;  // empty
     }
@@ -374,8 +382,13 @@ Result<MetadataPartitionSlices> LoadMetadataPartitionSlices(Storage& mdt, const 
 }
 
 namespace {
+/// Views of `keys` (none when null), for a KeySelection; they live as long as `keys`.
+std::vector<std::string_view> KeyViews(const std::vector<std::string>* keys) {
+  return keys ? std::vector<std::string_view>(keys->begin(), keys->end()) : std::vector<std::string_view>();
+}
+
 /// The selection of `keys`: a key lives in the file group Hudi's hash names (<prefix>-<NNNN>-0).
-KeySelection SelectKeys(const std::vector<std::string>* keys) {
+KeySelection SelectKeys(const std::vector<std::string_view>* keys) {
   KeySelection selection;
   if (keys == nullptr) return selection;
   selection.keys = keys;
@@ -446,8 +459,9 @@ Result<RecordLocation> DecodeLocation(std::string_view key, std::string_view val
 Result<std::map<std::string, nlohmann::json>> ReadMetadataRecords(
     const std::shared_ptr<Storage>& table, Engine& engine, const std::string& partition,
     const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string>* keys) {
+  const std::vector<std::string_view> views = KeyViews(keys);
   return ReadMetadataPartition<nlohmann::json>(table, engine, partition, DecodeJson, Latest<nlohmann::json>,
-                                               is_valid_data_instant, SelectKeys(keys));
+                                               is_valid_data_instant, SelectKeys(keys ? &views : nullptr));
 }
 
 Result<std::map<std::optional<std::string>, std::vector<std::string>>> ReadMetadataSecondaryIndex(
@@ -455,10 +469,12 @@ Result<std::map<std::optional<std::string>, std::vector<std::string>>> ReadMetad
     const std::function<bool(const std::string&)>& is_valid_data_instant,
     const std::vector<std::optional<std::string>>* secondary_keys, bool hashed_by_secondary_key) {
   std::vector<std::string> prefixes;
+  std::vector<std::string_view> prefix_views;
   KeySelection selection;
   if (secondary_keys != nullptr) {
     for (const auto& k : *secondary_keys) prefixes.push_back(format::SecondaryIndexKeyPrefix(k));
-    selection = SelectKeys(&prefixes);
+    prefix_views.assign(prefixes.begin(), prefixes.end());
+    selection = SelectKeys(&prefix_views);
     selection.prefixes = true;
     // Index version V2 hashes an entry by its prefix, as SelectKeys hashes a key; V1 hashed the
     // whole entry key, so a secondary key's entries may be in any group.
@@ -589,13 +605,14 @@ Result<std::map<std::string, MetadataBloomFilter>> ReadMetadataBloomFilters(
 Result<std::map<std::string, RecordLocation>> ReadMetadataRecordIndex(
     const std::shared_ptr<Storage>& table, Engine& engine,
     const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string>* keys) {
+  const std::vector<std::string_view> views = KeyViews(keys);
   return ReadMetadataPartition<RecordLocation>(table, engine, "record_index", DecodeLocation, Latest<RecordLocation>,
-                                               is_valid_data_instant, SelectKeys(keys));
+                                               is_valid_data_instant, SelectKeys(keys ? &views : nullptr));
 }
 
 Result<std::vector<std::optional<RecordLocation>>> LookupMetadataRecordIndex(
     const std::shared_ptr<Storage>& table, Engine& engine,
-    const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string>& keys) {
+    const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string_view>& keys) {
   std::vector<std::optional<RecordLocation>> out;
   ARROW_RETURN_NOT_OK(ReadMetadataPartition<RecordLocation>(table, engine, "record_index", DecodeLocation,
                                                             Latest<RecordLocation>, is_valid_data_instant,

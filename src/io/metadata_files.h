@@ -77,7 +77,7 @@ Result<std::map<std::string, RecordLocation>> ReadMetadataRecordIndex(
 /// nothing per key.
 Result<std::vector<std::optional<RecordLocation>>> LookupMetadataRecordIndex(
     const std::shared_ptr<Storage>& table, Engine& engine,
-    const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string>& keys);
+    const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string_view>& keys);
 
 /// Every current record of metadata partition `partition` by key, decoded (Avro → JSON as
 /// format/avro_container.h maps it): the latest version of a key wins, a delete block removes

@@ -108,7 +108,8 @@ TEST(MetadataRecordIndex, TheSparkWrittenRecordIndexLocatesEveryRecordAsAScanDoe
     std::vector<std::string> asked(keys.rbegin(), keys.rend());
     asked.push_back(keys[1]);
     asked.push_back("no-such-key");
-    auto aligned = LookupMetadataRecordIndex(storage, *Engine::Default(), nullptr, asked);
+    const std::vector<std::string_view> asked_views(asked.begin(), asked.end());
+    auto aligned = LookupMetadataRecordIndex(storage, *Engine::Default(), nullptr, asked_views);
     ASSERT_TRUE(aligned.ok()) << aligned.status();
     ASSERT_EQ(aligned->size(), asked.size());
     for (size_t k = 0; k < asked.size(); ++k) {

@@ -59,8 +59,7 @@ Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
   const bool has_record_index =
       ctx.hoodie && std::find(ctx.hoodie->metadata_partitions.begin(), ctx.hoodie->metadata_partitions.end(),
                               "record_index") != ctx.hoodie->metadata_partitions.end();
-  std::vector<std::string> wanted;
-  for (const std::string_view key : StringViews(*record_keys)) wanted.emplace_back(key);
+  const std::vector<std::string_view> wanted = StringViews(*record_keys);  // views into record_keys
   // Where each asked-for key lives, from the record index (answers in the keys' order) or from
   // a scan; then one row per key.
   using Location = std::pair<std::string_view, std::string_view>;  // partition, file id
@@ -79,12 +78,11 @@ Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
       const auto& found = indexed[k];
       return found ? std::optional<Location>(Location(found->partition, found->file_id)) : std::nullopt;
     }
-    auto it = scanned.find(wanted[k]);
+    auto it = scanned.find(std::string(wanted[k]));
     return it == scanned.end() ? std::nullopt : std::optional<Location>(Location(it->second.partition, it->second.file_id));
   };
-  arrow::StringBuilder key_out, partition_out, file_out;
+  arrow::StringBuilder partition_out, file_out;
   for (size_t k = 0; k < wanted.size(); ++k) {
-    ARROW_RETURN_NOT_OK(key_out.Append(wanted[k]));
     if (auto loc = locate(k)) {
       ARROW_RETURN_NOT_OK(partition_out.Append(loc->first));
       ARROW_RETURN_NOT_OK(file_out.Append(loc->second));
@@ -93,15 +91,16 @@ Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
       ARROW_RETURN_NOT_OK(file_out.AppendNull());
     }
   }
-  std::shared_ptr<arrow::Array> k, p, f;
-  ARROW_RETURN_NOT_OK(key_out.Finish(&k));
+  std::shared_ptr<arrow::Array> p, f;
   ARROW_RETURN_NOT_OK(partition_out.Finish(&p));
   ARROW_RETURN_NOT_OK(file_out.Finish(&f));
   auto metadata = arrow::key_value_metadata({"lookup.method"}, {has_record_index ? "record_index" : "scan"});
   auto schema = arrow::schema({arrow::field("record_key", arrow::utf8(), false), arrow::field("partition", arrow::utf8()),
                                arrow::field("file_id", arrow::utf8())},
                               metadata);
-  return arrow::Table::Make(schema, {k, p, f});
+  // The keys column is the computed keys themselves.
+  return arrow::Table::Make(schema, {record_keys, std::make_shared<arrow::ChunkedArray>(p),
+                                     std::make_shared<arrow::ChunkedArray>(f)});
 }
 
 }  // namespace lakeshore

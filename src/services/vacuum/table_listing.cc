@@ -48,7 +48,8 @@ bool VisibilityRule::IsHidden(std::string_view path) const {
 
 Result<std::vector<FileEntry>> ListVisibleFiles(
     Storage& table, Engine& engine, const VisibilityRule& rule,
-    const std::function<void(const VacuumProgress&)>& progress, const Storage::NeedsDetails& needs_details) {
+    const std::function<void(const VacuumProgress&)>& progress, const Storage::NeedsDetails& needs_details,
+    int64_t* without_details) {
   ARROW_ASSIGN_OR_RAISE(auto top, table.List("", /*recursive=*/false));
   std::erase_if(top, [&](const FileEntry& e) { return rule.IsHidden(e.path); });
   // A folder's files are "<folder>/...": ordering folders as "<folder>/" puts every top-level
@@ -59,20 +60,28 @@ Result<std::vector<FileEntry>> ListVisibleFiles(
   for (size_t i = 0; i < top.size(); ++i) {
     if (top[i].is_dir) folders.push_back(i);
   }
-  std::atomic<int64_t> done{0};
+  std::atomic<int64_t> done{0}, skipped{0};
   const auto total = static_cast<int64_t>(folders.size());
   ARROW_ASSIGN_OR_RAISE(
       auto per_folder,
       engine.Map<std::vector<FileEntry>>(total, [&](int64_t i) -> Result<std::vector<FileEntry>> {
         ARROW_ASSIGN_OR_RAISE(auto entries, table.ListSkippingDetails(top[folders[static_cast<size_t>(i)]].path,
                                                                       /*recursive=*/true, needs_details));
-        std::erase_if(entries, [&](const FileEntry& e) { return rule.IsHidden(e.path); });
+        int64_t skipped_here = 0;
+        std::erase_if(entries, [&](const FileEntry& e) {
+          if (rule.IsHidden(e.path)) return true;
+          if (e.is_dir || e.size >= 0) return false;
+          ++skipped_here;  // listed without details: counted, not kept
+          return true;
+        });
+        skipped += skipped_here;
         std::sort(entries.begin(), entries.end(),
                   [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
         int64_t n = ++done;
         if (progress) progress({"listing", n, total});
         return entries;
       }));
+  if (without_details != nullptr) *without_details = skipped.load();
   size_t count = top.size();
   for (const auto& chunk : per_folder) count += chunk.size();
   std::vector<FileEntry> out;
@@ -167,15 +176,17 @@ void SortByPath(std::vector<VacuumCandidate>& candidates) {
 Result<UntrackedScan> ScanForUntracked(Storage& table, const VacuumOptions& options, const VisibilityRule& rule,
                                        const PathSet& live, int64_t cutoff_ms) {
   std::vector<FileEntry> entries;
+  int64_t in_use = 0;  // listed files skipped as in use
   if (options.inventory.empty()) {
     // Files in use are never candidates: their size and mtime are not needed, so not fetched.
     auto needs_details = [&live](std::string_view path) { return !live.contains(path); };
-    ARROW_ASSIGN_OR_RAISE(entries, ListVisibleFiles(table, *options.engine, rule, options.progress, needs_details));
+    ARROW_ASSIGN_OR_RAISE(entries,
+                          ListVisibleFiles(table, *options.engine, rule, options.progress, needs_details, &in_use));
   } else {
     ARROW_ASSIGN_OR_RAISE(entries, ReadInventory(options.inventory, table.root_uri(), rule));
   }
   UntrackedScan scan;
-  scan.files_listed = static_cast<int64_t>(entries.size());
+  scan.files_listed = static_cast<int64_t>(entries.size()) + in_use;
   // A listing names each file once; an inventory may repeat one.
   const bool listed = options.inventory.empty();
   const bool may_repeat = !listed;

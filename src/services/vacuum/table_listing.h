@@ -34,13 +34,16 @@ struct VisibilityRule {
 /// Lists every visible file (and empty folder) of the table: the root non-recursively, then
 /// each visible top-level folder recursively as one engine task. Hidden folders are never
 /// entered below the top level's own filter. Reports "listing" progress per folder.
-/// Files `needs_details` rejects may come without size and mtime (Storage::ListSkippingDetails).
-/// Files come in path order (each folder's are sorted by its own task), so callers need not
-/// sort them again.
+/// Files `needs_details` rejects and the backend listed without size and mtime
+/// (Storage::ListSkippingDetails) are not returned, only counted in `*without_details` (when
+/// given): a vacuum needs nothing of a file in use but its count, so its folder's task neither
+/// sorts nor keeps it. Files come in path order (each folder's are sorted by its own task), so
+/// callers need not sort them again.
 Result<std::vector<FileEntry>> ListVisibleFiles(Storage& table, Engine& engine,
                                                 const VisibilityRule& rule,
                                                 const std::function<void(const VacuumProgress&)>& progress,
-                                                const Storage::NeedsDetails& needs_details = {});
+                                                const Storage::NeedsDetails& needs_details = {},
+                                                int64_t* without_details = nullptr);
 
 /// Reads an inventory (Parquet if the name ends in ".parquet", else CSV with a header) with
 /// columns path, length, isDir, modificationTime (ms). Paths under `root_uri` (absolute) or

@@ -48,8 +48,9 @@ constexpr std::array<uint32_t, 64> MakePowers() {
 }
 constexpr std::array<uint32_t, 64> kPowers = MakePowers();
 
-/// x^(8 * bytes) modulo the polynomial: the operator that runs a CRC register over `bytes` zero
-/// bytes (a CRC is linear: crc(c, A || B) = shift(c, |A| + |B|)... composed stream by stream).
+/// x^(8 * bytes) modulo the polynomial: multiplying a CRC register by it runs the register over
+/// `bytes` zero bytes. The register is linear in its start and its input, so the register of
+/// `c` over A || B is (that of `c` over A) times x^(8|B|), XOR the register of 0 over B.
 uint32_t ZerosOperator(uint64_t bytes) {
   uint32_t op = 1u << 31;  // x^0
   for (unsigned k = 3; bytes != 0; bytes >>= 1, ++k) {

@@ -243,7 +243,9 @@ Result<ActionSet> ActionsFromRows(const arrow::RecordBatch& batch, int64_t begin
       Protocol p;
       auto reader = min_reader.Int(i);
       auto writer = min_writer.Int(i);
-      if (!reader || !writer) return CorruptAction(source, i + 1, "protocol action without minReaderVersion/minWriterVersion");
+      if (!reader || !writer) {
+        return CorruptAction(source, i + 1, "protocol action without minReaderVersion/minWriterVersion");
+      }
       p.min_reader_version = static_cast<int32_t>(*reader);
       p.min_writer_version = static_cast<int32_t>(*writer);
       p.reader_features = protocol.Strings("readerFeatures", i);

@@ -158,8 +158,14 @@ Result<std::string> WriteMetadataInstant(TableContext& ctx, Storage& mdt, const 
   instant.state = InstantState::kInflight;
   ARROW_ASSIGN_OR_RAISE(auto inflight, codec.Encode(instant, metadata));
   ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(mdt, kTimeline, instant, inflight));
+  // The files are independent until the instant completes: written side by side, so their
+  // fsyncs overlap (a write's log files for each partition and record index group).
+  ARROW_RETURN_NOT_OK(Engine::DefaultForStorageWaits()->ParallelFor(
+      static_cast<int64_t>(files.size()), [&](int64_t i) {
+        const auto& [path, bytes] = files[static_cast<size_t>(i)];
+        return mdt.WriteString(path, bytes);
+      }));
   for (const auto& [path, bytes] : files) {
-    ARROW_RETURN_NOT_OK(mdt.WriteString(path, bytes));
     auto parsed = ParseDataFileName(BaseName(path));
     WriteStat stat;
     stat.partition = std::string(path.substr(0, path.find('/')));
@@ -787,6 +793,13 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   }
   // Per partition: the entries this instant adds and the keys it deletes, as one log file per
   // file group they hash to.
+  struct GroupLog {
+    std::string path;
+    Entries entries;
+    std::vector<LogDelete> deletes;
+    std::string schema;
+  };
+  std::vector<GroupLog> logs;
   for (const auto& partition : partitions) {
     Entries entries;
     std::vector<std::string> removed;
@@ -827,15 +840,23 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
       const std::string group = GroupId(partition, g);
       ARROW_ASSIGN_OR_RAISE(auto group_schema,
                             SchemaForAppend(ctx, *mdt, slices->view.Find(partition, group), schema, partition));
-      std::string hfile;
-      if (!bucket.empty()) {
-        ARROW_ASSIGN_OR_RAISE(hfile, RenderHFile(bucket, HFileUse::kLogBlock, group_schema));
-      }
-      KeyedLogContent content{instant_time, group_schema, std::move(hfile), std::move(gone)};
-      ARROW_ASSIGN_OR_RAISE(auto bytes, RenderKeyedLogFile(content));
-      files.emplace_back(LogPath(partition, group, instant_time), std::move(bytes));
+      logs.push_back({LogPath(partition, group, instant_time), std::move(bucket), std::move(gone), std::move(group_schema)});
     }
   }
+  // Each group's log file (an HFile of its entries, a delete block) is rendered on its own:
+  // side by side, since a write's record index entries fill many groups.
+  std::vector<std::string> rendered(logs.size());
+  ARROW_RETURN_NOT_OK(ctx.engine->ParallelFor(static_cast<int64_t>(logs.size()), [&](int64_t i) -> Status {
+    GroupLog& log = logs[static_cast<size_t>(i)];
+    std::string hfile;
+    if (!log.entries.empty()) {
+      ARROW_ASSIGN_OR_RAISE(hfile, RenderHFile(log.entries, HFileUse::kLogBlock, log.schema));
+    }
+    KeyedLogContent content{instant_time, log.schema, std::move(hfile), std::move(log.deletes)};
+    ARROW_ASSIGN_OR_RAISE(rendered[static_cast<size_t>(i)], RenderKeyedLogFile(content));
+    return Status::OK();
+  }));
+  for (size_t i = 0; i < logs.size(); ++i) files.emplace_back(std::move(logs[i].path), std::move(rendered[i]));
   // The deltacommit completes after everything on the metadata timeline: its completion is the
   // latest time there.
   return WriteMetadataInstant(ctx, *mdt, instant_time, actions::kDeltaCommit, "upsert", files,

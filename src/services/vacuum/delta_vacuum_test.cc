@@ -703,6 +703,38 @@ TEST(DeltaVacuum, ListingComesInPathOrderAcrossFolderNamesThatPrefixEachOther) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(DeltaVacuum, ListingCountsButDropsFilesListedWithoutDetails) {
+  // Files the caller needs no details of (in use) are counted, not returned; the others come
+  // with their size and mtime, in path order; hidden files are neither.
+  const auto dir = std::filesystem::temp_directory_path() / "lakeshore_listing_skips";
+  std::filesystem::remove_all(dir);
+  for (const char* f : {"p=1/live-a", "p=1/stray-b", "p=1/live-c", "p=2/stray-a", "p=2/live-b", "top-live",
+                        "_delta_log/0.json", "p=2/_tmp/x"}) {
+    std::filesystem::create_directories((dir / f).parent_path());
+    std::ofstream(dir / f) << "xyz";
+  }
+  auto storage = Storage::Open(dir.string());
+  ASSERT_TRUE(storage.ok()) << storage.status();
+  auto engine = Engine::MakeThreadPool(2);
+  ASSERT_TRUE(engine.ok());
+  auto needs = [](std::string_view path) { return path.find("live") == std::string_view::npos; };
+  int64_t without_details = -1;
+  auto listed = vacuum::ListVisibleFiles(**storage, **engine, vacuum::VisibilityRule{{"p"}, false}, {}, needs,
+                                         &without_details);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  std::vector<std::string> files;
+  for (const auto& e : *listed) {
+    if (e.is_dir) continue;
+    files.push_back(e.path);
+    EXPECT_EQ(e.size, 3) << e.path;
+    EXPECT_GT(e.mtime_ms, 0) << e.path;
+  }
+  // "top-live" is a top-level file, listed with the root's details; the folders' live files go.
+  EXPECT_EQ(files, (std::vector<std::string>{"p=1/stray-b", "p=2/stray-a", "top-live"}));
+  EXPECT_EQ(without_details, 3);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(DeltaVacuum, SortByPathSortsWhatIsNotSorted) {
   std::vector<VacuumCandidate> c = {{"b", 1}, {"a", 2}, {"c", 3}};
   vacuum::SortByPath(c);

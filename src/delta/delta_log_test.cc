@@ -167,6 +167,37 @@ TEST(DeltaLogReader, ClassicMultiPartAndV2Checkpoints) {
   }
 }
 
+TEST(DeltaLogReader, LargeCheckpointConvertsInHalvesAsOnePass) {
+  // A checkpoint of more rows than ActionsFromTable converts in one pass: its halves are read
+  // side by side and joined in order, the protocol and metaData kept, every file once.
+  DeltaScenario s("log_cp_large");
+  s.Create();
+  constexpr int kFiles = 20000;
+  std::vector<json> adds;
+  for (int i = 0; i < kFiles; ++i) {
+    adds.push_back({{"add", {{"path", "f" + std::to_string(i) + ".parquet"}, {"partitionValues", json::object()},
+                             {"size", i}, {"modificationTime", 1}, {"dataChange", true}}}});
+  }
+  s.Commit(adds);
+  s.Commit({{{"remove", {{"path", "f7.parquet"}, {"deletionTimestamp", s.now()}, {"dataChange", true}}}}});
+  s.Checkpoint();
+  std::filesystem::remove(s.root() + "/" + DeltaLog::CommitPath(0));
+  std::filesystem::remove(s.root() + "/" + DeltaLog::CommitPath(1));
+  auto snap = Load(s);
+  ASSERT_TRUE(snap.ok()) << snap.status();
+  ASSERT_EQ(snap->active_files.size(), static_cast<size_t>(kFiles - 1));
+  std::vector<std::string> expected;
+  for (int i = 0; i < kFiles; ++i) {
+    if (i != 7) expected.push_back("f" + std::to_string(i) + ".parquet");
+  }
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(ActivePaths(*snap), expected);
+  ASSERT_EQ(snap->tombstones.size(), 1u);
+  EXPECT_EQ(snap->tombstones[0].path, "f7.parquet");
+  EXPECT_EQ(snap->protocol.min_writer_version, 2);
+  ASSERT_TRUE(snap->checkpoint.has_value());
+}
+
 TEST(DeltaLogReader, MissingCheckpointPartNamesTheFile) {
   DeltaScenario s("log_missing_part");
   s.Create();

@@ -678,20 +678,33 @@ TEST(DeltaVacuum, HiddenRule) {
   EXPECT_TRUE(rule.IsHidden("metadata/x"));
 }
 
+/// A fresh local folder `name` under the temp folder holding `files` (each "xyz"), opened as
+/// storage, and a 3-worker engine to list it with.
+struct ListingTree {
+  std::filesystem::path dir;
+  std::shared_ptr<Storage> storage;
+  std::shared_ptr<Engine> engine;
+  ListingTree(const std::string& name, std::initializer_list<const char*> files)
+      : dir(std::filesystem::temp_directory_path() / name) {
+    std::filesystem::remove_all(dir);
+    for (const char* f : files) {
+      std::filesystem::create_directories((dir / f).parent_path());
+      std::ofstream(dir / f) << "xyz";
+    }
+    auto opened = Storage::Open(dir.string());
+    auto made = Engine::MakeThreadPool(3);
+    if (opened.ok()) storage = *opened;
+    if (made.ok()) engine = *made;
+  }
+  ~ListingTree() { std::filesystem::remove_all(dir); }
+};
+
 TEST(DeltaVacuum, ListingComesInPathOrderAcrossFolderNamesThatPrefixEachOther) {
   // "p=1-x" sorts before "p=1/..." ('-' < '/'), so folders cannot simply be walked in name order.
-  const auto dir = std::filesystem::temp_directory_path() / "lakeshore_listing_order";
-  std::filesystem::remove_all(dir);
-  for (const char* f : {"p=1/b", "p=1/a", "p=1/q=2/z", "p=1/q=10/y", "p=1-x/c", "p=10/d", "a", "p=1.txt",
-                        "_hidden/e", "p=0/_tmp/f"}) {
-    std::filesystem::create_directories((dir / f).parent_path());
-    std::ofstream(dir / f) << "x";
-  }
-  auto storage = Storage::Open(dir.string());
-  ASSERT_TRUE(storage.ok()) << storage.status();
-  auto engine = Engine::MakeThreadPool(3);
-  ASSERT_TRUE(engine.ok());
-  auto listed = vacuum::ListVisibleFiles(**storage, **engine, vacuum::VisibilityRule{{"p"}, false}, {});
+  ListingTree tree("lakeshore_listing_order", {"p=1/b", "p=1/a", "p=1/q=2/z", "p=1/q=10/y", "p=1-x/c", "p=10/d",
+                                               "a", "p=1.txt", "_hidden/e", "p=0/_tmp/f"});
+  ASSERT_TRUE(tree.storage && tree.engine);
+  auto listed = vacuum::ListVisibleFiles(*tree.storage, *tree.engine, vacuum::VisibilityRule{{"p"}, false}, {});
   ASSERT_TRUE(listed.ok()) << listed.status();
   std::vector<std::string> files;
   for (const auto& e : *listed) {
@@ -700,27 +713,18 @@ TEST(DeltaVacuum, ListingComesInPathOrderAcrossFolderNamesThatPrefixEachOther) {
   EXPECT_EQ(files, (std::vector<std::string>{"a", "p=1-x/c", "p=1.txt", "p=1/a", "p=1/b", "p=1/q=10/y",
                                              "p=1/q=2/z", "p=10/d"}));
   EXPECT_TRUE(std::is_sorted(files.begin(), files.end()));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(DeltaVacuum, ListingCountsButDropsFilesListedWithoutDetails) {
   // Files the caller needs no details of (in use) are counted, not returned; the others come
   // with their size and mtime, in path order; hidden files are neither.
-  const auto dir = std::filesystem::temp_directory_path() / "lakeshore_listing_skips";
-  std::filesystem::remove_all(dir);
-  for (const char* f : {"p=1/live-a", "p=1/stray-b", "p=1/live-c", "p=2/stray-a", "p=2/live-b", "top-live",
-                        "_delta_log/0.json", "p=2/_tmp/x"}) {
-    std::filesystem::create_directories((dir / f).parent_path());
-    std::ofstream(dir / f) << "xyz";
-  }
-  auto storage = Storage::Open(dir.string());
-  ASSERT_TRUE(storage.ok()) << storage.status();
-  auto engine = Engine::MakeThreadPool(2);
-  ASSERT_TRUE(engine.ok());
+  ListingTree tree("lakeshore_listing_skips", {"p=1/live-a", "p=1/stray-b", "p=1/live-c", "p=2/stray-a",
+                                               "p=2/live-b", "top-live", "_delta_log/0.json", "p=2/_tmp/x"});
+  ASSERT_TRUE(tree.storage && tree.engine);
   auto needs = [](std::string_view path) { return path.find("live") == std::string_view::npos; };
   int64_t without_details = -1;
-  auto listed = vacuum::ListVisibleFiles(**storage, **engine, vacuum::VisibilityRule{{"p"}, false}, {}, needs,
-                                         &without_details);
+  auto listed = vacuum::ListVisibleFiles(*tree.storage, *tree.engine, vacuum::VisibilityRule{{"p"}, false}, {},
+                                         needs, &without_details);
   ASSERT_TRUE(listed.ok()) << listed.status();
   std::vector<std::string> files;
   for (const auto& e : *listed) {
@@ -732,7 +736,6 @@ TEST(DeltaVacuum, ListingCountsButDropsFilesListedWithoutDetails) {
   // "top-live" is a top-level file, listed with the root's details; the folders' live files go.
   EXPECT_EQ(files, (std::vector<std::string>{"p=1/stray-b", "p=2/stray-a", "top-live"}));
   EXPECT_EQ(without_details, 3);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(DeltaVacuum, SortByPathSortsWhatIsNotSorted) {

@@ -38,8 +38,7 @@ Result<std::vector<std::optional<std::string>>> RecordIndex::TagLocations(const 
     const FileGroup* group = view.Find(partition, location.file_id);
     if (group == nullptr || !group->is_live()) {
       return CorruptMetadata("the record index places key '" + std::string(wanted[w]) + "' in file group " +
-                             location.file_id +
-                             " of partition '" + partition +
+                             location.file_id + " of partition '" + partition +
                              "', which the table does not hold live; rebuild the index (lakeshore index drop, then "
                              "build)");
     }

@@ -18,12 +18,12 @@
 
 namespace lakeshore {
 
-Result<std::unordered_map<std::string, StoredLocation>> ScanRecordLocations(TableContext& ctx) {
+Result<StoredLocations> ScanRecordLocations(TableContext& ctx) {
   ReadOptions read;
   read.columns = {meta_columns::kRecordKey, meta_columns::kPartition, meta_columns::kFileName};
   ARROW_ASSIGN_OR_RAISE(auto rows, ReadSnapshot(ctx, read));
   ARROW_ASSIGN_OR_RAISE(rows, rows->CombineChunks());
-  std::unordered_map<std::string, StoredLocation> out;
+  StoredLocations out;
   if (rows->num_rows() == 0) return out;
   const auto& keys = static_cast<const arrow::StringArray&>(*rows->column(0)->chunk(0));
   const auto& partitions = static_cast<const arrow::StringArray&>(*rows->column(1)->chunk(0));
@@ -64,7 +64,7 @@ Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
   // a scan; then one row per key.
   using Location = std::pair<std::string_view, std::string_view>;  // partition, file id
   std::vector<std::optional<RecordLocation>> indexed;
-  std::unordered_map<std::string, StoredLocation> scanned;
+  StoredLocations scanned;
   if (has_record_index) {
     // Entries count only for completed data instants (and the index's own build).
     ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
@@ -78,7 +78,7 @@ Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
       const auto& found = indexed[k];
       return found ? std::optional<Location>(Location(found->partition, found->file_id)) : std::nullopt;
     }
-    auto it = scanned.find(std::string(wanted[k]));
+    auto it = scanned.find(wanted[k]);
     return it == scanned.end() ? std::nullopt : std::optional<Location>(Location(it->second.partition, it->second.file_id));
   };
   arrow::StringBuilder partition_out, file_out;

@@ -10,6 +10,7 @@
 #include <arrow/table.h>
 
 #include "actions/table_context.h"
+#include "common/path_set.h"
 
 namespace lakeshore {
 
@@ -19,10 +20,13 @@ struct StoredLocation {
   std::string file_id;
 };
 
+/// Record key → location; looked up by std::string_view without building a string.
+using StoredLocations = std::unordered_map<std::string, StoredLocation, TransparentStringHash, std::equal_to<>>;
+
 /// Every record of the latest snapshot → its location, from the key, partition and file-name
 /// meta columns (a log record names its file id; a base record its file). Of a key stored in
 /// two file groups (an insert that repeated it), the one read last.
-Result<std::unordered_map<std::string, StoredLocation>> ScanRecordLocations(TableContext& ctx);
+Result<StoredLocations> ScanRecordLocations(TableContext& ctx);
 
 /// Table::Lookup. The record index is used when hoodie.table.metadata.partitions lists
 /// record_index; its entries count only for data instants that completed (and the metadata

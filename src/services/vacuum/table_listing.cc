@@ -187,12 +187,11 @@ Result<UntrackedScan> ScanForUntracked(Storage& table, const VacuumOptions& opti
   }
   UntrackedScan scan;
   scan.files_listed = static_cast<int64_t>(entries.size()) + in_use;
-  // A listing names each file once; an inventory may repeat one.
-  const bool listed = options.inventory.empty();
-  const bool may_repeat = !listed;
+  // A listing names each file once (and keeps none it listed without details); an inventory
+  // may repeat one.
+  const bool may_repeat = !options.inventory.empty();
   PathSet seen;
   for (auto& e : entries) {
-    if (listed && !e.is_dir && e.size < 0) continue;  // listed without details: `live` has it
     if (e.mtime_ms >= cutoff_ms) continue;  // too young: a writer may be about to commit it
     if (e.is_dir) {
       scan.old_empty_folders.push_back(std::move(e.path));

@@ -276,9 +276,6 @@ Result<ActionSet> ActionsFromRows(const arrow::RecordBatch& batch, int64_t begin
 
 }  // namespace
 
-namespace {
-/// Appends `later`'s actions after `into`'s, as one pass over both would have read them: a
-/// later protocol, metaData or commitInfo replaces an earlier one.
 void AppendActions(ActionSet& into, ActionSet&& later) {
   auto append = [](auto& to, auto& from) {
     to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
@@ -292,7 +289,6 @@ void AppendActions(ActionSet& into, ActionSet&& later) {
   if (later.commit_info) into.commit_info = std::move(later.commit_info);
   into.num_actions += later.num_actions;
 }
-}  // namespace
 
 Result<ActionSet> ActionsFromTable(const arrow::Table& table, const std::string& source) {
   ARROW_ASSIGN_OR_RAISE(auto batch, table.CombineChunksToBatch());

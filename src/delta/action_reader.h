@@ -33,6 +33,11 @@ struct RawDeletionVector {
 Result<DeletionVectorDescriptor> MakeDeletionVector(RawDeletionVector raw, const std::string& source,
                                                     int64_t action_number);
 
+/// Appends `later`'s actions to `into`, as one pass over `into`'s text followed by `later`'s
+/// would have read them: lists concatenated in order, a protocol, metaData or commitInfo of
+/// `later` replacing `into`'s, action counts summed. O(actions moved).
+void AppendActions(ActionSet& into, ActionSet&& later);
+
 /// Converts a table (a Parquet checkpoint's) whose top-level struct columns are named after
 /// Delta actions (`add`, `remove`, `cdc`, `metaData`, `protocol`, `commitInfo`, `sidecar`;
 /// any may be missing, and each struct may hold only a subset of its fields) into an

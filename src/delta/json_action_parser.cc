@@ -1,11 +1,16 @@
 #include "delta/json_action_parser.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <future>
 #include <limits>
 #include <optional>
+#include <system_error>
+#include <thread>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "delta/action_reader.h"
 
@@ -501,14 +506,13 @@ Status Apply(RawLine& line, const std::string& source, int64_t action, ActionSet
   return Status::OK();
 }
 
-}  // namespace
-
-Result<ActionSet> ParseJsonCommit(std::string_view data, const std::string& source) {
-  if (data.empty()) return CorruptMetadata("Delta log file '" + source + "' is empty");
-  ActionSet out;
+/// The whole lines of `data` into `out`, numbered after `line_base` lines and `action_base`
+/// actions (the ones before them in the file). Counts what it read into `lines`, `actions`.
+Status ParseLines(std::string_view data, const std::string& source, int64_t line_base, int64_t action_base,
+                  ActionSet* out, int64_t* lines, int64_t* actions) {
   const char* p = data.data();
   const char* end = p + data.size();
-  int64_t line_number = 0, action = 0;
+  int64_t line_number = line_base, action = action_base;
   while (p < end) {
     const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
     const char* line_end = nl != nullptr ? static_cast<const char*>(nl) : end;
@@ -523,9 +527,79 @@ Result<ActionSet> ParseJsonCommit(std::string_view data, const std::string& sour
       return CorruptMetadata("Delta log file '" + source + "' is corrupt or truncated: line " +
                              std::to_string(line_number) + ": " + c.error());
     }
-    ARROW_RETURN_NOT_OK(Apply(line, source, action, &out));
+    ARROW_RETURN_NOT_OK(Apply(line, source, action, out));
   }
-  if (action == 0) return CorruptMetadata("Delta log file '" + source + "' holds no action");
+  *lines = line_number - line_base;
+  *actions = action - action_base;
+  return Status::OK();
+}
+
+/// `data` cut at line ends into at most `parts` pieces of about equal size.
+std::vector<std::string_view> SplitAtLines(std::string_view data, size_t parts) {
+  std::vector<std::string_view> out;
+  size_t begin = 0;
+  for (size_t k = 1; k < parts && begin < data.size(); ++k) {
+    const size_t target = std::max(begin, data.size() * k / parts);
+    const size_t nl = data.find('\n', target);
+    if (nl == std::string_view::npos) break;
+    out.push_back(data.substr(begin, nl + 1 - begin));
+    begin = nl + 1;
+  }
+  if (begin < data.size()) out.push_back(data.substr(begin));
+  return out;
+}
+
+}  // namespace
+
+Result<ActionSet> ParseJsonCommit(std::string_view data, const std::string& source, size_t split_bytes) {
+  if (data.empty()) return CorruptMetadata("Delta log file '" + source + "' is empty");
+  // A large commit (a compaction's thousands of removes) is parsed in pieces side by side, on
+  // threads of their own: the caller is usually an engine task, where a nested engine job
+  // would run inline. Small commits, the usual case, take one pass on this thread.
+  const size_t parts = data.size() >= split_bytes
+                           ? std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8)
+                           : 1;
+  const std::vector<std::string_view> pieces = SplitAtLines(data, parts);
+  struct Piece {
+    ActionSet actions;
+    int64_t lines = 0, actions_read = 0;
+    Status status;
+  };
+  std::vector<Piece> parsed(pieces.size());
+  auto parse = [&](size_t i) {
+    Piece& piece = parsed[i];
+    piece.status = ParseLines(pieces[i], source, 0, 0, &piece.actions, &piece.lines, &piece.actions_read);
+  };
+  {
+    std::vector<std::future<void>> others;
+    size_t inline_from = pieces.size();
+    for (size_t i = 1; i < pieces.size(); ++i) {
+      try {
+        others.push_back(std::async(std::launch::async, parse, i));
+      } catch (const std::system_error&) {  // no thread to be had: the rest run here
+        inline_from = i;
+        break;
+      }
+    }
+    parse(0);
+    for (size_t i = inline_from; i < pieces.size(); ++i) parse(i);
+    for (auto& f : others) f.get();  // joined on every path: they read `pieces`
+  }
+  ActionSet out;
+  int64_t lines = 0, actions = 0;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    if (!parsed[i].status.ok()) {
+      // The first piece in file order that failed, read again numbered after the pieces
+      // before it: the error names the line and action a single pass would have named.
+      ActionSet ignored;
+      int64_t unused_lines = 0, unused_actions = 0;
+      return ParseLines(pieces[i], source, lines, actions, &ignored, &unused_lines, &unused_actions);
+    }
+    lines += parsed[i].lines;
+    actions += parsed[i].actions_read;
+    AppendActions(out, std::move(parsed[i].actions));
+  }
+  if (actions == 0) return CorruptMetadata("Delta log file '" + source + "' holds no action");
   return out;
 }
 

@@ -1,6 +1,7 @@
 // Internal: a one-pass reader of newline-delimited JSON Delta commits straight into ActionSets.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -21,7 +22,12 @@ namespace lakeshore::delta {
 ///   and the problem; an action that breaks the protocol (an add without a path, a malformed
 ///   deletion vector) → kCorruptMetadata naming `source` and the action's number;
 /// - paths are URL-decoded once (as log paths are written).
+/// - a commit of `split_bytes` or more is parsed in pieces cut at line ends, one thread each
+///   (up to the core count, 8 at most), and joined in file order: the result, and the first
+///   error with its line and action number, are those of a single pass.
 /// Cost: O(bytes); allocates only for the values kept.
-Result<ActionSet> ParseJsonCommit(std::string_view data, const std::string& source);
+inline constexpr size_t kJsonCommitSplitBytes = size_t{1} << 20;
+Result<ActionSet> ParseJsonCommit(std::string_view data, const std::string& source,
+                                  size_t split_bytes = kJsonCommitSplitBytes);
 
 }  // namespace lakeshore::delta

@@ -1,5 +1,6 @@
 #include "delta/json_action_parser.h"
 
+#include <cstdint>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -148,6 +149,58 @@ TEST(JsonActionParser, ProtocolRulesAreCheckedPerAction) {
                 "storage type 'q'");
   ExpectCorrupt(R"({"protocol":{"minReaderVersion":1}})", "without minReaderVersion/minWriterVersion");
   ExpectCorrupt(R"({"sidecar":{"sizeInBytes":1}})", "sidecar action without a path");
+}
+
+// A commit of many lines (blank ones, a protocol and metaData in the middle and at the end)
+// parsed in pieces side by side gives what a single pass gives, and so does its first error.
+std::string ManyLines(int n) {
+  std::string text;
+  for (int i = 0; i < n; ++i) {
+    if (i % 97 == 0) text += "\n";
+    if (i == n / 2 || i == n - 1) {
+      text += R"({"protocol":{"minReaderVersion":1,"minWriterVersion":)" + std::to_string(2 + i) + "}}\n";
+      text += R"({"metaData":{"id":"m)" + std::to_string(i) + R"(","partitionColumns":[]}})" "\n";
+    }
+    text += (i % 3 == 0 ? R"({"remove":{"path":"p=1/f)" : R"({"add":{"path":"p=1/f)") + std::to_string(i) +
+            R"(.parquet","size":)" + std::to_string(i) + R"(,"stats":"{\"numRecords\":1}"}})" "\n";
+  }
+  return text;
+}
+
+TEST(JsonActionParser, ALargeCommitParsedInPiecesEqualsOnePass) {
+  const std::string source = "_delta_log/00000000000000000007.json";
+  const std::string text = ManyLines(5000);
+  auto whole = ParseJsonCommit(text, source, SIZE_MAX);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  for (size_t split : {size_t{1}, size_t{1000}, text.size()}) {
+    auto pieces = ParseJsonCommit(text, source, split);
+    ASSERT_TRUE(pieces.ok()) << pieces.status();
+    ASSERT_EQ(pieces->adds.size(), whole->adds.size());
+    ASSERT_EQ(pieces->removes.size(), whole->removes.size());
+    for (size_t i = 0; i < whole->adds.size(); ++i) EXPECT_EQ(pieces->adds[i].path, whole->adds[i].path);
+    for (size_t i = 0; i < whole->removes.size(); ++i) EXPECT_EQ(pieces->removes[i].path, whole->removes[i].path);
+    ASSERT_TRUE(pieces->protocol && pieces->metadata);
+    EXPECT_EQ(pieces->protocol->min_writer_version, whole->protocol->min_writer_version);
+    EXPECT_EQ(pieces->metadata->id, whole->metadata->id);
+    EXPECT_EQ(pieces->num_actions, whole->num_actions);
+  }
+  EXPECT_EQ(whole->metadata->id, "m4999");  // the last one wins
+  // A syntax error and a protocol error late in the file: the same message, line and action.
+  std::string broken = text + text;
+  broken.insert(broken.rfind("\n{", broken.size() - 300) + 1, "#");
+  std::string no_path = text + R"({"add":{"size":1}})" "\n" + text;
+  for (const std::string* bad : {&broken, &no_path}) {
+    auto single = ParseJsonCommit(*bad, source, SIZE_MAX);
+    auto split = ParseJsonCommit(*bad, source, 1);
+    ASSERT_FALSE(single.ok());
+    ASSERT_FALSE(split.ok());
+    EXPECT_TRUE(IsError(split.status(), ErrorKind::kCorruptMetadata));
+    EXPECT_EQ(split.status().message(), single.status().message());
+  }
+  // Only blank lines, in pieces: no action.
+  auto blank = ParseJsonCommit(std::string(4096, '\n'), source, 1);
+  ASSERT_FALSE(blank.ok());
+  EXPECT_NE(blank.status().message().find("holds no action"), std::string::npos) << blank.status();
 }
 
 }  // namespace

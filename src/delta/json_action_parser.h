@@ -9,6 +9,10 @@
 
 namespace lakeshore::delta {
 
+/// The size from which ParseJsonCommit parses a commit in pieces side by side (a compaction's
+/// commit of thousands of removes; ordinary commits are a few kilobytes).
+inline constexpr size_t kJsonCommitSplitBytes = size_t{1} << 20;
+
 /// Parses a newline-delimited JSON Delta commit (PROTOCOL.md "Delta Log Entries") into an
 /// ActionSet. One pass over the bytes, no document tree: the fields an ActionSet holds are
 /// decoded in place, every other value (`stats`, `partitionValues`, `tags`, unknown actions and
@@ -26,7 +30,6 @@ namespace lakeshore::delta {
 ///   (up to the core count, 8 at most), and joined in file order: the result, and the first
 ///   error with its line and action number, are those of a single pass.
 /// Cost: O(bytes); allocates only for the values kept.
-inline constexpr size_t kJsonCommitSplitBytes = size_t{1} << 20;
 Result<ActionSet> ParseJsonCommit(std::string_view data, const std::string& source,
                                   size_t split_bytes = kJsonCommitSplitBytes);
 

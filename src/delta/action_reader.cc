@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
-#include <future>
 #include <limits>
 #include <set>
 
@@ -15,6 +14,7 @@
 
 #include "common/memory_pool.h"
 #include "common/percent_encoding.h"
+#include "common/side_by_side.h"
 #include "delta/json_action_parser.h"
 #include "delta/paths.h"
 
@@ -295,12 +295,16 @@ Result<ActionSet> ActionsFromTable(const arrow::Table& table, const std::string&
   const int64_t n = batch->num_rows();
   constexpr int64_t kRowsToSplit = 16384;
   if (n < kRowsToSplit) return ActionsFromRows(*batch, 0, n, source);
-  // A large checkpoint's rows convert in two halves side by side, on a thread of their own: the
-  // caller is usually an engine task, where a nested engine job would run inline.
+  // A large checkpoint's rows convert in two halves side by side.
   const int64_t half = n / 2;
-  auto second = std::async(std::launch::async, [&] { return ActionsFromRows(*batch, half, n, source); });
-  auto first = ActionsFromRows(*batch, 0, half, source);
-  auto rest = second.get();  // joined on every path: it reads `batch`
+  Result<ActionSet> first = Status::UnknownError("not converted"), rest = Status::UnknownError("not converted");
+  RunSideBySide(2, [&](size_t i) {
+    if (i == 0) {
+      first = ActionsFromRows(*batch, 0, half, source);
+    } else {
+      rest = ActionsFromRows(*batch, half, n, source);
+    }
+  });
   ARROW_RETURN_NOT_OK(first.status());
   ARROW_RETURN_NOT_OK(rest.status());
   AppendActions(*first, std::move(*rest));

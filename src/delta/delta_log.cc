@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <deque>
-#include <future>
 #include <map>
 #include <cctype>
 #include <unordered_map>
@@ -12,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/parse_number.h"
+#include "common/side_by_side.h"
 #include "delta/action_reader.h"
 #include "delta/paths.h"
 
@@ -325,9 +325,13 @@ Result<DeltaSnapshot> DeltaLog::LoadSnapshot(bool with_active_files) {
   Result<std::vector<ActionSet>> parts_read = std::vector<ActionSet>();
   Result<std::vector<ActionSet>> commits_read = std::vector<ActionSet>();
   if (!parts.empty() && !versions.empty()) {
-    auto pending = std::async(std::launch::async, read_parts);
-    commits_read = ReadCommits(versions);
-    parts_read = pending.get();
+    RunSideBySide(2, [&](size_t i) {
+      if (i == 0) {
+        commits_read = ReadCommits(versions);
+      } else {
+        parts_read = read_parts();
+      }
+    });
   } else {
     parts_read = read_parts();
     commits_read = ReadCommits(versions);

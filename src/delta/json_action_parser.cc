@@ -3,15 +3,14 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
-#include <future>
 #include <limits>
 #include <optional>
-#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "common/side_by_side.h"
 #include "delta/action_reader.h"
 
 namespace lakeshore::delta {
@@ -553,9 +552,8 @@ std::vector<std::string_view> SplitAtLines(std::string_view data, size_t parts) 
 
 Result<ActionSet> ParseJsonCommit(std::string_view data, const std::string& source, size_t split_bytes) {
   if (data.empty()) return CorruptMetadata("Delta log file '" + source + "' is empty");
-  // A large commit (a compaction's thousands of removes) is parsed in pieces side by side, on
-  // threads of their own: the caller is usually an engine task, where a nested engine job
-  // would run inline. Small commits, the usual case, take one pass on this thread.
+  // A large commit (a compaction's thousands of removes) is parsed in pieces side by side;
+  // small commits, the usual case, take one pass on this thread.
   const size_t parts = data.size() >= split_bytes
                            ? std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8)
                            : 1;
@@ -566,26 +564,10 @@ Result<ActionSet> ParseJsonCommit(std::string_view data, const std::string& sour
     Status status;
   };
   std::vector<Piece> parsed(pieces.size());
-  auto parse = [&](size_t i) {
+  RunSideBySide(pieces.size(), [&](size_t i) {
     Piece& piece = parsed[i];
     piece.status = ParseLines(pieces[i], source, 0, 0, &piece.actions, &piece.lines, &piece.actions_read);
-  };
-  {
-    std::vector<std::future<void>> others;
-    size_t inline_from = pieces.size();
-    for (size_t i = 1; i < pieces.size(); ++i) {
-      try {
-        others.push_back(std::async(std::launch::async, parse, i));
-      } catch (const std::system_error&) {  // no thread to be had: the rest run here
-        inline_from = i;
-        break;
-      }
-    }
-    parse(0);
-    for (size_t i = inline_from; i < pieces.size(); ++i) parse(i);
-    for (auto& f : others) f.get();  // joined on every path: they read `pieces`
-  }
-  ActionSet out;
+  });
   int64_t lines = 0, actions = 0;
   for (size_t i = 0; i < pieces.size(); ++i) {
     if (!parsed[i].status.ok()) {
@@ -597,8 +579,10 @@ Result<ActionSet> ParseJsonCommit(std::string_view data, const std::string& sour
     }
     lines += parsed[i].lines;
     actions += parsed[i].actions_read;
-    AppendActions(out, std::move(parsed[i].actions));
   }
+  // The first piece's actions are the result; the others are appended to them in file order.
+  ActionSet out = pieces.empty() ? ActionSet() : std::move(parsed[0].actions);
+  for (size_t i = 1; i < pieces.size(); ++i) AppendActions(out, std::move(parsed[i].actions));
   if (actions == 0) return CorruptMetadata("Delta log file '" + source + "' holds no action");
   return out;
 }

@@ -1,5 +1,6 @@
 #include "format/bloom_filter.h"
 
+#include "common/side_by_side.h"
 #include "format/bloom_hash_kernel.h"
 
 #include <arrow/util/base64.h>
@@ -7,7 +8,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <thread>
 #include <cstring>
 
 namespace lakeshore::format {
@@ -125,18 +125,15 @@ void BloomFilter::AddAll(const std::vector<std::string_view>& keys, int threads,
     hash_range(0, keys.size(), &rows_);
     return;
   }
-  std::vector<std::vector<Row>> partial(static_cast<size_t>(threads - 1));
-  std::vector<std::thread> workers;
+  // Each thread but the first sets bits in rows of its own, OR-ed in afterwards.
+  std::vector<std::vector<Row>> partial(static_cast<size_t>(threads - 1),
+                                        std::vector<Row>(rows_.size(), Row{std::vector<uint8_t>(rows_[0].bits.size(), 0)}));
   const size_t chunk = (keys.size() + static_cast<size_t>(threads) - 1) / static_cast<size_t>(threads);
-  for (int t = 1; t < threads; ++t) {
-    auto& rows = partial[static_cast<size_t>(t - 1)];
-    rows.assign(rows_.size(), Row{std::vector<uint8_t>(rows_[0].bits.size(), 0)});
-    const size_t begin = std::min(keys.size(), chunk * static_cast<size_t>(t));
+  RunSideBySide(static_cast<size_t>(threads), [&](size_t t) {
+    const size_t begin = std::min(keys.size(), chunk * t);
     const size_t end = std::min(keys.size(), begin + chunk);
-    workers.emplace_back([&, begin, end, t] { hash_range(begin, end, &partial[static_cast<size_t>(t - 1)]); });
-  }
-  hash_range(0, std::min(keys.size(), chunk), &rows_);
-  for (auto& w : workers) w.join();
+    hash_range(begin, end, t == 0 ? &rows_ : &partial[t - 1]);
+  });
   for (const auto& rows : partial) {
     for (size_t r = 0; r < rows.size(); ++r) {
       for (size_t b = 0; b < rows[r].bits.size(); ++b) rows_[r].bits[b] |= rows[r].bits[b];

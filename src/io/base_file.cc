@@ -8,7 +8,6 @@
 #include <arrow/scalar.h>
 #include <arrow/util/byte_size.h>
 #include <functional>
-#include <future>
 #include <thread>
 #include <optional>
 #include <parquet/arrow/reader.h>
@@ -20,6 +19,7 @@
 #include <parquet/statistics.h>
 #include <parquet/properties.h>
 
+#include "common/side_by_side.h"
 #include "format/bloom_filter.h"
 #include "table/meta_columns.h"
 
@@ -160,24 +160,30 @@ Result<std::pair<std::string, std::string>> EncodeParquet(
   ARROW_ASSIGN_OR_RAISE(auto writer, parquet::arrow::FileWriter::Open(*rows.schema(), arrow::default_memory_pool(),
                                                                       sink, props, arrow_props));
   // Hudi's footer (the bloom filter's hashing above all) is computed while the rows encode.
-  auto footer_future = std::async(std::launch::async, [&rows, &settings, hudi_footer]() -> Result<HudiFooterContent> {
-    if (hudi_footer) return HudiFooter(rows, settings);
-    HudiFooterContent only_schema;
-    auto kv = std::make_shared<arrow::KeyValueMetadata>();
-    if (!settings.avro_schema.empty()) kv->Append("parquet.avro.schema", settings.avro_schema);
-    only_schema.metadata = kv;
-    return only_schema;
-  });
-  arrow::TableBatchReader batches(rows);
-  batches.set_chunksize(settings.row_group_rows);
-  std::shared_ptr<arrow::RecordBatch> batch;
   Status st;
-  while (st.ok()) {
-    st = batches.ReadNext(&batch);
-    if (!st.ok() || batch == nullptr) break;
-    st = writer->WriteRecordBatch(*batch);
-  }
-  auto footer = footer_future.get();  // joined on every path: it reads `rows`
+  Result<HudiFooterContent> footer = Status::UnknownError("footer not computed");
+  RunSideBySide(2, [&](size_t i) {
+    if (i == 1) {
+      if (hudi_footer) {
+        footer = HudiFooter(rows, settings);
+        return;
+      }
+      HudiFooterContent only_schema;
+      auto kv = std::make_shared<arrow::KeyValueMetadata>();
+      if (!settings.avro_schema.empty()) kv->Append("parquet.avro.schema", settings.avro_schema);
+      only_schema.metadata = kv;
+      footer = std::move(only_schema);
+      return;
+    }
+    arrow::TableBatchReader batches(rows);
+    batches.set_chunksize(settings.row_group_rows);
+    std::shared_ptr<arrow::RecordBatch> batch;
+    while (st.ok()) {
+      st = batches.ReadNext(&batch);
+      if (!st.ok() || batch == nullptr) break;
+      st = writer->WriteRecordBatch(*batch);
+    }
+  });
   ARROW_RETURN_NOT_OK(st);
   ARROW_RETURN_NOT_OK(footer.status());
   ARROW_RETURN_NOT_OK(writer->AddKeyValueMetadata(footer->metadata));

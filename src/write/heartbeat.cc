@@ -1,6 +1,8 @@
 #include "write/heartbeat.h"
 
 #include <charconv>
+#include <system_error>
+#include <thread>
 
 #include "table/layout.h"
 
@@ -21,7 +23,11 @@ Result<std::unique_ptr<Heartbeat>> Heartbeat::Start(std::shared_ptr<Storage> sto
   std::unique_ptr<Heartbeat> hb(new Heartbeat(std::move(storage), std::move(clock),
                                               std::move(instant_time), settings));
   ARROW_RETURN_NOT_OK(hb->Beat());
-  hb->thread_ = std::thread([raw = hb.get()] { raw->Loop(); });
+  try {
+    hb->thread_ = std::thread([raw = hb.get()] { raw->Loop(); });
+  } catch (const std::system_error& e) {
+    return Status::IOError("the heartbeat of instant ", hb->instant_time_, " cannot start its thread: ", e.what());
+  }
   return hb;
 }
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <system_error>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -175,16 +176,21 @@ Status LockGuard::RenewLocked() {
 void LockGuard::KeepAlive() {
   std::lock_guard<std::mutex> hold(mu_);
   if (keep_alive_.joinable() || released_) return;
-  keep_alive_ = std::thread([this] {
-    const auto period = std::chrono::milliseconds(std::max<int64_t>(1, lease_ms_ / 3));
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!wake_.wait_for(lock, period, [this] { return stop_keep_alive_; })) {
-      // A storage error is retried at the next period (CheckHeld fences meanwhile); a lost
-      // lock or a release ends the renewals.
-      (void)RenewLocked();
-      if (!lost_.ok() || released_) return;
-    }
-  });
+  try {
+    keep_alive_ = std::thread([this] {
+      const auto period = std::chrono::milliseconds(std::max<int64_t>(1, lease_ms_ / 3));
+      std::unique_lock<std::mutex> lock(mu_);
+      while (!wake_.wait_for(lock, period, [this] { return stop_keep_alive_; })) {
+        // A storage error is retried at the next period (CheckHeld fences meanwhile); a lost
+        // lock or a release ends the renewals.
+        (void)RenewLocked();
+        if (!lost_.ok() || released_) return;
+      }
+    });
+  } catch (const std::system_error& e) {  // no renewals: the holder must not commit past the lease
+    lost_ = LockTimeout("table lock '" + path_ + "' cannot start its renewals: " + e.what() +
+                        "; nothing more is committed under it");
+  }
 }
 
 TableLock::TableLock(std::shared_ptr<Storage> storage, std::shared_ptr<Clock> clock, LockSettings settings)

@@ -202,6 +202,50 @@ def test_hudi_rs_lists_the_table_through_our_files_partition(tmp_path: Path) -> 
     assert len(_hudi_rows(root)) > len(expected), "without the files partition, hudi-rs lists the stray file"
 
 
+def _archived_instants(history: Path) -> list[str]:
+    """The instant times the LSM history under `history` holds (its manifest's Parquet files)."""
+    import pyarrow.parquet as pq
+
+    version = (history / "_version_").read_text().strip()
+    manifest = json.loads((history / f"manifest_{version}").read_text())
+    return [t for f in manifest["files"] for t in pq.read_table(history / f["fileName"]).column("instantTime").to_pylist()]
+
+
+def test_archived_metadata_timelines_keep_hudi_rs_listing_through_our_files_partition(tmp_path: Path) -> None:
+    # Many writes, each archival moving both timelines: hudi-rs still reads the right rows through
+    # the files partition (a stray file shows it lists through it), and so do we.
+    root = tmp_path / "t"
+    properties = {
+        "hoodie.metadata.enable": "true",
+        "hoodie.index.type": "RECORD_INDEX",
+        "hoodie.metadata.compact.max.delta.commits": "2",
+        "hoodie.keep.min.commits": "2",
+        "hoodie.keep.max.commits": "3",
+    }
+    t = lakeshore.Table.create(str(root), SCHEMA, record_key="id", partition_by="p", properties=properties)
+    oracle: dict[str, int] = {}
+    metadata_moved = 0
+    for step in range(16):
+        batch = {f"k{(step * 7 + i) % 40}": step * 100 + i for i in range(6)}
+        oracle.update(batch)
+        t.upsert(_batch(batch))
+        if step % 4 == 3:
+            result = t.archive()
+            metadata_moved += len(result["metadata_archived_instants"])
+    history = root / ".hoodie" / "metadata" / ".hoodie" / "timeline" / "history"
+    assert metadata_moved > 0 and (history / "_version_").exists()
+    active = {p.name.split(".")[0].split("_")[0] for p in (root / ".hoodie" / "metadata" / ".hoodie" / "timeline").iterdir()}
+    assert not active & set(_archived_instants(history)), "an instant is both archived and active"
+    expected = sorted(oracle.items())
+    assert _rows(t) == expected
+    assert _hudi_rows(root) == expected
+    _expect_lookup_is_exact(t, oracle)
+    base = next(root.glob("p=p0/*.parquet"))
+    file_id, token, rest = base.name.split("_", 2)
+    shutil.copy(base, base.with_name("_".join(["00000000-1111-2222-3333-444444444444", token, rest])))
+    assert _hudi_rows(root) == expected, "hudi-rs listed storage instead of the files partition"
+
+
 def test_indexes_are_built_and_dropped_from_python_and_the_cli(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -433,6 +433,7 @@ void BindTable(nb::module_& m) {
             ArchiveResult r = WithoutGil([&] { return t.Archive(options); });
             nb::dict d;
             d["archived_instants"] = nb::cast(r.archived_instants);
+            d["metadata_archived_instants"] = nb::cast(r.metadata_archived_instants);
             d["data_files_written"] = r.data_files_written;
             d["manifest_version"] = r.manifest_version;
             d["duration_ms"] = r.duration_ms;
@@ -440,7 +441,7 @@ void BindTable(nb::module_& m) {
           },
           nb::arg("keep_min_commits").none(), nb::arg("keep_max_commits").none(),
           "Moves old completed instants into the archived timeline; returns a dict (archived_instants, "
-          "data_files_written, manifest_version, duration_ms).")
+          "metadata_archived_instants, data_files_written, manifest_version, duration_ms).")
       .def("compact", &Compact, nb::arg("min_delta_commits"), nb::arg("min_log_bytes"), nb::arg("schedule_only"),
            nb::arg("progress").none(),
            "Compacts a merge-on-read table (finishing a pending compaction first); returns a dict "

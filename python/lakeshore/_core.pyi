@@ -149,7 +149,7 @@ class Table:
 
     def archive(self, keep_min_commits: int | None, keep_max_commits: int | None) -> dict[str, Any]:
         """
-        Moves old completed instants into the archived timeline; returns a dict (archived_instants, data_files_written, manifest_version, duration_ms).
+        Moves old completed instants into the archived timeline; returns a dict (archived_instants, metadata_archived_instants, data_files_written, manifest_version, duration_ms).
         """
 
     def compact(self, min_delta_commits: int, min_log_bytes: int, schedule_only: bool, progress: object | None) -> dict[str, Any]:

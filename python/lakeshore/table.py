@@ -452,7 +452,9 @@ class Table:
         ``keep_max_commits`` completed writes are active (default: the table's
         ``hoodie.keep.max.commits``, 30), keeping the newest ``keep_min_commits`` (20). Nothing at
         or after a pending instant or a savepoint moves. Reads, ``as_of`` and incremental reads
-        keep the whole history. Returns ``archived_instants``, ``data_files_written``,
+        keep the whole history. The metadata table's timeline is archived after it, by the same
+        keep values, as far as its own compactions allow (``docs/indexes.md``). Returns
+        ``archived_instants``, ``metadata_archived_instants``, ``data_files_written``,
         ``manifest_version`` and ``duration_ms``."""
         return dict(self._native.archive(keep_min_commits, keep_max_commits))
 

@@ -11,6 +11,7 @@
 #include "read/secondary_lookup.h"
 #include "services/metadata/secondary_index_writer.h"
 #include "services/archive/timeline_archiver.h"
+#include "services/metadata/metadata_archival.h"
 #include "services/clustering/clusterer.h"
 #include "services/compaction/compactor.h"
 #include "services/savepoint/savepoints.h"
@@ -417,7 +418,11 @@ Result<std::vector<SavepointView>> Table::Savepoints() { return ListSavepoints(i
 
 Result<ArchiveResult> Table::Archive(const ArchiveOptions& options) {
   std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
-  return ArchiveTimeline(impl_->ctx, options);
+  ARROW_ASSIGN_OR_RAISE(auto result, ArchiveTimeline(impl_->ctx, options));
+  // The data timeline's archival moves the metadata timeline's bound: archive it too.
+  ARROW_ASSIGN_OR_RAISE(auto metadata, ArchiveMetadataTimeline(impl_->ctx, options));
+  result.metadata_archived_instants = std::move(metadata.archived_instants);
+  return result;
 }
 
 Result<CompactionResult> Table::Compact(const CompactionOptions& options) {

@@ -327,13 +327,19 @@ std::string UuidText(uint64_t high, uint64_t low) {
 
 std::function<bool(const std::string&)> ValidDataInstants(const Timeline& data_timeline) {
   auto completed = std::make_shared<std::set<std::string>>();
-  std::string first;
+  auto active = std::make_shared<std::set<std::string>>();
+  std::string first_write;
   for (const auto& i : data_timeline.instants()) {
-    if (first.empty() || i.time < first) first = i.time;
+    active->insert(i.time);
     if (i.is_completed()) completed->insert(i.time);
+    const bool write = actions::WritesData(actions::CompletedAction(i.action));
+    if (write && (first_write.empty() || i.time < first_write)) first_write = i.time;
   }
-  return [completed, first](const std::string& instant) {
-    return completed->count(instant) > 0 || (!first.empty() && instant < first);
+  return [completed, active, first_write](const std::string& instant) {
+    if (completed->count(instant) > 0) return true;
+    if (active->count(instant) > 0) return false;  // pending
+    const bool index_init = instant.size() == 17 && instant.compare(0, 14, "00000000000000") == 0;
+    return index_init || (!first_write.empty() && instant < first_write);
   };
 }
 

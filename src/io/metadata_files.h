@@ -40,8 +40,12 @@ struct MetadataPartitionSlices {
 };
 
 /// Hudi's valid-instants filter over the data timeline: a metadata entry written at a data
-/// instant's time counts once that instant completed; instants older than the active timeline
-/// (archived) count, and so do the metadata table's index-init instants (older than any).
+/// instant's time counts once that instant completed. An instant the active timeline does not
+/// hold counts when it is older than the earliest write instant there (commit, deltacommit,
+/// replacecommit, or a pending compaction or clustering): archival moves write instants oldest
+/// first, with the cleans and rollbacks older than them, so it was archived; and so do the
+/// metadata table's index-init instants (older than any). Instants of other actions that stay
+/// active (an `indexing` instant, a savepoint) do not hold that horizon back.
 std::function<bool(const std::string&)> ValidDataInstants(const Timeline& data_timeline);
 
 /// Lists partition `partition` of the metadata table on `mdt` (storage rooted at

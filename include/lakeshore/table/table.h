@@ -157,6 +157,8 @@ struct ArchiveOptions {
 /// What an archival did.
 struct ArchiveResult {
   std::vector<std::string> archived_instants;  ///< instant times, oldest first
+  /// The metadata table's instants archived with them (Table::Archive), oldest first.
+  std::vector<std::string> metadata_archived_instants;
   int64_t data_files_written = 0;              ///< level-0 files and compacted files
   int64_t manifest_version = 0;                ///< the archive's manifest after the run (0: none)
   int64_t duration_ms = 0;

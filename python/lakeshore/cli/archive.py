@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     t.add_row("instants archived", str(len(moved)))
     if moved:
         t.add_row("oldest .. newest", f"{moved[0]} .. {moved[-1]}")
+    t.add_row("metadata instants archived", str(len(result["metadata_archived_instants"])))
     t.add_row("data files written", str(result["data_files_written"]))
     t.add_row("manifest version", str(result["manifest_version"]))
     t.add_row("time", f"{result['duration_ms']} ms")

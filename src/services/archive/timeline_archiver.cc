@@ -74,52 +74,27 @@ Result<std::string> EarliestReplaceWithLiveFiles(TableContext& ctx, const Timeli
   return std::string();
 }
 
-/// The instants to archive (oldest first), by the rules in the header.
-Result<std::vector<Instant>> ChooseInstants(TableContext& ctx, const Timeline& timeline, int64_t keep_min,
-                                            int64_t keep_max) {
-  std::vector<Instant> commits;
-  std::string bound;  // nothing at or after it moves
-  auto limit = [&](const std::string& t) {
-    if (!t.empty() && (bound.empty() || t < bound)) bound = t;
-  };
-  for (const auto& i : timeline.instants()) {
-    if (!i.is_completed()) limit(i.time);
-    if (i.is_completed() && i.action == actions::kSavepoint) limit(i.time);
-    if (i.is_completed() && actions::WritesData(i.action)) commits.push_back(i);
-  }
+/// The data table's bound: nothing at or after the earliest commit the latest clean retains, or
+/// the earliest replacecommit whose replaced files are still on storage, moves ("" for none).
+Result<std::string> DataTableBound(TableContext& ctx, const Timeline& timeline) {
   ARROW_ASSIGN_OR_RAISE(std::string retained, EarliestCommitRetainedByClean(ctx, timeline));
-  limit(retained);
   ARROW_ASSIGN_OR_RAISE(std::string replace, EarliestReplaceWithLiveFiles(ctx, timeline));
-  limit(replace);
-  if (static_cast<int64_t>(commits.size()) <= keep_max) return std::vector<Instant>();
-  std::sort(commits.begin(), commits.end(), [](const Instant& a, const Instant& b) { return a.time < b.time; });
-  std::vector<Instant> chosen;
-  const size_t movable = commits.size() - static_cast<size_t>(keep_min);
-  for (size_t k = 0; k < movable; ++k) {
-    if (!bound.empty() && commits[k].time >= bound) break;
-    chosen.push_back(commits[k]);
-  }
-  if (chosen.empty()) return chosen;
-  const std::string last = chosen.back().time;
-  for (const auto& i : timeline.instants()) {
-    if (i.is_completed() && (i.action == actions::kClean || i.action == actions::kRollback) && i.time < last) {
-      chosen.push_back(i);
-    }
-  }
-  std::sort(chosen.begin(), chosen.end(), [](const Instant& a, const Instant& b) { return a.time < b.time; });
-  return chosen;
+  if (retained.empty()) return replace;
+  if (replace.empty()) return retained;
+  return std::min(retained, replace);
 }
 
 /// The rows of `chosen`: each completed file's bytes and, for table services, the plan (the
 /// requested file; an inflight replacecommit's or clustering's content replaces it when not
 /// empty, as Hudi's archiver takes it).
-Result<std::vector<ArchivedInstant>> RowsOf(TableContext& ctx, const std::vector<Instant>& chosen,
+Result<std::vector<ArchivedInstant>> RowsOf(Storage& storage, const TimelineLocation& at,
+                                            const std::vector<Instant>& chosen,
                                             const std::map<std::string, std::vector<std::string>>& files_of) {
   std::vector<ArchivedInstant> rows;
   for (const Instant& i : chosen) {
     ArchivedInstant row;
     row.instant = i;
-    ARROW_ASSIGN_OR_RAISE(row.metadata, timeline_ops::ReadContent(*ctx.storage, ctx.timeline_location, i));
+    ARROW_ASSIGN_OR_RAISE(row.metadata, timeline_ops::ReadContent(storage, at, i));
     std::string requested_plan, inflight_plan;
     auto files = files_of.find(i.time);
     for (const auto& path : files == files_of.end() ? std::vector<std::string>() : files->second) {
@@ -130,7 +105,7 @@ Result<std::vector<ArchivedInstant>> RowsOf(TableContext& ctx, const std::vector
                            name.find(".replacecommit.") != std::string::npos || name.find(".clean.") != std::string::npos ||
                            name.find(".logcompaction.") != std::string::npos;
       if (!service || !(requested || inflight)) continue;
-      ARROW_ASSIGN_OR_RAISE(auto bytes, ctx.storage->ReadString(path));
+      ARROW_ASSIGN_OR_RAISE(auto bytes, storage.ReadString(path));
       if (bytes.empty()) continue;
       const bool replace_inflight = inflight && (name.find(".replacecommit.") != std::string::npos ||
                                                  name.find(".clustering.") != std::string::npos);
@@ -145,11 +120,11 @@ Result<std::vector<ArchivedInstant>> RowsOf(TableContext& ctx, const std::vector
 
 /// Merges layers of ten or more files into the next layer, then drops manifests and data files
 /// older than the last kManifestsKept manifests. Returns the files written.
-Result<int64_t> CompactAndClean(TableContext& ctx, const std::string& history, const LockGuard& guard,
+Result<int64_t> CompactAndClean(Storage& storage, const std::string& history, const LockGuard& guard,
                                 ArchivedTimelineVersion* version) {
   int64_t written = 0;
   for (int layer = 0; layer < 9; ++layer) {
-    ARROW_ASSIGN_OR_RAISE(auto entries, ReadArchivedManifest(*ctx.storage, history, *version));
+    ARROW_ASSIGN_OR_RAISE(auto entries, ReadArchivedManifest(storage, history, *version));
     std::vector<ArchivedFileEntry> in_layer;
     for (const auto& e : entries) {
       if (ArchivedFileLayer(e.name) == layer) in_layer.push_back(e);
@@ -161,7 +136,7 @@ Result<int64_t> CompactAndClean(TableContext& ctx, const std::string& history, c
     std::vector<ArchivedInstant> rows;
     std::string min, max;
     for (const auto& e : in_layer) {
-      ARROW_ASSIGN_OR_RAISE(auto file_rows, ReadArchivedFile(*ctx.storage, JoinPath(history, e.name), true));
+      ARROW_ASSIGN_OR_RAISE(auto file_rows, ReadArchivedFile(storage, JoinPath(history, e.name), true));
       for (auto& r : file_rows) rows.push_back(std::move(r));
       const std::string lo = e.name.substr(0, e.name.find('_'));
       const std::string hi = e.name.substr(lo.size() + 1, e.name.find('_', lo.size() + 1) - lo.size() - 1);
@@ -170,7 +145,7 @@ Result<int64_t> CompactAndClean(TableContext& ctx, const std::string& history, c
     }
     const std::string name = min + "_" + max + "_" + std::to_string(layer + 1) + ".parquet";
     ARROW_RETURN_NOT_OK(guard.CheckHeld());
-    ARROW_ASSIGN_OR_RAISE(int64_t length, WriteArchivedFile(*ctx.storage, history, name, rows));
+    ARROW_ASSIGN_OR_RAISE(int64_t length, WriteArchivedFile(storage, history, name, rows));
     ++written;
     std::set<std::string> merged;
     for (const auto& e : in_layer) merged.insert(e.name);
@@ -180,18 +155,18 @@ Result<int64_t> CompactAndClean(TableContext& ctx, const std::string& history, c
     }
     next.push_back({name, length});
     ARROW_RETURN_NOT_OK(guard.CheckHeld());
-    ARROW_ASSIGN_OR_RAISE(*version, PublishArchivedManifest(*ctx.storage, history, *version, next));
+    ARROW_ASSIGN_OR_RAISE(*version, PublishArchivedManifest(storage, history, *version, next));
   }
   // Clean: what the last kManifestsKept manifests name stays.
   std::set<std::string> kept_files;
   std::set<std::string> kept_manifests;
   for (int64_t v = std::max<int64_t>(1, version->manifest - kManifestsKept + 1); v <= version->manifest; ++v) {
     kept_manifests.insert("manifest_" + std::to_string(v));
-    auto entries = ReadArchivedManifest(*ctx.storage, history, ArchivedTimelineVersion{v});
+    auto entries = ReadArchivedManifest(storage, history, ArchivedTimelineVersion{v});
     if (!entries.ok()) continue;  // already cleaned by an earlier run
     for (const auto& e : *entries) kept_files.insert(e.name);
   }
-  ARROW_ASSIGN_OR_RAISE(auto listed, ctx.storage->List(history, /*recursive=*/false));
+  ARROW_ASSIGN_OR_RAISE(auto listed, storage.List(history, /*recursive=*/false));
   std::vector<std::string> drop;
   for (const auto& e : listed) {
     const std::string name(BaseName(e.path));
@@ -202,12 +177,104 @@ Result<int64_t> CompactAndClean(TableContext& ctx, const std::string& history, c
   }
   if (!drop.empty()) {
     ARROW_RETURN_NOT_OK(guard.CheckHeld());
-    ARROW_RETURN_NOT_OK(ctx.storage->DeleteFiles(drop).status());
+    ARROW_RETURN_NOT_OK(storage.DeleteFiles(drop).status());
   }
   return written;
 }
 
 }  // namespace
+
+std::vector<Instant> ArchivableInstants(const Timeline& timeline, const ArchivalChoice& choice) {
+  std::vector<Instant> commits;
+  std::string limit = choice.bound;  // nothing at or after it moves
+  auto lower = [&](const std::string& t) {
+    if (!t.empty() && (limit.empty() || t < limit)) limit = t;
+  };
+  for (const auto& i : timeline.instants()) {
+    if (!i.is_completed()) lower(i.time);
+    if (i.is_completed() && i.action == actions::kSavepoint) lower(i.time);
+    if (i.is_completed() && actions::WritesData(i.action) && (!choice.counted || choice.counted(i))) commits.push_back(i);
+  }
+  if (static_cast<int64_t>(commits.size()) <= choice.keep_max) return {};
+  std::sort(commits.begin(), commits.end(), [](const Instant& a, const Instant& b) { return a.time < b.time; });
+  auto movable = [&](const Instant& i) { return !choice.movable || choice.movable(i); };
+  std::vector<Instant> chosen;
+  const size_t count = commits.size() - static_cast<size_t>(std::max<int64_t>(choice.keep_min, 0));
+  for (size_t k = 0; k < count; ++k) {
+    if (!limit.empty() && commits[k].time >= limit) break;
+    if (movable(commits[k])) chosen.push_back(commits[k]);
+  }
+  if (chosen.empty()) return chosen;
+  const std::string last = chosen.back().time;
+  for (const auto& i : timeline.instants()) {
+    if (i.is_completed() && (i.action == actions::kClean || i.action == actions::kRollback) && i.time < last &&
+        movable(i)) {
+      chosen.push_back(i);
+    }
+  }
+  std::sort(chosen.begin(), chosen.end(), [](const Instant& a, const Instant& b) { return a.time < b.time; });
+  return chosen;
+}
+
+Result<ArchiveResult> ArchiveInstants(const ArchiveTarget& target, const Timeline& timeline,
+                                      const std::vector<Instant>& chosen, const LockGuard& guard) {
+  Storage& storage = *target.storage;
+  const std::string& history = target.history_folder;
+  ARROW_ASSIGN_OR_RAISE(auto version, LatestArchivedVersion(storage, history));
+  ARROW_ASSIGN_OR_RAISE(auto entries, ReadArchivedManifest(storage, history, version));
+  // Every timeline file by instant time (one listing), for the rows and for step 3.
+  ARROW_ASSIGN_OR_RAISE(auto listed, storage.List(target.timeline_location.folder, /*recursive=*/false));
+  std::map<std::string, std::vector<std::string>> files_of;
+  for (const auto& e : listed) {
+    if (e.is_dir) continue;
+    const std::string time = TimeOfFile(BaseName(e.path));
+    if (!time.empty()) files_of[time].push_back(e.path);
+  }
+  // A crash after an earlier run published its manifest leaves archived instants active: finish
+  // deleting them (readers already count them once).
+  ARROW_ASSIGN_OR_RAISE(auto archived, ReadArchivedTimeline(storage, history, *target.engine));
+  std::set<std::string> already;
+  for (const auto& a : archived) already.insert(a.instant.time);
+  std::vector<Instant> fresh;
+  for (const auto& i : chosen) {
+    if (!already.count(i.time)) fresh.push_back(i);
+  }
+  ArchiveResult result;
+  if (!fresh.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto rows, RowsOf(storage, target.timeline_location, fresh, files_of));
+    const std::string name = fresh.front().time + "_" + fresh.back().time + "_0.parquet";
+    ARROW_RETURN_NOT_OK(guard.CheckHeld());
+    ARROW_ASSIGN_OR_RAISE(int64_t length, WriteArchivedFile(storage, history, name, rows));
+    ++result.data_files_written;
+    std::vector<ArchivedFileEntry> next = entries;
+    next.erase(std::remove_if(next.begin(), next.end(), [&](const ArchivedFileEntry& e) { return e.name == name; }),
+               next.end());
+    next.push_back({name, length});
+    ARROW_RETURN_NOT_OK(guard.CheckHeld());
+    ARROW_ASSIGN_OR_RAISE(version, PublishArchivedManifest(storage, history, version, next));  // commit point
+  }
+  // Step 3, for this run's instants and any an interrupted run archived.
+  std::set<std::string> moved = already;
+  for (const auto& f : fresh) moved.insert(f.time);
+  std::vector<std::string> pending_files, completed_files;
+  for (const auto& i : timeline.instants()) {
+    if (!moved.count(i.time)) continue;
+    for (const auto& path : files_of[i.time]) {
+      (IsCompletedFileName(BaseName(path)) ? completed_files : pending_files).push_back(path);
+    }
+  }
+  std::sort(completed_files.begin(), completed_files.end());
+  ARROW_RETURN_NOT_OK(guard.CheckHeld());
+  ARROW_RETURN_NOT_OK(storage.DeleteFiles(pending_files).status());
+  for (const auto& path : completed_files) {  // oldest first, as Hudi does (HUDI-7207)
+    ARROW_RETURN_NOT_OK(storage.DeleteFiles({path}).status());
+  }
+  ARROW_ASSIGN_OR_RAISE(int64_t compacted, CompactAndClean(storage, history, guard, &version));
+  result.data_files_written += compacted;
+  for (const auto& i : fresh) result.archived_instants.push_back(i.time);
+  result.manifest_version = version.manifest;
+  return result;
+}
 
 Result<ArchiveResult> ArchiveTimeline(TableContext& ctx, const ArchiveOptions& options) {
   const auto started = std::chrono::steady_clock::now();
@@ -226,68 +293,16 @@ Result<ArchiveResult> ArchiveTimeline(TableContext& ctx, const ArchiveOptions& o
     return Status::Invalid("archival needs 1 <= keep_min_commits < keep_max_commits (got ", keep_min, " and ",
                            keep_max, ")");
   }
-  const std::string& history = ctx.archive_folder;
   ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("archive"));
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
-  ARROW_ASSIGN_OR_RAISE(auto version, LatestArchivedVersion(*ctx.storage, history));
-  ARROW_ASSIGN_OR_RAISE(auto entries, ReadArchivedManifest(*ctx.storage, history, version));
-  // Every timeline file by instant time (one listing), for the rows and for step 3.
-  ARROW_ASSIGN_OR_RAISE(auto listed, ctx.storage->List(ctx.timeline_location.folder, /*recursive=*/false));
-  std::map<std::string, std::vector<std::string>> files_of;
-  for (const auto& e : listed) {
-    if (e.is_dir) continue;
-    const std::string time = TimeOfFile(BaseName(e.path));
-    if (!time.empty()) files_of[time].push_back(e.path);
-  }
-  // A crash after an earlier run published its manifest leaves archived instants active: finish
-  // deleting them (readers already count them once).
-  ARROW_ASSIGN_OR_RAISE(auto archived, ReadArchivedTimeline(*ctx.storage, history, *ctx.engine));
-  std::set<std::string> already;
-  for (const auto& a : archived) already.insert(a.instant.time);
-  ARROW_ASSIGN_OR_RAISE(auto chosen, ChooseInstants(ctx, timeline, keep_min, keep_max));
-  std::vector<Instant> fresh;
-  for (const auto& i : chosen) {
-    if (!already.count(i.time)) fresh.push_back(i);
-  }
-  ArchiveResult result;
-  if (!fresh.empty()) {
-    ARROW_ASSIGN_OR_RAISE(auto rows, RowsOf(ctx, fresh, files_of));
-    const std::string name = fresh.front().time + "_" + fresh.back().time + "_0.parquet";
-    ARROW_RETURN_NOT_OK(guard->CheckHeld());
-    ARROW_ASSIGN_OR_RAISE(int64_t length, WriteArchivedFile(*ctx.storage, history, name, rows));
-    ++result.data_files_written;
-    std::vector<ArchivedFileEntry> next = entries;
-    next.erase(std::remove_if(next.begin(), next.end(), [&](const ArchivedFileEntry& e) { return e.name == name; }),
-               next.end());
-    next.push_back({name, length});
-    ARROW_RETURN_NOT_OK(guard->CheckHeld());
-    ARROW_ASSIGN_OR_RAISE(version, PublishArchivedManifest(*ctx.storage, history, version, next));  // commit point
-  }
-  // Step 3, for this run's instants and any an interrupted run archived.
-  std::vector<Instant> to_delete;
-  for (const auto& i : timeline.instants()) {
-    if (already.count(i.time) || std::any_of(fresh.begin(), fresh.end(), [&](const Instant& f) { return f.time == i.time; })) {
-      to_delete.push_back(i);
-    }
-  }
-  std::vector<std::string> pending_files, completed_files;
-  for (const auto& i : to_delete) {
-    for (const auto& path : files_of[i.time]) {
-      (IsCompletedFileName(BaseName(path)) ? completed_files : pending_files).push_back(path);
-    }
-  }
-  std::sort(completed_files.begin(), completed_files.end());
-  ARROW_RETURN_NOT_OK(guard->CheckHeld());
-  ARROW_RETURN_NOT_OK(ctx.storage->DeleteFiles(pending_files).status());
-  for (const auto& path : completed_files) {  // oldest first, as Hudi does (HUDI-7207)
-    ARROW_RETURN_NOT_OK(ctx.storage->DeleteFiles({path}).status());
-  }
-  ARROW_ASSIGN_OR_RAISE(int64_t compacted, CompactAndClean(ctx, history, *guard, &version));
-  result.data_files_written += compacted;
+  ARROW_ASSIGN_OR_RAISE(std::string bound, DataTableBound(ctx, timeline));
+  const auto chosen = ArchivableInstants(timeline, ArchivalChoice{keep_min, keep_max, bound, {}, {}});
+  const ArchiveTarget target{ctx.storage.get(), ctx.timeline_location, ctx.archive_folder, ctx.engine.get()};
+  ARROW_ASSIGN_OR_RAISE(auto result, ArchiveInstants(target, timeline, chosen, *guard));
   ARROW_RETURN_NOT_OK(guard->Release());
-  for (const auto& i : fresh) result.archived_instants.push_back(i.time);
-  result.manifest_version = version.manifest;
-  if (options.on_archived && !fresh.empty()) ARROW_RETURN_NOT_OK(options.on_archived(result.archived_instants));
+  if (options.on_archived && !result.archived_instants.empty()) {
+    ARROW_RETURN_NOT_OK(options.on_archived(result.archived_instants));
+  }
   result.duration_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
   return result;

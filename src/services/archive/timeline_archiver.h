@@ -24,8 +24,44 @@
 
 #include "actions/table_context.h"
 #include "lakeshore/table/table.h"
+#include "timeline/timeline.h"
 
 namespace lakeshore {
+
+/// Where a timeline lives and is archived to: the data table's, or the metadata table's
+/// (services/metadata/metadata_archival.h), on storage rooted at its table.
+struct ArchiveTarget {
+  Storage* storage = nullptr;
+  TimelineLocation timeline_location;
+  std::string history_folder;  ///< the LSM history (`<timeline>/history`)
+  Engine* engine = nullptr;
+};
+
+/// What step 1 chooses from, apart from the data table's own bounds.
+struct ArchivalChoice {
+  int64_t keep_min = 0;  ///< hoodie.keep.min.commits
+  int64_t keep_max = 0;  ///< hoodie.keep.max.commits
+  std::string bound;     ///< nothing at or after it moves ("" for none)
+  /// The write instants the keep counts count (all when empty).
+  std::function<bool(const Instant&)> counted;
+  /// The instants that may move (all when empty); one that may not is skipped, not a bound.
+  std::function<bool(const Instant&)> movable;
+};
+
+/// Step 1's rule: when more than `keep_max` counted completed write instants (commit,
+/// deltacommit, replacecommit) are in `timeline`, the movable ones among the oldest of them
+/// beyond `keep_min`, but none at or after `bound`, the earliest pending instant of any action
+/// or the earliest savepoint; then the movable completed cleans and rollbacks older than the
+/// last one chosen. Oldest first.
+std::vector<Instant> ArchivableInstants(const Timeline& timeline, const ArchivalChoice& choice);
+
+/// Steps 2-4 for `chosen` (completed instants of `timeline`, which the caller listed under
+/// `guard`, oldest first): the level-0 file and the next manifest (nothing when every chosen
+/// instant is archived already), then the active files of every instant of `timeline` the
+/// archive holds (a crashed run's too), then the layers' compaction and cleaning. The result
+/// has no duration. Crash-safe at every call, as the header says.
+Result<ArchiveResult> ArchiveInstants(const ArchiveTarget& target, const Timeline& timeline,
+                                      const std::vector<Instant>& chosen, const LockGuard& guard);
 
 /// Runs one archival of the table (steps above). Nothing to archive is a result with no
 /// instants. A version-6 table (layout 1) → kUnsupportedFeature; a damaged archive →

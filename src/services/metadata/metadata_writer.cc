@@ -14,12 +14,14 @@
 #include "format/table_checksum.h"
 #include "format/metadata_keys.h"
 #include "format/metadata_record.h"
+#include "io/archived_timeline.h"
 #include "io/base_file.h"
 #include "io/log_file.h"
 #include "io/metadata_files.h"
 #include "lakeshore/storage/sub_tree_storage.h"
 #include "read/record_lookup.h"
 #include "services/metadata/indexing_instant.h"
+#include "services/metadata/metadata_archival.h"
 #include "services/metadata/secondary_index_writer.h"
 #include "services/table_service.h"
 #include "table/file_naming.h"
@@ -770,6 +772,12 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
       // New base files: list again.
       listed.clear();
       ARROW_ASSIGN_OR_RAISE(mdt_timeline, Timeline::Load(*mdt, kTimeline));
+      // The compaction deleted the slices it replaced: the instants that wrote only those may
+      // now leave the active timeline.
+      ARROW_ASSIGN_OR_RAISE(auto archived, ArchiveMetadataTimeline(ctx, *mdt, mdt_timeline, data_timeline, ArchiveOptions{}, guard));
+      if (!archived.archived_instants.empty()) {
+        ARROW_ASSIGN_OR_RAISE(mdt_timeline, Timeline::Load(*mdt, kTimeline));
+      }
     }
   }
 
@@ -869,7 +877,18 @@ Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_tim
   ARROW_ASSIGN_OR_RAISE(auto mdt, MetadataStorage(ctx));
   ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(*mdt, kTimeline));
   auto found = timeline.Find(instant_time);
-  if (!found) return Status::OK();
+  if (!found) {
+    // Archived: only after a compaction folded it into base files (metadata_archival.h keeps
+    // every instant a rollback can reach active; this holds should that ever fail).
+    ARROW_ASSIGN_OR_RAISE(auto archived, ReadArchivedTimeline(*mdt, kMetadataArchiveFolder, *ctx.engine));
+    for (const auto& a : archived) {
+      if (a.instant.time != instant_time) continue;
+      std::vector<std::string> all = config.metadata_partitions;
+      all.insert(all.end(), config.metadata_partitions_inflight.begin(), config.metadata_partitions_inflight.end());
+      return DropMetadataPartitions(ctx, all, guard);
+    }
+    return Status::OK();
+  }
   // Folded into base files by a compaction that completed after it: it cannot be taken out.
   for (const auto& i : timeline.instants()) {
     if (i.is_completed() && i.action == actions::kCommit && found->is_completed() &&

@@ -19,8 +19,10 @@
 #include "format/metadata_keys.h"
 #include "format/metadata_record.h"
 #include "io/base_file.h"
+#include "io/archived_timeline.h"
 #include "io/metadata_files.h"
 #include "lakeshore/storage/fault_injection_storage.h"
+#include "lakeshore/storage/sub_tree_storage.h"
 #include "lakeshore/table/table.h"
 #include "table/file_naming.h"
 #include "table/file_system_view.h"
@@ -44,7 +46,7 @@ struct Fixture : testing::ClockedStorage {
   Fixture() : ClockedStorage(kStartMs) {}
 };
 
-Fixture MakeTable(TableType type, int64_t compact_every) {
+Fixture MakeTable(TableType type, int64_t compact_every, const std::map<std::string, std::string>& extra = {}) {
   Fixture f;
   f.uri = "mem://metadata_writer_" + std::to_string(counter++);
   f.inner = *Storage::Open(f.uri);
@@ -57,6 +59,7 @@ Fixture MakeTable(TableType type, int64_t compact_every) {
   config.properties["hoodie.metadata.record.index.min.filegroup.count"] = "3";
   config.properties["hoodie.metadata.compact.max.delta.commits"] = std::to_string(compact_every);
   if (type == TableType::kMergeOnRead) config.properties["write.small_file_limit_bytes"] = "0";
+  for (const auto& [k, v] : extra) config.properties[k] = v;
   auto table = Table::Create(f.uri, config, f.Options(f.inner));
   EXPECT_TRUE(table.ok()) << table.status();
   // A secondary index on name, kept current by every write from the first on.
@@ -67,17 +70,29 @@ Fixture MakeTable(TableType type, int64_t compact_every) {
   return f;
 }
 
-/// The files every completed instant wrote, by partition (what the files partition must list).
+/// The files every completed instant wrote, archived ones included, by partition (what the
+/// files partition must list).
 std::map<std::string, std::set<std::string>> CommittedFiles(Storage& storage) {
   std::map<std::string, std::set<std::string>> out;
+  auto add = [&](const CommitMetadata& meta) {
+    for (const auto& s : meta.write_stats) {
+      if (!s.path.empty()) out[s.partition].insert(std::string(BaseName(s.path)));
+    }
+  };
   auto timeline = *Timeline::Load(storage);
   for (const auto& instant : timeline.CompletedByCompletionTime()) {
     auto meta = testing::ReadInstant(storage, instant);
     EXPECT_TRUE(meta.ok()) << meta.status();
-    if (!meta.ok()) continue;
-    for (const auto& s : meta->write_stats) {
-      if (!s.path.empty()) out[s.partition].insert(std::string(BaseName(s.path)));
-    }
+    if (meta.ok()) add(*meta);
+  }
+  auto archived = ReadArchivedTimeline(storage, ".hoodie/timeline/history", *Engine::Default());
+  EXPECT_TRUE(archived.ok()) << archived.status();
+  const InstantCodec codec{TimelineLayout::kV2, storage.ExternalPath("")};
+  for (const auto& a : archived.ok() ? *archived : std::vector<ArchivedInstant>()) {
+    if (timeline.Find(a.instant.time)) continue;  // counted as its active copy
+    auto meta = codec.Decode(a.instant, a.metadata, "archived " + a.instant.time);
+    EXPECT_TRUE(meta.ok()) << meta.status();
+    if (meta.ok()) add(*meta);
   }
   return out;
 }
@@ -335,6 +350,167 @@ TEST(MetadataWriter, EveryCrashAndFailurePointRecovers) {
     for (int64_t k = 1; k <= n + 1; ++k) {
       RunCrashAt(k, FaultMode::kCrash, type);
       RunCrashAt(k, FaultMode::kFailOnce, type);
+    }
+  }
+}
+
+// ---- archival of the metadata table's timeline ------------------------------------------------
+
+const std::map<std::string, std::string> kShortTimelines = {{"hoodie.keep.min.commits", "2"},
+                                                             {"hoodie.keep.max.commits", "3"}};
+
+/// One file group per metadata partition: every write's entries land in groups that every
+/// metadata compaction rewrites, whatever the random file names hash to, so what archival can
+/// move does not depend on them.
+std::map<std::string, std::string> OneGroupEach(std::map<std::string, std::string> properties) {
+  properties["hoodie.metadata.record.index.min.filegroup.count"] = "1";
+  properties["hoodie.metadata.record.index.max.filegroup.count"] = "1";
+  properties["hoodie.metadata.index.bloom.filter.file.group.count"] = "1";
+  properties["hoodie.metadata.index.column.stats.file.group.count"] = "1";
+  properties["hoodie.metadata.index.secondary.file.group.count"] = "1";
+  return properties;
+}
+
+/// The metadata table's active timeline and the instant times its archive holds.
+struct MetadataTimelines {
+  Timeline active;
+  std::set<std::string> archived;
+};
+
+MetadataTimelines LoadMetadataTimelines(const Fixture& f) {
+  MetadataTimelines out;
+  auto mdt = SubTreeStorage::Make(f.inner, ".hoodie/metadata");
+  EXPECT_TRUE(mdt.ok()) << mdt.status();
+  if (!mdt.ok()) return out;
+  auto active = Timeline::Load(**mdt, TimelineLocation{".hoodie/timeline", TimelineLayout::kV2});
+  EXPECT_TRUE(active.ok()) << active.status();
+  if (active.ok()) out.active = std::move(*active);
+  auto archived = ReadArchivedTimeline(**mdt, ".hoodie/timeline/history", *Engine::Default());
+  EXPECT_TRUE(archived.ok()) << archived.status();
+  if (archived.ok()) {
+    for (const auto& a : *archived) out.archived.insert(a.instant.time);
+  }
+  return out;
+}
+
+/// What archiving the metadata timeline must keep: every file in its partition folders belongs
+/// to an instant on the active timeline (readers count a file only then), none to an archived
+/// one.
+void ExpectMetadataTimelineSound(const Fixture& f) {
+  const MetadataTimelines t = LoadMetadataTimelines(f);
+  auto listed = f.inner->List(".hoodie/metadata", /*recursive=*/true);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  for (const auto& e : *listed) {
+    if (e.path.find("/.hoodie/") != std::string::npos) continue;
+    auto name = ParseDataFileName(BaseName(e.path));
+    if (!name) continue;
+    EXPECT_TRUE(t.active.Find(name->instant_time).has_value()) << e.path << " outlives its instant";
+    EXPECT_EQ(t.archived.count(name->instant_time), 0u) << e.path << " belongs to an archived instant";
+  }
+}
+
+/// The metadata table's active instants other than the builds' index-init ones.
+size_t ActiveMetadataWrites(const MetadataTimelines& t) {
+  size_t n = 0;
+  for (const auto& i : t.active.instants()) n += i.time.rfind("00000000000000", 0) != 0;
+  return n;
+}
+
+TEST(MetadataWriter, ArchivalKeepsTheMetadataTimelineShortAndTheAnswersTheSame) {
+  for (const bool one_group : {true, false})
+  for (TableType type : {TableType::kCopyOnWrite, TableType::kMergeOnRead}) {
+    SCOPED_TRACE(std::string(TableTypeName(type)) + (one_group ? ", one group per partition" : ", default groups"));
+    Fixture f = MakeTable(type, 2, one_group ? OneGroupEach(kShortTimelines) : kShortTimelines);
+    auto table = *Table::Open(f.uri, f.Options(f.inner));
+    std::vector<size_t> active;  // after each write
+    for (int i = 0; i < 36; ++i) {
+      f.clock->Advance(10);
+      auto written = table->Write(WriteOperation::kUpsert, PeopleReader({{i % 5, "n" + std::to_string(i), i, (i % 5) % 2 ? "x" : "y"},
+                                                                         {100 + i, "m", 1, "z"}}));
+      ASSERT_TRUE(written.ok()) << written.status();
+      if (i % 4 == 3) {
+        auto archived = table->Archive();
+        ASSERT_TRUE(archived.ok()) << archived.status();
+      }
+      if (i % 4 == 3) ExpectMetadataAgrees(f, *table);  // after each archival
+      ExpectMetadataTimelineSound(f);
+      active.push_back(ActiveMetadataWrites(LoadMetadataTimelines(f)));
+    }
+    const MetadataTimelines t = LoadMetadataTimelines(f);
+    // 36 deltacommits and 18 compactions: the active timeline holds the newest few and the
+    // instants whose files are still read, the archive the rest. With one group per partition
+    // it stops growing; with several, a group that compaction skips (its logs small beside its
+    // base) holds its instants until it is compacted.
+    EXPECT_GT(t.archived.size(), one_group ? 35u : 15u);
+    if (one_group) EXPECT_LE(active.back(), active[17] + 2) << "the active metadata timeline keeps growing";
+    for (const auto& a : t.archived) EXPECT_FALSE(t.active.Find(a).has_value()) << a << " archived and active";
+  }
+}
+
+// What a metadata archival crash test stops: a write whose metadata compaction is due and then
+// archives the metadata timeline, or Table::Archive (the data timeline, then the metadata one).
+enum class Archiving { kWrite, kArchive };
+
+// The step under test, stopped after each mutating storage call (k = 0: not stopped); the next
+// writer and archival recover and the metadata table agrees.
+void RunArchivalCrashAt(Archiving step, int64_t k, FaultMode mode, int64_t* calls = nullptr) {
+  SCOPED_TRACE("k=" + std::to_string(k) + (mode == FaultMode::kCrash ? " crash " : " fail-once ") +
+               (step == Archiving::kWrite ? "write" : "archive"));
+  // A metadata compaction every second write (the third, fifth, ...) folds the two deltacommits
+  // before it (their slices stay for readers that listed before) and deletes the slices the one
+  // before it replaced: after six writes the first two deltacommits have no files left, and
+  // the seventh write's compaction frees the next two.
+  Fixture f = MakeTable(TableType::kCopyOnWrite, 2,
+                        OneGroupEach({{"hoodie.keep.min.commits", "1"}, {"hoodie.keep.max.commits", "2"}}));
+  {
+    auto table = *Table::Open(f.uri, f.Options(f.inner));
+    for (int i = 0; i < 6; ++i) {
+      ASSERT_TRUE(table->Write(WriteOperation::kUpsert, PeopleReader({{i, "a", 1, "x"}, {100 + i, "b", 1, "y"}})).ok());
+      f.clock->Advance(10);
+    }
+    if (step == Archiving::kWrite) {
+      // The data timeline moves on: the write under test may archive what its compaction frees.
+      ASSERT_TRUE(table->Archive().ok());
+      f.clock->Advance(10);
+    }
+  }
+  const size_t archived_before = LoadMetadataTimelines(f).archived.size();
+  auto faulty = *FaultInjectionStorage::Make(f.inner, k, mode);
+  {
+    auto table = *Table::Open(f.uri, f.Options(faulty));
+    Status done;
+    if (step == Archiving::kWrite) {
+      done = table->Write(WriteOperation::kUpsert, PeopleReader({{1, "a2", 2, "x"}, {4, "d", 1, "x"}})).status();
+    } else {
+      done = table->Archive().status();
+    }
+    if (calls) {
+      *calls = faulty->mutating_calls();
+      ASSERT_TRUE(done.ok()) << done;
+      EXPECT_GT(LoadMetadataTimelines(f).archived.size(), archived_before) << "nothing of the metadata timeline archived";
+    }
+  }
+  ExpectMetadataTimelineSound(f);
+  f.clock->Advance(kLongAfterMs);
+  auto reader = *Table::Open(f.uri, f.Options(f.inner));
+  auto next = reader->Write(WriteOperation::kUpsert, PeopleReader({{60, "f", 1, "y"}}));
+  ASSERT_TRUE(next.ok()) << next.status();
+  ExpectMetadataAgrees(f, *reader);
+  ExpectMetadataTimelineSound(f);
+  auto again = reader->Archive();
+  ASSERT_TRUE(again.ok()) << again.status();
+  ExpectMetadataAgrees(f, *reader);
+  ExpectMetadataTimelineSound(f);
+}
+
+TEST(MetadataWriter, EveryCrashPointOfAMetadataArchivalRecovers) {
+  for (Archiving step : {Archiving::kWrite, Archiving::kArchive}) {
+    int64_t n = 0;
+    RunArchivalCrashAt(step, 0, FaultMode::kCrash, &n);
+    ASSERT_GT(n, 3);
+    for (int64_t k = 1; k <= n + 1; ++k) {
+      RunArchivalCrashAt(step, k, FaultMode::kCrash);
+      RunArchivalCrashAt(step, k, FaultMode::kFailOnce);
     }
   }
 }

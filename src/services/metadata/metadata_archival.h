@@ -1,0 +1,58 @@
+// Archival of the metadata table's own timeline (`.hoodie/metadata/.hoodie/timeline`), so that
+// its instant files do not accumulate: its completed deltacommits and compactions move into its
+// LSM history (`.hoodie/metadata/.hoodie/timeline/history`), written as the data table's archive
+// is (services/archive/timeline_archiver.h), as Hudi's metadata writer archives it after its
+// compactions.
+//
+// What may move, beyond the data table's rule (more than hoodie.keep.max.commits completed write
+// instants that may move, the oldest of them beyond hoodie.keep.min.commits, none at or after a
+// pending metadata instant):
+//   - only instants no file in the metadata table's partition folders belongs to. Readers (ours,
+//     hudi-rs) count a metadata file only while its instant is on the active timeline. A
+//     compaction that deletes the slices it replaced frees the deltacommits that wrote them;
+//     a compaction whose base files are still read stays, and so do the instants of a file
+//     group's logs not yet compacted, while the instants around them move (Hudi's archiver
+//     moves a contiguous prefix; one file group without writes would then hold every later
+//     instant back);
+//   - never an index-init instant ("00000000000000<NNN>"): the builds' base files carry those
+//     times, the next build numbers its instant after the active ones, and they keep the
+//     active timeline starting before every file, so no stray file of a removed instant is
+//     ever older than the timeline's start (which Hudi's readers take as archived, committed);
+//   - only instants older than the data timeline's earliest write, pending instant or
+//     savepoint, so that the metadata deltacommit of every data instant a rollback or restore
+//     can still undo stays active.
+// Crash-safe as the data table's archival: the manifest is the commit point, and the next run
+// finishes deleting active files of archived instants.
+#pragma once
+
+#include <string>
+
+#include "actions/table_context.h"
+#include "lakeshore/storage/storage.h"
+#include "lakeshore/table/table.h"
+#include "timeline/timeline.h"
+
+namespace lakeshore {
+
+class LockGuard;
+
+/// The metadata table's archive, relative to its root.
+inline constexpr const char* kMetadataArchiveFolder = ".hoodie/timeline/history";
+
+/// Archives what may move of `mdt_timeline` (listed under `guard`) on `mdt` (storage rooted at
+/// `.hoodie/metadata`), by the rules above; `data_timeline` is the data timeline listed under
+/// `guard`. `keep` gives hoodie.keep.min/max.commits (unset: the data table's options, as Hudi's
+/// metadata writer takes the data table's). Nothing to move is a result without instants and
+/// costs no I/O; otherwise one listing of each partition folder and of the timeline, and the
+/// moved instants' files. Errors: invalid keep values (Invalid), a damaged archive
+/// (kCorruptMetadata), storage errors.
+Result<ArchiveResult> ArchiveMetadataTimeline(TableContext& ctx, Storage& mdt, const Timeline& mdt_timeline,
+                                              const Timeline& data_timeline, const ArchiveOptions& keep,
+                                              const LockGuard& guard);
+
+/// The same for the table of `ctx`, under its own hold of the table lock (Table::Archive runs it
+/// after archiving the data timeline, which moves the data bound). A table without a metadata
+/// table: an empty result, after one read of hoodie.properties.
+Result<ArchiveResult> ArchiveMetadataTimeline(TableContext& ctx, const ArchiveOptions& keep);
+
+}  // namespace lakeshore

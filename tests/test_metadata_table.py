@@ -208,7 +208,9 @@ def _archived_instants(history: Path) -> list[str]:
 
     version = (history / "_version_").read_text().strip()
     manifest = json.loads((history / f"manifest_{version}").read_text())
-    return [t for f in manifest["files"] for t in pq.read_table(history / f["fileName"]).column("instantTime").to_pylist()]
+    return [
+        t for f in manifest["files"] for t in pq.read_table(history / f["fileName"]).column("instantTime").to_pylist()
+    ]
 
 
 def test_archived_metadata_timelines_keep_hudi_rs_listing_through_our_files_partition(tmp_path: Path) -> None:
@@ -234,7 +236,9 @@ def test_archived_metadata_timelines_keep_hudi_rs_listing_through_our_files_part
             metadata_moved += len(result["metadata_archived_instants"])
     history = root / ".hoodie" / "metadata" / ".hoodie" / "timeline" / "history"
     assert metadata_moved > 0 and (history / "_version_").exists()
-    active = {p.name.split(".")[0].split("_")[0] for p in (root / ".hoodie" / "metadata" / ".hoodie" / "timeline").iterdir()}
+    active = {
+        p.name.split(".")[0].split("_")[0] for p in (root / ".hoodie" / "metadata" / ".hoodie" / "timeline").iterdir()
+    }
     assert not active & set(_archived_instants(history)), "an instant is both archived and active"
     expected = sorted(oracle.items())
     assert _rows(t) == expected

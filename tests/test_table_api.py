@@ -389,9 +389,13 @@ def test_filter_value_that_is_not_of_the_field_type_is_a_clear_error(table_path:
     t.insert(pa.table({"id": [1], "y": pa.array([7], pa.int32())}, schema=s))
     with pytest.raises(lakeshore.LakeshoreError, match="'y'.*cannot be read as the field's type int32"):
         t.to_arrow(filter=[("y", "=", "seven")])
-    with pytest.raises(lakeshore.LakeshoreError, match="not a partition field"):
-        t.to_arrow(filter=[("id", "=", 1)])
+    # A data column's values are checked the same way; a column the table lacks is named.
+    with pytest.raises(lakeshore.LakeshoreError, match="'id'.*cannot be read as the field's type int64"):
+        t.to_arrow(filter=[("id", "=", "one")])
+    with pytest.raises(lakeshore.LakeshoreError, match="'nope' is not a column of the table"):
+        t.to_arrow(filter=[("nope", "=", 1)])
     assert t.to_arrow(columns=["id"], filter=[("y", "=", "7")]).num_rows == 1
+    assert t.to_arrow(columns=["id"], filter=[("id", "=", 1)]).num_rows == 1
 
 
 def test_in_memory_table_is_shared_within_the_process() -> None:

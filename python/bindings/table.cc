@@ -100,7 +100,7 @@ ReadOptions MakeReadOptions(std::vector<std::string> columns,
                             std::optional<std::string> as_of) {
   ReadOptions options;
   options.columns = std::move(columns);
-  options.partition_filter = MakeFilter(filter);
+  options.filter = MakeFilter(filter);
   options.as_of = std::move(as_of);
   return options;
 }

@@ -85,7 +85,7 @@ def _predicates(filter: Filter, schema: pa.Schema) -> list[tuple[str, str, Any]]
     items = list(filter)
     if items and all(isinstance(i, list) for i in items):
         if len(items) != 1:
-            raise ValueError("partition filters support one conjunction (AND of predicates), not OR")
+            raise ValueError("filters support one conjunction (AND of predicates), not OR")
         items = items[0]
     out = []
     for item in items:
@@ -383,8 +383,13 @@ class Table:
         """Reads the table (or the state right after instant ``as_of``) as a pyarrow Table.
 
         ``columns`` picks and orders the columns (default: the meta columns, then all user
-        columns); ``filter`` keeps only partitions matching ``[(field, op, value), ...]`` (op in
-        =, ==, !=, <, <=, >, >=, in, not in; the predicates are ANDed). ``read_optimized`` reads
+        columns); ``filter`` keeps only the rows matching ``[(field, op, value), ...]`` (op in
+        =, ==, !=, <, <=, >, >=, in, not in; the predicates are ANDed; ``None`` means null, as
+        ``= None``, ``!= None`` and ``in [..., None]``). Predicates on partition fields select
+        partitions; the others are applied row by row, and skip the file groups whose column
+        statistics rule out a match when the metadata table's ``column_stats`` partition is
+        built (the result's schema metadata then holds ``read.file_groups``,
+        ``read.file_groups_pruned`` and ``read.pruned_by``). ``read_optimized`` reads
         a merge-on-read table's base files only, without the updates its log files hold.
         """
         capsule = self._native.read(

@@ -459,6 +459,63 @@ bool HasStatsWrapper(const arrow::DataType& type) {
   }
 }
 
+namespace {
+/// A bound of a column of `type` from its wrapper's JSON (`{"value": ...}`); null when the
+/// value does not fit the type.
+std::shared_ptr<arrow::Scalar> BoundFromWrapper(const nlohmann::json& wrapper, const arrow::DataType& type) {
+  if (!wrapper.is_object()) return nullptr;
+  auto it = wrapper.find("value");
+  if (it == wrapper.end()) return nullptr;
+  const nlohmann::json& v = *it;
+  if (arrow::is_integer(type.id())) {
+    if (!v.is_number_integer()) return nullptr;
+    return std::make_shared<arrow::Int64Scalar>(v.get<int64_t>());
+  }
+  switch (type.id()) {
+    case arrow::Type::FLOAT:
+    case arrow::Type::DOUBLE:
+      if (!v.is_number()) return nullptr;
+      return std::make_shared<arrow::DoubleScalar>(v.get<double>());
+    case arrow::Type::BOOL:
+      if (!v.is_boolean()) return nullptr;
+      return std::make_shared<arrow::BooleanScalar>(v.get<bool>());
+    case arrow::Type::STRING:
+    case arrow::Type::LARGE_STRING:
+      if (!v.is_string()) return nullptr;
+      return std::make_shared<arrow::StringScalar>(v.get<std::string>());
+    case arrow::Type::DATE32:
+      if (!v.is_number_integer()) return nullptr;
+      return std::make_shared<arrow::Date32Scalar>(static_cast<int32_t>(v.get<int64_t>()));
+    case arrow::Type::TIMESTAMP: {
+      if (!v.is_number_integer()) return nullptr;
+      const auto& ts = static_cast<const arrow::TimestampType&>(type);
+      return std::make_shared<arrow::TimestampScalar>(v.get<int64_t>(), arrow::timestamp(arrow::TimeUnit::MICRO, ts.timezone()));
+    }
+    default:
+      return nullptr;
+  }
+}
+}  // namespace
+
+std::optional<ColumnStatsValue> ColumnStatsFromRecord(const nlohmann::json& record, const arrow::DataType& type) {
+  if (!record.is_object()) return std::nullopt;
+  auto cs = record.find("ColumnStatsMetadata");
+  if (cs == record.end() || !cs->is_object()) return std::nullopt;
+  if (cs->value("isDeleted", false)) return std::nullopt;
+  auto count = [&](const char* name) -> int64_t {
+    auto it = cs->find(name);
+    return it != cs->end() && it->is_number_integer() ? it->get<int64_t>() : -1;
+  };
+  ColumnStatsValue out;
+  if (auto it = cs->find("minValue"); it != cs->end()) out.min = BoundFromWrapper(*it, type);
+  if (auto it = cs->find("maxValue"); it != cs->end()) out.max = BoundFromWrapper(*it, type);
+  out.null_count = count("nullCount");
+  out.value_count = count("valueCount");
+  out.total_size = count("totalSize");
+  out.total_uncompressed_size = count("totalUncompressedSize");
+  return out;
+}
+
 std::string EncodeColumnStatsRecord(std::string_view key, std::string_view file_name, std::string_view column,
                                     const ColumnStatsValue& stats) {
   std::string out;

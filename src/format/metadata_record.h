@@ -20,6 +20,8 @@
 #include <string_view>
 
 #include <arrow/scalar.h>
+#include <arrow/type.h>
+#include <nlohmann/json.hpp>
 
 #include "lakeshore/status.h"
 
@@ -99,6 +101,14 @@ struct ColumnStatsValue {
 /// True when the column's type has a wrapper here (booleans, integers, floats, strings,
 /// binaries, dates, timestamps of microsecond or coarser unit).
 bool HasStatsWrapper(const arrow::DataType& type);
+
+/// The statistics a column_stats record holds (`record`: the metadata record decoded to JSON by
+/// the generic Avro decoder), with `min` and `max` as scalars that compare with values of the
+/// column's `type`: integers as int64, floating point as double, strings, booleans, dates, and
+/// timestamps as microseconds in `type`'s zone (the wrappers store them so). Bounds of another
+/// type, or in a wrapper that does not fit `type`, are absent. nullopt when the record holds no
+/// statistics or they are marked deleted.
+std::optional<ColumnStatsValue> ColumnStatsFromRecord(const nlohmann::json& record, const arrow::DataType& type);
 
 /// The column_stats value of `column` of the file `file_name`; a min or max whose type has no
 /// wrapper is stored as absent.

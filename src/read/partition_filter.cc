@@ -8,22 +8,11 @@
 #include <optional>
 
 #include "common/parse_number.h"
+#include "read/predicate.h"
 #include "table/partition_path.h"
 
 namespace lakeshore {
 namespace {
-
-enum class Op { kEq, kNe, kLt, kLe, kGt, kGe, kIn, kNotIn };
-
-Result<Op> ParseOp(const std::string& op) {
-  static const std::pair<const char*, Op> kOps[] = {
-      {"=", Op::kEq}, {"==", Op::kEq}, {"!=", Op::kNe}, {"<", Op::kLt}, {"<=", Op::kLe},
-      {">", Op::kGt}, {">=", Op::kGe}, {"in", Op::kIn}, {"not in", Op::kNotIn}};
-  for (const auto& [name, value] : kOps) {
-    if (op == name) return value;
-  }
-  return Status::Invalid("unknown partition filter operator '", op, "' (=, !=, <, <=, >, >=, in, not in)");
-}
 
 /// How rendered values of a field order.
 enum class Order { kInteger, kReal, kText };
@@ -51,23 +40,9 @@ int Compare(const std::string& a, const std::string& b, Order order) {
   return Sign(a, b);
 }
 
-/// The values for a message, on one line: 'a', 'b' (at most five).
-std::string Describe(const std::shared_ptr<arrow::Array>& values) {
-  auto rendered = ValuesAsStrings(std::make_shared<arrow::ChunkedArray>(values));
-  if (!rendered.ok()) return values->type()->ToString() + " values";
-  std::string out;
-  for (size_t i = 0; i < rendered->size() && i < 5; ++i) {
-    if (i > 0) out += ", ";
-    const auto& v = (*rendered)[i];
-    out += v ? "'" + *v + "'" : "null";
-  }
-  if (rendered->size() > 5) out += ", ...";
-  return out;
-}
-
 struct CompiledPredicate {
   std::string field;
-  Op op = Op::kEq;
+  PredicateOp op = PredicateOp::kEq;
   Order order = Order::kText;
   std::vector<std::string> values;  ///< the non-null values, rendered
   bool has_null = false;            ///< a null was among the values
@@ -80,14 +55,14 @@ struct CompiledPredicate {
       return false;
     };
     switch (op) {
-      case Op::kEq: return has_null ? !value : value && any_equal();
-      case Op::kNe: return has_null ? value.has_value() : value && !any_equal();
-      case Op::kIn: return value ? any_equal() : has_null;
-      case Op::kNotIn: return value && !any_equal();
-      case Op::kLt: return value && Compare(*value, values[0], order) < 0;
-      case Op::kLe: return value && Compare(*value, values[0], order) <= 0;
-      case Op::kGt: return value && Compare(*value, values[0], order) > 0;
-      case Op::kGe: return value && Compare(*value, values[0], order) >= 0;
+      case PredicateOp::kEq: return has_null ? !value : value && any_equal();
+      case PredicateOp::kNe: return has_null ? value.has_value() : value && !any_equal();
+      case PredicateOp::kIn: return value ? any_equal() : has_null;
+      case PredicateOp::kNotIn: return value && !any_equal();
+      case PredicateOp::kLt: return value && Compare(*value, values[0], order) < 0;
+      case PredicateOp::kLe: return value && Compare(*value, values[0], order) <= 0;
+      case PredicateOp::kGt: return value && Compare(*value, values[0], order) > 0;
+      case PredicateOp::kGe: return value && Compare(*value, values[0], order) >= 0;
     }
     return false;
   }
@@ -101,41 +76,15 @@ Result<CompiledPredicate> Compile(const TableConfig& config, const PartitionPred
     return Status::Invalid("filter field '", p.field, "' is not a partition field of the table (partition fields: ",
                            arrow::internal::JoinStrings(config.partition_fields, ", "), ")");
   }
+  ARROW_ASSIGN_OR_RAISE(auto typed, TypePredicate(*field, p, "partition filter"));
   CompiledPredicate out;
   out.field = p.field;
   out.order = OrderOf(*field->type());
-  ARROW_ASSIGN_OR_RAISE(out.op, ParseOp(p.op));
-  if (p.values == nullptr) return Status::Invalid("partition filter on '", p.field, "' has no value");
-  std::shared_ptr<arrow::Array> values = p.values;
-  if (!values->type()->Equals(*field->type())) {
-    auto cast = arrow::compute::Cast(*values, field->type());
-    if (!cast.ok() && field->type()->id() == arrow::Type::TIMESTAMP && arrow::is_string(values->type()->id())) {
-      // A time without a zone names the table's UTC instant (naive timestamps are stored as
-      // UTC): parse it zone-less, then read it in UTC.
-      const auto& ts = static_cast<const arrow::TimestampType&>(*field->type());
-      auto naive = arrow::compute::Cast(*values, arrow::timestamp(ts.unit()));
-      if (naive.ok()) cast = arrow::compute::Cast(**naive, field->type());
-    }
-    if (!cast.ok()) {
-      return Status::Invalid("partition filter on '", p.field, "': value(s) ", Describe(values),
-                             " cannot be read as the field's type ", field->type()->ToString(), ": ",
-                             cast.status().message());
-    }
-    values = *std::move(cast);
-  }
-  ARROW_ASSIGN_OR_RAISE(auto rendered, ValuesAsStrings(std::make_shared<arrow::ChunkedArray>(values)));
+  out.op = typed.op;
+  out.has_null = typed.has_null;
+  ARROW_ASSIGN_OR_RAISE(auto rendered, ValuesAsStrings(std::make_shared<arrow::ChunkedArray>(typed.values)));
   for (auto& v : rendered) {
     if (v) out.values.push_back(std::move(*v));
-    else out.has_null = true;
-  }
-  bool set_op = out.op == Op::kIn || out.op == Op::kNotIn;
-  if (!set_op && rendered.size() != 1) {
-    return Status::Invalid("partition filter '", p.field, " ", p.op, "' takes exactly one value, got ", rendered.size());
-  }
-  bool equality = set_op || out.op == Op::kEq || out.op == Op::kNe;
-  if (out.has_null && !equality) {
-    return Status::Invalid("partition filter '", p.field, " ", p.op, " None': a null can only be compared with =, !=, in "
-                           "and not in");
   }
   return out;
 }

@@ -7,7 +7,9 @@
 
 #include "io/base_file.h"
 #include "read/file_slice_reader.h"
+#include "read/column_stats_pruning.h"
 #include "read/partition_filter.h"
+#include "read/row_filter.h"
 #include "read/table_view.h"
 #include "table/meta_columns.h"
 #include "table/partition_path.h"
@@ -193,19 +195,73 @@ Result<FileSystemView> ViewAsOf(TableContext& ctx, const std::optional<std::stri
   return std::move(loaded.view);
 }
 
+namespace {
+/// A read's filters: partition predicates (ReadOptions.partition_filter, and the predicates of
+/// ReadOptions.filter on partition fields) and the row filter (the others).
+struct ReadFilters {
+  PartitionPathFilter partitions;
+  RowFilter rows;
+  /// The columns to read: the asked ones plus those the row filter needs (empty: all).
+  std::vector<std::string> read_columns;
+};
+
+Result<ReadFilters> CompileFilters(TableContext& ctx, const ReadOptions& options) {
+  ReadFilters out;
+  std::vector<PartitionPredicate> on_partitions = options.partition_filter, on_rows;
+  for (const auto& p : options.filter) {
+    const auto& fields = ctx.config.partition_fields;
+    (std::find(fields.begin(), fields.end(), p.field) != fields.end() ? on_partitions : on_rows).push_back(p);
+  }
+  ARROW_ASSIGN_OR_RAISE(out.partitions, MakePartitionFilter(ctx.config, on_partitions));
+  ARROW_ASSIGN_OR_RAISE(out.rows, RowFilter::Make(*ctx.full_schema, on_rows));
+  out.read_columns = options.columns;
+  if (!out.read_columns.empty()) {
+    for (const auto& c : out.rows.columns()) {
+      if (std::find(out.read_columns.begin(), out.read_columns.end(), c) == out.read_columns.end()) {
+        out.read_columns.push_back(c);
+      }
+    }
+  }
+  return out;
+}
+
+/// `table` filtered by the row filter, projected to the asked columns, and, when a row filter
+/// ran, with the read's pruning in its schema metadata (read.file_groups, read.file_groups_pruned,
+/// read.pruned_by: "column_stats" or "none").
+Result<std::shared_ptr<arrow::Table>> FinishRead(const ReadFilters& filters, const ReadOptions& options,
+                                                 std::shared_ptr<arrow::Table> table, const ColumnStatsPruning& pruning) {
+  if (filters.rows.empty()) return table;
+  ARROW_ASSIGN_OR_RAISE(table, filters.rows.Apply(table));
+  if (!options.columns.empty() && filters.read_columns.size() != options.columns.size()) {
+    std::vector<int> indices;
+    for (const auto& c : options.columns) indices.push_back(table->schema()->GetFieldIndex(c));
+    ARROW_ASSIGN_OR_RAISE(table, table->SelectColumns(indices));
+  }
+  auto metadata = arrow::key_value_metadata(
+      {"read.file_groups", "read.file_groups_pruned", "read.pruned_by"},
+      {std::to_string(pruning.groups_in), std::to_string(pruning.groups_pruned), pruning.used ? "column_stats" : "none"});
+  return table->ReplaceSchemaMetadata(metadata);
+}
+}  // namespace
+
 Result<std::shared_ptr<arrow::Table>> ReadSnapshot(TableContext& ctx, const ReadOptions& options) {
   ARROW_RETURN_NOT_OK(CheckColumns(ctx, options.columns));
-  ARROW_ASSIGN_OR_RAISE(auto keep, MakePartitionFilter(ctx.config, options.partition_filter));
+  ARROW_ASSIGN_OR_RAISE(auto filters, CompileFilters(ctx, options));
   ARROW_ASSIGN_OR_RAISE(auto loaded, LoadViewAsOf(ctx, options.as_of));
-  return ReadSlices(ctx, loaded.timeline, loaded.commits, loaded.view.LiveFileGroups(keep), options.columns, loaded.bound,
-                    options.read_optimized);
+  ColumnStatsPruning pruning;
+  ARROW_ASSIGN_OR_RAISE(auto groups, PruneByColumnStats(ctx, loaded.timeline, loaded.view.LiveFileGroups(filters.partitions),
+                                                        filters.rows, options.read_optimized, &pruning));
+  ARROW_ASSIGN_OR_RAISE(auto table, ReadSlices(ctx, loaded.timeline, loaded.commits, groups, filters.read_columns,
+                                               loaded.bound, options.read_optimized));
+  return FinishRead(filters, options, std::move(table), pruning);
 }
 
 Result<std::shared_ptr<arrow::Table>> ReadIncremental(TableContext& ctx, const std::string& start_exclusive,
                                                       const std::string& end_inclusive,
                                                       const ReadOptions& options) {
   ARROW_RETURN_NOT_OK(CheckColumns(ctx, options.columns));
-  ARROW_ASSIGN_OR_RAISE(auto keep, MakePartitionFilter(ctx.config, options.partition_filter));
+  ARROW_ASSIGN_OR_RAISE(auto filters, CompileFilters(ctx, options));
+  const PartitionPathFilter& keep = filters.partitions;
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
   ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
   std::string start, end;
@@ -239,6 +295,11 @@ Result<std::shared_ptr<arrow::Table>> ReadIncremental(TableContext& ctx, const s
   ARROW_ASSIGN_OR_RAISE(auto mask, arrow::compute::IsIn(commit_times, arrow::compute::SetLookupOptions(value_set)));
   ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(all, mask));
   auto table = filtered.table();
+  if (!filters.rows.empty()) {  // incremental reads prune nothing by column stats
+    ColumnStatsPruning none;
+    none.groups_in = static_cast<int64_t>(touched.size());
+    ARROW_ASSIGN_OR_RAISE(table, FinishRead(filters, ReadOptions{}, std::move(table), none));
+  }
   if (options.columns.empty()) return table;
   std::vector<int> indices;
   for (const auto& c : options.columns) indices.push_back(table->schema()->GetFieldIndex(c));

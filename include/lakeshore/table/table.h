@@ -115,7 +115,15 @@ struct PartitionPredicate {
 struct ReadOptions {
   /// Columns to return, in this order; empty means all (meta columns first, then the schema).
   std::vector<std::string> columns;
+  /// Predicates on partition fields only (a field that is not one is Invalid).
   std::vector<PartitionPredicate> partition_filter;
+  /// Predicates on any column, ANDed with partition_filter: those on partition fields select
+  /// partitions as partition_filter does; the others keep exactly the rows they hold for (with
+  /// the same null rules), and let a snapshot read skip the file groups whose column statistics
+  /// (the metadata table's column_stats partition) prove no row matches. A read with such
+  /// predicates carries read.file_groups, read.file_groups_pruned and read.pruned_by in its
+  /// schema metadata.
+  std::vector<PartitionPredicate> filter;
   /// Time travel: the table as of this instant time (the state right after that instant
   /// completed), or as of a wall-clock time "yyyyMMddHHmmssSSS". Empty: the latest.
   std::optional<std::string> as_of;

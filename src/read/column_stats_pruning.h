@@ -1,0 +1,36 @@
+// Internal: skipping file groups by the metadata table's column statistics — Hudi's data
+// skipping. A read with a row filter opens only the file groups whose latest slice's column
+// stats leave room for a matching row.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "actions/table_context.h"
+#include "read/row_filter.h"
+#include "table/file_system_view.h"
+#include "timeline/timeline.h"
+
+namespace lakeshore {
+
+/// What a pruning did (a read's metrics).
+struct ColumnStatsPruning {
+  bool used = false;           ///< a built column_stats partition was consulted
+  int64_t groups_in = 0;       ///< file groups considered
+  int64_t groups_pruned = 0;   ///< file groups skipped: no row can match
+};
+
+/// The groups of `groups` (in order) a read with `filter` must open. A group is skipped only when
+/// its slice is one base file (no log files, or `read_optimized`) whose column_stats entries, in
+/// the built column_stats partition of the table's metadata table, prove that no row matches
+/// (RowFilter::MayMatch). Entries count only for completed data instants of `timeline` (Hudi's
+/// valid-instants filter). Without a built column_stats partition (absent, being built, or
+/// dropped), or with an empty filter, every group is kept and nothing is read. Cost: one read of
+/// hoodie.properties, and the column_stats entries of the candidate base files for the
+/// filtered columns (point lookups). A damaged partition is kCorruptMetadata.
+Result<std::vector<const FileGroup*>> PruneByColumnStats(TableContext& ctx, const Timeline& timeline,
+                                                         const std::vector<const FileGroup*>& groups,
+                                                         const RowFilter& filter, bool read_optimized,
+                                                         ColumnStatsPruning* pruning);
+
+}  // namespace lakeshore

@@ -1,0 +1,71 @@
+#include "read/predicate.h"
+
+#include <arrow/compute/api.h>
+
+#include "table/partition_path.h"
+
+namespace lakeshore {
+namespace {
+
+Result<PredicateOp> ParseOp(const std::string& op, const char* what) {
+  static const std::pair<const char*, PredicateOp> kOps[] = {
+      {"=", PredicateOp::kEq},  {"==", PredicateOp::kEq}, {"!=", PredicateOp::kNe},
+      {"<", PredicateOp::kLt},  {"<=", PredicateOp::kLe}, {">", PredicateOp::kGt},
+      {">=", PredicateOp::kGe}, {"in", PredicateOp::kIn}, {"not in", PredicateOp::kNotIn}};
+  for (const auto& [name, value] : kOps) {
+    if (op == name) return value;
+  }
+  return Status::Invalid("unknown ", what, " operator '", op, "' (=, !=, <, <=, >, >=, in, not in)");
+}
+
+}  // namespace
+
+std::string DescribeValues(const std::shared_ptr<arrow::Array>& values) {
+  auto rendered = ValuesAsStrings(std::make_shared<arrow::ChunkedArray>(values));
+  if (!rendered.ok()) return values->type()->ToString() + " values";
+  std::string out;
+  for (size_t i = 0; i < rendered->size() && i < 5; ++i) {
+    if (i > 0) out += ", ";
+    const auto& v = (*rendered)[i];
+    out += v ? "'" + *v + "'" : "null";
+  }
+  if (rendered->size() > 5) out += ", ...";
+  return out;
+}
+
+Result<TypedPredicate> TypePredicate(const arrow::Field& field, const PartitionPredicate& p, const char* what) {
+  TypedPredicate out;
+  out.field = p.field;
+  ARROW_ASSIGN_OR_RAISE(out.op, ParseOp(p.op, what));
+  if (p.values == nullptr) return Status::Invalid(what, " on '", p.field, "' has no value");
+  std::shared_ptr<arrow::Array> values = p.values;
+  if (!values->type()->Equals(*field.type())) {
+    auto cast = arrow::compute::Cast(*values, field.type());
+    if (!cast.ok() && field.type()->id() == arrow::Type::TIMESTAMP && arrow::is_string(values->type()->id())) {
+      // A time without a zone names the table's UTC instant (naive timestamps are stored as
+      // UTC): parse it zone-less, then read it in UTC.
+      const auto& ts = static_cast<const arrow::TimestampType&>(*field.type());
+      auto naive = arrow::compute::Cast(*values, arrow::timestamp(ts.unit()));
+      if (naive.ok()) cast = arrow::compute::Cast(**naive, field.type());
+    }
+    if (!cast.ok()) {
+      return Status::Invalid(what, " on '", p.field, "': value(s) ", DescribeValues(values),
+                             " cannot be read as the field's type ", field.type()->ToString(), ": ",
+                             cast.status().message());
+    }
+    values = *std::move(cast);
+  }
+  out.values = std::move(values);
+  out.has_null = out.values->null_count() > 0;
+  const bool set_op = out.op == PredicateOp::kIn || out.op == PredicateOp::kNotIn;
+  if (!set_op && out.values->length() != 1) {
+    return Status::Invalid(what, " '", p.field, " ", p.op, "' takes exactly one value, got ", out.values->length());
+  }
+  const bool equality = set_op || out.op == PredicateOp::kEq || out.op == PredicateOp::kNe;
+  if (out.has_null && !equality) {
+    return Status::Invalid(what, " '", p.field, " ", p.op, " None': a null can only be compared with =, !=, in and not in");
+  }
+  return out;
+}
+
+}  // namespace lakeshore

@@ -50,6 +50,7 @@ bench: install
 	$(PY) bench/vacuum.py
 	$(PY) bench/mor.py
 	$(PY) bench/upsert.py
+	$(PY) bench/filtered_read.py
 
 # The typed face of the native module, from the built module (tests/test_core_stub.py checks it).
 stubs: install

@@ -1,0 +1,137 @@
+"""Benchmark: filtered snapshot reads that skip files by the metadata table's column_stats.
+
+A table of N rows (LAKESHORE_BENCH_ROWS, default 2,000,000) written in F inserts
+(LAKESHORE_BENCH_FILES, default 40), one base file each, with `v` rising with the insert
+(time-ordered) and `r` random. Three filters: a selective one on `v` (one file's range: most
+files ruled out), a broad one on `v` (half the table), and one on the random column `r` (no
+file can be ruled out: pruning costs, never helps).
+
+In the same run, on the same base files:
+- pyarrow.dataset with the same filter (it prunes row groups by their Parquet statistics);
+- DuckDB `read_parquet` over the files with the same WHERE (statistics pushdown);
+- Lakeshore on a copy of the table without the column_stats partition (every file read, then
+  filtered): what the metadata table saves.
+
+Ratios above 1 mean Lakeshore with column stats is faster. Each time is the best of
+LAKESHORE_BENCH_REPEAT runs (default 5). Prints one JSON document.
+
+    LAKESHORE_BENCH_ROWS=2000000 python bench/filtered_read.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.dataset as ds
+
+import lakeshore
+
+SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.int64()), ("r", pa.int64()), ("s", pa.string())])
+
+
+def best(repeat: int, fn: Callable[[], int]) -> tuple[float, int]:
+    """The fastest of `repeat` runs of fn (seconds) and the rows it returned."""
+    times, rows = [], -1
+    for _ in range(repeat):
+        start = time.perf_counter()
+        rows = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), rows
+
+
+def main() -> int:
+    rows = int(os.environ.get("LAKESHORE_BENCH_ROWS", "2000000"))
+    files = int(os.environ.get("LAKESHORE_BENCH_FILES", "40"))
+    repeat = int(os.environ.get("LAKESHORE_BENCH_REPEAT", "5"))
+    per = rows // files
+    root = Path(tempfile.mkdtemp(prefix="lakeshore-filtered-"))
+    try:
+        path = root / "t"
+        t = lakeshore.Table.create(
+            str(path),
+            SCHEMA,
+            record_key="id",
+            properties={
+                "hoodie.metadata.enable": "true",
+                "hoodie.metadata.index.column.stats.enable": "true",
+                "hoodie.parquet.bloom.filter.enabled": "false",
+                "write.small_file_limit_bytes": "0",
+            },
+        )
+        rng = random.Random(1)
+        for f in range(files):
+            ids = list(range(f * per, (f + 1) * per))
+            t.insert(
+                pa.table(
+                    {
+                        "id": ids,
+                        "v": ids,
+                        "r": [rng.randrange(rows) for _ in ids],
+                        "s": [f"row-{i}" for i in ids],
+                    },
+                    schema=SCHEMA,
+                )
+            )
+        plain_path = root / "plain"
+        shutil.copytree(path, plain_path)
+        plain = lakeshore.Table.open(str(plain_path))
+        plain.drop_index("column_stats")
+        base_files = [str(path / f) for f in t.files()]
+        dataset = ds.dataset(base_files, format="parquet")
+        con = duckdb.connect()
+        listing = "[" + ", ".join(f"'{f}'" for f in base_files) + "]"
+        shapes = {
+            "selective_time_ordered": ([("v", ">=", per * 7), ("v", "<", per * 7 + per // 10)], "v >= {a} AND v < {b}"),
+            "broad_time_ordered": ([("v", "<", rows // 2)], "v < {c}"),
+            "random_column": ([("r", "<", rows // 100)], "r < {d}"),
+        }
+        params = {"a": per * 7, "b": per * 7 + per // 10, "c": rows // 2, "d": rows // 100}
+        columns = ["id", "v", "r", "s"]
+        out: dict[str, Any] = {"rows": rows, "files": files, "repeat": repeat, "shapes": {}}
+        for name, (predicates, where) in shapes.items():
+            expr = None
+            for field, op, value in predicates:
+                term = {">=": ds.field(field) >= value, "<": ds.field(field) < value}[op]
+                expr = term if expr is None else expr & term
+            sql = f"SELECT {', '.join(columns)} FROM read_parquet({listing}) WHERE " + where.format(**params)
+            ours_s, ours_n = best(repeat, lambda p=predicates: t.to_arrow(columns=columns, filter=p).num_rows)
+            meta = t.to_arrow(columns=columns, filter=predicates).schema.metadata
+            plain_s, plain_n = best(repeat, lambda p=predicates: plain.to_arrow(columns=columns, filter=p).num_rows)
+            pa_s, pa_n = best(repeat, lambda e=expr: dataset.to_table(columns=columns, filter=e).num_rows)
+            duck_s, duck_n = best(repeat, lambda q=sql: con.sql(q).to_arrow_table().num_rows)
+            if not ours_n == plain_n == pa_n == duck_n:
+                print(f"row counts differ on {name}: {ours_n} {plain_n} {pa_n} {duck_n}", file=sys.stderr)
+                return 1
+            out["shapes"][name] = {
+                "rows_matched": ours_n,
+                "file_groups_pruned": int(meta[b"read.file_groups_pruned"]),
+                "file_groups": int(meta[b"read.file_groups"]),
+                "lakeshore_s": round(ours_s, 4),
+                "lakeshore_without_column_stats_s": round(plain_s, 4),
+                "pyarrow_dataset_s": round(pa_s, 4),
+                "duckdb_s": round(duck_s, 4),
+                "ratio": {
+                    "to_lakeshore_without_column_stats": round(plain_s / ours_s, 2),
+                    "to_pyarrow_dataset": round(pa_s / ours_s, 2),
+                    "to_duckdb": round(duck_s / ours_s, 2),
+                },
+            }
+        print(json.dumps(out, indent=2))
+        return 0
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

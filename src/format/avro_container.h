@@ -49,6 +49,13 @@ class AvroDatumReader {
   /// kCorruptMetadata naming the source and the datum's number.
   Result<nlohmann::json> Read(std::string_view datum);
 
+  /// Names `source` in the messages of the datums read from now on, numbered from 0: one reader
+  /// (its schema parsed once) serves several files written with the same schema.
+  void Rename(std::string source) {
+    source_ = std::move(source);
+    count_ = 0;
+  }
+
  private:
   struct State;
   explicit AvroDatumReader(std::string source);

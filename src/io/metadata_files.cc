@@ -98,12 +98,31 @@ struct AskedKey {
 /// The values of one HFile (a base file, or a log block's), under its writer schema: decoded
 /// to JSON on demand (one Avro decoder per schema), and said to be of the layout
 /// format/metadata_record.h encodes (so typed decoders may read them directly).
+/// Avro readers by writer schema, so that one task parses each schema once however many files
+/// and log blocks carry it (the metadata record schema is tens of kilobytes of JSON). Not
+/// thread-safe: one per task.
+using AvroReaders = std::map<std::string, std::unique_ptr<format::AvroDatumReader>, std::less<>>;
+
 class ValueDecoder {
  public:
-  ValueDecoder(std::string schema, std::string where) : schema_(std::move(schema)), where_(std::move(where)) {}
+  /// Decodes values written with `schema`, naming `where` in errors; with `readers`, the reader
+  /// of that schema is taken from (or added to) it.
+  ValueDecoder(std::string schema, std::string where, AvroReaders* readers = nullptr)
+      : schema_(std::move(schema)), where_(std::move(where)), readers_(readers) {}
   Result<nlohmann::json> Json(std::string_view value) {
-    if (!reader_) {
-      ARROW_ASSIGN_OR_RAISE(reader_, format::AvroDatumReader::Make(schema_, where_));
+    if (reader_ == nullptr) {
+      if (readers_ != nullptr) {
+        auto it = readers_->find(schema_);
+        if (it == readers_->end()) {
+          ARROW_ASSIGN_OR_RAISE(auto made, format::AvroDatumReader::Make(schema_, where_));
+          it = readers_->emplace(schema_, std::move(made)).first;
+        }
+        it->second->Rename(where_);
+        reader_ = it->second.get();
+      } else {
+        ARROW_ASSIGN_OR_RAISE(owned_, format::AvroDatumReader::Make(schema_, where_));
+        reader_ = owned_.get();
+      }
     }
     return reader_->Read(value);
   }
@@ -115,7 +134,9 @@ class ValueDecoder {
 
  private:
   std::string schema_, where_;
-  std::unique_ptr<format::AvroDatumReader> reader_;
+  AvroReaders* readers_ = nullptr;
+  std::unique_ptr<format::AvroDatumReader> owned_;
+  format::AvroDatumReader* reader_ = nullptr;
   std::optional<bool> known_layout_;
 };
 
@@ -168,6 +189,7 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
   auto read_group = [&](int64_t g) -> Result<std::map<std::string, T>> {
     const FileGroup* group = groups[static_cast<size_t>(g)];
     std::map<std::string, T> records;
+    AvroReaders readers;  // this group's files share their writer schemas
     // The keys this group may hold (all, when the selection takes all), sorted and unique, with
     // the positions they were asked at.
     std::vector<AskedKey> asked;
@@ -250,7 +272,7 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
       }
       auto schema = reader->file_info().find("schema");
       if (schema == reader->file_info().end()) return CorruptMetadata(where + " has no schema in its file info");
-      ValueDecoder decoder(schema->second, where);
+      ValueDecoder decoder(schema->second, where, &readers);
       ARROW_RETURN_NOT_OK(fold(*reader, decoder));
     }
     for (const auto& log : slice.log_files) {
@@ -267,7 +289,7 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
         if (b.type == format::LogBlockType::kCorrupt) return CorruptMetadata(where + " has a damaged block");
         if (!visible(b.instant_time) || rolled_back.count(b.instant_time)) continue;
         if (b.hfile) {
-          ValueDecoder decoder(b.hfile_schema, where);
+          ValueDecoder decoder(b.hfile_schema, where, &readers);
           ARROW_RETURN_NOT_OK(fold(*b.hfile, decoder));
         }
         for (const auto& d : b.deletes) remove(d.record_key);

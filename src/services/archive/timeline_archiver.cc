@@ -184,6 +184,21 @@ Result<int64_t> CompactAndClean(Storage& storage, const std::string& history, co
 
 }  // namespace
 
+Result<std::pair<int64_t, int64_t>> KeepCommits(const ArchiveOptions& options,
+                                                const std::map<std::string, std::string>& properties) {
+  ARROW_ASSIGN_OR_RAISE(int64_t keep_min, options.keep_min_commits
+                                              ? Result<int64_t>(*options.keep_min_commits)
+                                              : table_options::kArchiveKeepMinCommits.Get(properties));
+  ARROW_ASSIGN_OR_RAISE(int64_t keep_max, options.keep_max_commits
+                                              ? Result<int64_t>(*options.keep_max_commits)
+                                              : table_options::kArchiveKeepMaxCommits.Get(properties));
+  if (keep_min < 1 || keep_max <= keep_min) {
+    return Status::Invalid("archival needs 1 <= keep_min_commits < keep_max_commits (got ", keep_min, " and ",
+                           keep_max, ")");
+  }
+  return std::make_pair(keep_min, keep_max);
+}
+
 std::vector<Instant> ArchivableInstants(const Timeline& timeline, const ArchivalChoice& choice) {
   std::vector<Instant> commits;
   std::string limit = choice.bound;  // nothing at or after it moves
@@ -283,16 +298,8 @@ Result<ArchiveResult> ArchiveTimeline(TableContext& ctx, const ArchiveOptions& o
                               ": its timeline is layout 1 (table version 6), whose archive this build does not write");
   }
   ARROW_RETURN_NOT_OK(ctx.CheckWritable("archive"));
-  ARROW_ASSIGN_OR_RAISE(int64_t keep_min, options.keep_min_commits
-                                              ? Result<int64_t>(*options.keep_min_commits)
-                                              : table_options::kArchiveKeepMinCommits.Get(ctx.config.properties));
-  ARROW_ASSIGN_OR_RAISE(int64_t keep_max, options.keep_max_commits
-                                              ? Result<int64_t>(*options.keep_max_commits)
-                                              : table_options::kArchiveKeepMaxCommits.Get(ctx.config.properties));
-  if (keep_min < 1 || keep_max <= keep_min) {
-    return Status::Invalid("archival needs 1 <= keep_min_commits < keep_max_commits (got ", keep_min, " and ",
-                           keep_max, ")");
-  }
+  ARROW_ASSIGN_OR_RAISE(auto keep, KeepCommits(options, ctx.config.properties));
+  const auto [keep_min, keep_max] = keep;
   ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("archive"));
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
   ARROW_ASSIGN_OR_RAISE(std::string bound, DataTableBound(ctx, timeline));

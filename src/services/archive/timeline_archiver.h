@@ -19,6 +19,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,12 @@ struct ArchiveTarget {
   std::string history_folder;  ///< the LSM history (`<timeline>/history`)
   Engine* engine = nullptr;
 };
+
+/// hoodie.keep.min.commits and hoodie.keep.max.commits: `options`' values, else the table
+/// `properties`' (defaults 20 and 30). Invalid unless 1 <= min < max, or when a property is not
+/// a number.
+Result<std::pair<int64_t, int64_t>> KeepCommits(const ArchiveOptions& options,
+                                                const std::map<std::string, std::string>& properties);
 
 /// What step 1 chooses from, apart from the data table's own bounds.
 struct ArchivalChoice {

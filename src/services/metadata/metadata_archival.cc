@@ -4,7 +4,6 @@
 #include <set>
 
 #include "lakeshore/storage/sub_tree_storage.h"
-#include "lakeshore/table/table_options.h"
 #include "services/archive/timeline_archiver.h"
 #include "table/file_naming.h"
 #include "table/hoodie_table_config.h"
@@ -41,16 +40,8 @@ Result<ArchiveResult> ArchiveMetadataTimeline(TableContext& ctx, Storage& mdt, c
                                               const Timeline& data_timeline, const ArchiveOptions& keep,
                                               const LockGuard& guard) {
   const auto started = std::chrono::steady_clock::now();
-  ARROW_ASSIGN_OR_RAISE(int64_t keep_min, keep.keep_min_commits
-                                              ? Result<int64_t>(*keep.keep_min_commits)
-                                              : table_options::kArchiveKeepMinCommits.Get(ctx.config.properties));
-  ARROW_ASSIGN_OR_RAISE(int64_t keep_max, keep.keep_max_commits
-                                              ? Result<int64_t>(*keep.keep_max_commits)
-                                              : table_options::kArchiveKeepMaxCommits.Get(ctx.config.properties));
-  if (keep_min < 1 || keep_max <= keep_min) {
-    return Status::Invalid("archival needs 1 <= hoodie.keep.min.commits < hoodie.keep.max.commits (got ", keep_min,
-                           " and ", keep_max, ")");
-  }
+  ARROW_ASSIGN_OR_RAISE(auto counts, KeepCommits(keep, ctx.config.properties));
+  const auto [keep_min, keep_max] = counts;
   // Without the files first: nothing to move costs no listing.
   auto not_init = [](const Instant& i) { return !IsIndexInitTime(i.time); };
   if (ArchivableInstants(mdt_timeline, ArchivalChoice{keep_min, keep_max, "", not_init, not_init}).empty()) {

@@ -21,7 +21,6 @@
 namespace lakeshore {
 namespace {
 
-constexpr const char* kMetadataFolder = ".hoodie/metadata";
 constexpr const char* kFilesPartition = "files";
 constexpr const char* kAllPartitions = "__all_partitions__";
 
@@ -347,6 +346,11 @@ std::string UuidText(uint64_t high, uint64_t low) {
 
 }  // namespace
 
+bool IsIndexInitTime(std::string_view time) {
+  return time.size() == 17 && time.substr(0, 14) == "00000000000000" &&
+         time.substr(14).find_first_not_of("0123456789") == std::string_view::npos;
+}
+
 std::function<bool(const std::string&)> ValidDataInstants(const Timeline& data_timeline) {
   auto completed = std::make_shared<std::set<std::string>>();
   auto active = std::make_shared<std::set<std::string>>();
@@ -360,8 +364,7 @@ std::function<bool(const std::string&)> ValidDataInstants(const Timeline& data_t
   return [completed, active, first_write](const std::string& instant) {
     if (completed->count(instant) > 0) return true;
     if (active->count(instant) > 0) return false;  // pending
-    const bool index_init = instant.size() == 17 && instant.compare(0, 14, "00000000000000") == 0;
-    return index_init || (!first_write.empty() && instant < first_write);
+    return IsIndexInitTime(instant) || (!first_write.empty() && instant < first_write);
   };
 }
 
@@ -371,7 +374,7 @@ Result<MetadataPartitionSlices> LoadMetadataPartitionSlices(Storage& mdt, const 
   if (listed != nullptr) {
     timeline = *listed;
   } else {
-    ARROW_ASSIGN_OR_RAISE(timeline, Timeline::Load(mdt, TimelineLocation{".hoodie/timeline", TimelineLayout::kV2}));
+    ARROW_ASSIGN_OR_RAISE(timeline, Timeline::Load(mdt, kMetadataTimeline));
   }
   MetadataPartitionSlices out;
   std::map<std::string, Instant> completed;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +22,16 @@
 #include "timeline/timeline.h"
 
 namespace lakeshore {
+
+/// Where the metadata table lives: its folder in the data table, and its timeline and LSM
+/// history relative to that folder.
+inline constexpr const char* kMetadataFolder = ".hoodie/metadata";
+inline const TimelineLocation kMetadataTimeline{".hoodie/timeline", TimelineLayout::kV2};
+inline constexpr const char* kMetadataArchiveFolder = ".hoodie/timeline/history";
+
+/// True for Hudi's index-init instant times, "00000000000000<NNN>" (SOLO_COMMIT_TIMESTAMP and a
+/// counter): a partition build's base files carry them, and readers take them as valid.
+bool IsIndexInitTime(std::string_view time);
 
 /// The data table's files as the metadata table lists them.
 struct MetadataFileListing {

@@ -1,6 +1,7 @@
 #include "services/metadata/metadata_archival.h"
 
 #include <chrono>
+#include <map>
 #include <set>
 
 #include "lakeshore/storage/sub_tree_storage.h"
@@ -12,23 +13,14 @@
 namespace lakeshore {
 namespace {
 
-const TimelineLocation kMetadataTimeline{".hoodie/timeline", TimelineLayout::kV2};
-
-/// Hudi's SOLO_COMMIT_TIMESTAMP prefix of index-init instant times.
-bool IsIndexInitTime(std::string_view time) { return time.size() == 17 && time.substr(0, 14) == "00000000000000"; }
-
-/// The instant times the data files in the metadata table's partition folders name: base and
-/// log files, of any instant, completed or not.
-Result<std::set<std::string>> FileInstants(Storage& mdt) {
+/// The instants that wrote the files the listings of `partitions` hold.
+Result<std::set<std::string>> InstantsWithFiles(const std::vector<std::string>& partitions,
+                                                const MetadataSlicesOf& slices_of) {
   std::set<std::string> out;
-  ARROW_ASSIGN_OR_RAISE(auto folders, mdt.List("", /*recursive=*/false));
-  for (const auto& folder : folders) {
-    const std::string name(BaseName(folder.path));
-    if (!folder.is_dir || name.empty() || name[0] == '.') continue;
-    ARROW_ASSIGN_OR_RAISE(auto entries, mdt.List(folder.path, /*recursive=*/false));
-    for (const auto& e : entries) {
-      if (e.is_dir) continue;
-      if (auto parsed = ParseDataFileName(BaseName(e.path))) out.insert(parsed->instant_time);
+  for (const auto& partition : partitions) {
+    ARROW_ASSIGN_OR_RAISE(const MetadataPartitionSlices* slices, slices_of(partition));
+    for (const auto& [path, size] : slices->sizes) {
+      if (auto parsed = ParseDataFileName(BaseName(path))) out.insert(parsed->instant_time);
     }
   }
   return out;
@@ -37,12 +29,13 @@ Result<std::set<std::string>> FileInstants(Storage& mdt) {
 }  // namespace
 
 Result<ArchiveResult> ArchiveMetadataTimeline(TableContext& ctx, Storage& mdt, const Timeline& mdt_timeline,
-                                              const Timeline& data_timeline, const ArchiveOptions& keep,
+                                              const Timeline& data_timeline, const std::vector<std::string>& partitions,
+                                              const MetadataSlicesOf& slices_of, const ArchiveOptions& keep,
                                               const LockGuard& guard) {
   const auto started = std::chrono::steady_clock::now();
   ARROW_ASSIGN_OR_RAISE(auto counts, KeepCommits(keep, ctx.config.properties));
   const auto [keep_min, keep_max] = counts;
-  // Without the files first: nothing to move costs no listing.
+  // By the counts first: nothing to move costs no listing.
   auto not_init = [](const Instant& i) { return !IsIndexInitTime(i.time); };
   if (ArchivableInstants(mdt_timeline, ArchivalChoice{keep_min, keep_max, "", not_init, not_init}).empty()) {
     return ArchiveResult{};
@@ -54,7 +47,8 @@ Result<ArchiveResult> ArchiveMetadataTimeline(TableContext& ctx, Storage& mdt, c
     const bool reachable = actions::WritesData(i.action) || !i.is_completed() || i.action == actions::kSavepoint;
     if (reachable && (bound.empty() || i.time < bound)) bound = i.time;
   }
-  ARROW_ASSIGN_OR_RAISE(auto with_files, FileInstants(mdt));
+  // A listing holds the files of completed metadata instants; a pending one bounds the choice.
+  ARROW_ASSIGN_OR_RAISE(auto with_files, InstantsWithFiles(partitions, slices_of));
   auto movable = [&](const Instant& i) { return not_init(i) && with_files.count(i.time) == 0; };
   const auto chosen = ArchivableInstants(mdt_timeline, ArchivalChoice{keep_min, keep_max, bound, not_init, movable});
   if (chosen.empty()) return ArchiveResult{};
@@ -70,9 +64,19 @@ Result<ArchiveResult> ArchiveMetadataTimeline(TableContext& ctx, const ArchiveOp
   if (config.metadata_partitions.empty() && config.metadata_partitions_inflight.empty()) return ArchiveResult{};
   ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("archive"));
   ARROW_ASSIGN_OR_RAISE(auto data_timeline, ctx.LoadTimeline());
-  ARROW_ASSIGN_OR_RAISE(auto mdt, SubTreeStorage::Make(ctx.storage, ".hoodie/metadata"));
+  ARROW_ASSIGN_OR_RAISE(auto mdt, SubTreeStorage::Make(ctx.storage, kMetadataFolder));
   ARROW_ASSIGN_OR_RAISE(auto mdt_timeline, Timeline::Load(*mdt, kMetadataTimeline));
-  ARROW_ASSIGN_OR_RAISE(auto result, ArchiveMetadataTimeline(ctx, *mdt, mdt_timeline, data_timeline, keep, *guard));
+  // Partitions being built hold their files back too.
+  std::vector<std::string> partitions = config.metadata_partitions;
+  partitions.insert(partitions.end(), config.metadata_partitions_inflight.begin(),
+                    config.metadata_partitions_inflight.end());
+  std::map<std::string, MetadataPartitionSlices> listed;
+  auto slices_of = [&](const std::string& partition) -> Result<const MetadataPartitionSlices*> {
+    ARROW_ASSIGN_OR_RAISE(auto slices, LoadMetadataPartitionSlices(*mdt, partition, &mdt_timeline));
+    return &(listed[partition] = std::move(slices));
+  };
+  ARROW_ASSIGN_OR_RAISE(auto result, ArchiveMetadataTimeline(ctx, *mdt, mdt_timeline, data_timeline, partitions,
+                                                             slices_of, keep, *guard));
   ARROW_RETURN_NOT_OK(guard->Release());
   return result;
 }

@@ -7,7 +7,8 @@
 // What may move, beyond the data table's rule (more than hoodie.keep.max.commits completed write
 // instants that may move, the oldest of them beyond hoodie.keep.min.commits, none at or after a
 // pending metadata instant):
-//   - only instants no file in the metadata table's partition folders belongs to. Readers (ours,
+//   - only instants no file of the metadata table's partitions belongs to (their listings hold
+//     the files of completed instants; a pending one bounds the choice). Readers (ours,
 //     hudi-rs) count a metadata file only while its instant is on the active timeline. A
 //     compaction that deletes the slices it replaced frees the deltacommits that wrote them;
 //     a compaction whose base files are still read stays, and so do the instants of a file
@@ -25,9 +26,12 @@
 // finishes deleting active files of archived instants.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "actions/table_context.h"
+#include "io/metadata_files.h"
 #include "lakeshore/storage/storage.h"
 #include "lakeshore/table/table.h"
 #include "timeline/timeline.h"
@@ -36,23 +40,26 @@ namespace lakeshore {
 
 class LockGuard;
 
-/// The metadata table's archive, relative to its root.
-inline constexpr const char* kMetadataArchiveFolder = ".hoodie/timeline/history";
+/// One partition's listing of the metadata table (the caller's, when it has listed already).
+using MetadataSlicesOf = std::function<Result<const MetadataPartitionSlices*>(const std::string& partition)>;
 
 /// Archives what may move of `mdt_timeline` (listed under `guard`) on `mdt` (storage rooted at
 /// `.hoodie/metadata`), by the rules above; `data_timeline` is the data timeline listed under
-/// `guard`. `keep` gives hoodie.keep.min/max.commits (unset: the data table's options, as Hudi's
-/// metadata writer takes the data table's). Nothing to move is a result without instants and
-/// costs no I/O; otherwise one listing of each partition folder and of the timeline, and the
-/// moved instants' files. Errors: invalid keep values (Invalid), a damaged archive
+/// `guard`, `partitions` the metadata partitions whose files hold instants back, `slices_of`
+/// their listings. `keep` gives hoodie.keep.min/max.commits (unset: the data table's options, as
+/// Hudi's metadata writer takes the data table's). Nothing to move by the counts alone is a
+/// result without instants and lists nothing; otherwise `slices_of` each partition, and the
+/// moved instants' timeline files. Errors: invalid keep values (Invalid), a damaged archive
 /// (kCorruptMetadata), storage errors.
 Result<ArchiveResult> ArchiveMetadataTimeline(TableContext& ctx, Storage& mdt, const Timeline& mdt_timeline,
-                                              const Timeline& data_timeline, const ArchiveOptions& keep,
+                                              const Timeline& data_timeline, const std::vector<std::string>& partitions,
+                                              const MetadataSlicesOf& slices_of, const ArchiveOptions& keep,
                                               const LockGuard& guard);
 
 /// The same for the table of `ctx`, under its own hold of the table lock (Table::Archive runs it
-/// after archiving the data timeline, which moves the data bound). A table without a metadata
-/// table: an empty result, after one read of hoodie.properties.
+/// after archiving the data timeline, which moves the data bound), listing each built
+/// partition once. A table without a metadata table: an empty result, after one read of
+/// hoodie.properties.
 Result<ArchiveResult> ArchiveMetadataTimeline(TableContext& ctx, const ArchiveOptions& keep);
 
 }  // namespace lakeshore

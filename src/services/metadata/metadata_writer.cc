@@ -14,7 +14,6 @@
 #include "format/table_checksum.h"
 #include "format/metadata_keys.h"
 #include "format/metadata_record.h"
-#include "io/archived_timeline.h"
 #include "io/base_file.h"
 #include "io/log_file.h"
 #include "io/metadata_files.h"
@@ -33,11 +32,9 @@
 namespace lakeshore {
 namespace {
 
-constexpr const char* kFolder = ".hoodie/metadata";
 constexpr const char* kWriteToken = "0-0-0";
 /// Hudi's SOLO_COMMIT_TIMESTAMP: index-init instants are it plus a three-digit counter.
 constexpr std::string_view kInitPrefix = "00000000000000";
-const TimelineLocation kTimeline{".hoodie/timeline", TimelineLayout::kV2};
 
 /// The file group ids of a partition, as Hudi names them (<prefix>-<NNNN>-0).
 std::string GroupId(const std::string& partition, int64_t i) {
@@ -156,10 +153,10 @@ Result<std::string> WriteMetadataInstant(TableContext& ctx, Storage& mdt, const 
   CommitMetadata metadata;
   metadata.operation = operation;
   ARROW_ASSIGN_OR_RAISE(auto requested, codec.Encode(instant, metadata));
-  ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(mdt, kTimeline, instant, requested));
+  ARROW_RETURN_NOT_OK(timeline_ops::CreateRequested(mdt, kMetadataTimeline, instant, requested));
   instant.state = InstantState::kInflight;
   ARROW_ASSIGN_OR_RAISE(auto inflight, codec.Encode(instant, metadata));
-  ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(mdt, kTimeline, instant, inflight));
+  ARROW_RETURN_NOT_OK(timeline_ops::TransitionToInflight(mdt, kMetadataTimeline, instant, inflight));
   // The files are independent until the instant completes: written side by side, so their
   // fsyncs overlap (a write's log files for each partition and record index group).
   ARROW_RETURN_NOT_OK(Engine::DefaultForStorageWaits()->ParallelFor(
@@ -180,7 +177,7 @@ Result<std::string> WriteMetadataInstant(TableContext& ctx, Storage& mdt, const 
   ARROW_ASSIGN_OR_RAISE(std::string completion, NextInstantTime(ctx.clock->NowMs(), after));
   instant.state = InstantState::kCompleted;
   ARROW_ASSIGN_OR_RAISE(auto completed, codec.Encode(instant, metadata));
-  ARROW_RETURN_NOT_OK(timeline_ops::Complete(mdt, kTimeline, instant, completion, completed).status());
+  ARROW_RETURN_NOT_OK(timeline_ops::Complete(mdt, kMetadataTimeline, instant, completion, completed).status());
   return completion;
 }
 
@@ -359,7 +356,7 @@ int64_t RecordIndexGroupCount(const MetadataTableSettings& s, int64_t records) {
 Result<std::string> NextInitInstant(const Timeline& timeline) {
   int64_t next = 0;
   for (const auto& i : timeline.instants()) {
-    if (i.time.size() == 17 && std::string_view(i.time).substr(0, kInitPrefix.size()) == kInitPrefix) {
+    if (IsIndexInitTime(i.time)) {
       if (auto n = ParseInt64(std::string_view(i.time).substr(kInitPrefix.size()))) next = std::max(next, *n + 1);
     }
   }
@@ -389,7 +386,7 @@ std::map<std::string, std::map<std::string, int64_t>> CommittedFiles(const std::
 }
 
 Result<std::shared_ptr<Storage>> MetadataStorage(TableContext& ctx) {
-  ARROW_ASSIGN_OR_RAISE(auto mdt, SubTreeStorage::Make(ctx.storage, kFolder));
+  ARROW_ASSIGN_OR_RAISE(auto mdt, SubTreeStorage::Make(ctx.storage, kMetadataFolder));
   return std::shared_ptr<Storage>(std::move(mdt));
 }
 
@@ -407,7 +404,7 @@ Status AddBaseFiles(const std::string& partition, const std::string& time, Entri
 /// Builds one partition at an index-init instant. The partition must be listed in flight.
 Status BuildPartition(TableContext& ctx, Storage& mdt, const std::string& partition, const LockGuard& guard) {
   ARROW_RETURN_NOT_OK(EnsureMetadataTable(ctx, mdt, partition));
-  ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(mdt, kTimeline));
+  ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(mdt, kMetadataTimeline));
   ARROW_ASSIGN_OR_RAISE(auto time, NextInitInstant(timeline));
   std::vector<std::pair<std::string, std::string>> files;
   if (IsSecondaryIndexPartition(partition)) {
@@ -468,7 +465,7 @@ Status DeleteTree(Storage& storage, const std::string& folder) {
 Status DeletePartitionFiles(Storage& mdt, const std::string& partition) { return DeleteTree(mdt, partition); }
 
 /// Deletes the whole metadata table (no partition is listed any more).
-Status DeleteMetadataTable(TableContext& ctx) { return DeleteTree(*ctx.storage, kFolder); }
+Status DeleteMetadataTable(TableContext& ctx) { return DeleteTree(*ctx.storage, kMetadataFolder); }
 
 /// True when a metadata compaction is due and safe: `max` deltacommits completed since the last
 /// compaction (or build), and every one of them belongs to a data instant that is completed or
@@ -477,14 +474,14 @@ bool CompactionDue(const Timeline& mdt_timeline, const Timeline& data_timeline, 
   std::string last_base;
   for (const auto& i : mdt_timeline.instants()) {
     if (!i.is_completed()) continue;
-    if (i.action == actions::kCommit || std::string_view(i.time).substr(0, kInitPrefix.size()) == kInitPrefix) {
+    if (i.action == actions::kCommit || IsIndexInitTime(i.time)) {
       last_base = std::max(last_base, i.completion_time);
     }
   }
   int64_t since = 0;
   for (const auto& i : mdt_timeline.instants()) {
     if (!i.is_completed() || i.action != actions::kDeltaCommit || i.completion_time <= last_base) continue;
-    if (std::string_view(i.time).substr(0, kInitPrefix.size()) == kInitPrefix) continue;
+    if (IsIndexInitTime(i.time)) continue;
     auto data = data_timeline.Find(i.time);
     if (data && !data->is_completed()) return false;
     ++since;
@@ -735,7 +732,7 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
 
   ARROW_ASSIGN_OR_RAISE(auto mdt, MetadataStorage(ctx));
   // The metadata timeline is listed once; each partition's slices are listed once from it.
-  ARROW_ASSIGN_OR_RAISE(auto mdt_timeline, Timeline::Load(*mdt, kTimeline));
+  ARROW_ASSIGN_OR_RAISE(auto mdt_timeline, Timeline::Load(*mdt, kMetadataTimeline));
   std::map<std::string, MetadataPartitionSlices> listed;
   auto slices_of = [&](const std::string& partition) -> Result<const MetadataPartitionSlices*> {
     auto it = listed.find(partition);
@@ -771,12 +768,14 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
     if (!compacted.empty()) {
       // New base files: list again.
       listed.clear();
-      ARROW_ASSIGN_OR_RAISE(mdt_timeline, Timeline::Load(*mdt, kTimeline));
+      ARROW_ASSIGN_OR_RAISE(mdt_timeline, Timeline::Load(*mdt, kMetadataTimeline));
       // The compaction deleted the slices it replaced: the instants that wrote only those may
       // now leave the active timeline.
-      ARROW_ASSIGN_OR_RAISE(auto archived, ArchiveMetadataTimeline(ctx, *mdt, mdt_timeline, data_timeline, ArchiveOptions{}, guard));
+      // Its listings are the ones this write goes on with (archival moves no partition file).
+      ARROW_ASSIGN_OR_RAISE(auto archived, ArchiveMetadataTimeline(ctx, *mdt, mdt_timeline, data_timeline, partitions,
+                                                                   slices_of, ArchiveOptions{}, guard));
       if (!archived.archived_instants.empty()) {
-        ARROW_ASSIGN_OR_RAISE(mdt_timeline, Timeline::Load(*mdt, kTimeline));
+        ARROW_ASSIGN_OR_RAISE(mdt_timeline, Timeline::Load(*mdt, kMetadataTimeline));
       }
     }
   }
@@ -875,20 +874,11 @@ Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_tim
   ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
   if (config.metadata_partitions.empty() && config.metadata_partitions_inflight.empty()) return Status::OK();
   ARROW_ASSIGN_OR_RAISE(auto mdt, MetadataStorage(ctx));
-  ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(*mdt, kTimeline));
+  ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(*mdt, kMetadataTimeline));
   auto found = timeline.Find(instant_time);
-  if (!found) {
-    // Archived: only after a compaction folded it into base files (metadata_archival.h keeps
-    // every instant a rollback can reach active; this holds should that ever fail).
-    ARROW_ASSIGN_OR_RAISE(auto archived, ReadArchivedTimeline(*mdt, kMetadataArchiveFolder, *ctx.engine));
-    for (const auto& a : archived) {
-      if (a.instant.time != instant_time) continue;
-      std::vector<std::string> all = config.metadata_partitions;
-      all.insert(all.end(), config.metadata_partitions_inflight.begin(), config.metadata_partitions_inflight.end());
-      return DropMetadataPartitions(ctx, all, guard);
-    }
-    return Status::OK();
-  }
+  // Never archived: metadata archival keeps every instant a rollback or restore can reach
+  // (services/metadata/metadata_archival.h).
+  if (!found) return Status::OK();
   // Folded into base files by a compaction that completed after it: it cannot be taken out.
   for (const auto& i : timeline.instants()) {
     if (i.is_completed() && i.action == actions::kCommit && found->is_completed() &&
@@ -900,7 +890,7 @@ Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_tim
   }
   if (found->is_completed()) {
     Instant done = *found;
-    ARROW_RETURN_NOT_OK(mdt->DeleteFiles({kTimeline.PathOf(done)}).status());
+    ARROW_RETURN_NOT_OK(mdt->DeleteFiles({kMetadataTimeline.PathOf(done)}).status());
   }
   std::vector<std::string> logs;
   for (const auto& p : config.metadata_partitions) {
@@ -913,7 +903,7 @@ Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_tim
   if (!logs.empty()) ARROW_RETURN_NOT_OK(mdt->DeleteFiles(logs).status());
   Instant pending = *found;
   pending.state = InstantState::kInflight;
-  return timeline_ops::DeletePendingFiles(*mdt, kTimeline, pending);
+  return timeline_ops::DeletePendingFiles(*mdt, kMetadataTimeline, pending);
 }
 
 }  // namespace lakeshore

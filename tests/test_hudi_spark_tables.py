@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 import lakeshore
@@ -641,3 +642,43 @@ def test_the_index_verb_looks_up_by_a_secondary_index(
         r["_hoodie_record_key"] for r in _hudi_read(Path(root)).to_pylist() if r["merchant_name"] == "Amazon"
     )
     assert sorted(m["record_key"] for m in found["matches"]) == amazon
+
+
+def _with_column_stats(label: str, unzipped: dict[str, Path]) -> bool:
+    properties = (unzipped[label] / ".hoodie" / "hoodie.properties").read_text()
+    prefix = "hoodie.table.metadata.partitions="
+    return any(line.startswith(prefix) and "column_stats" in line for line in properties.splitlines())
+
+
+def test_filtered_reads_skip_by_sparks_column_stats_and_keep_every_matching_row(unzipped: dict[str, Path]) -> None:
+    """Spark's column_stats entries (every value wrapper it writes: strings, longs, timestamps,
+    dates, booleans, decimals) prune file groups, and the rows equal the unfiltered read
+    filtered row by row, for snapshot and read-optimized reads."""
+    labels = [label for label in unzipped if _with_column_stats(label, unzipped)]
+    assert labels, "no shared table with a column_stats partition"
+    ops = {"<": pc.less, "=": pc.equal, ">=": pc.greater_equal}
+    for label in labels:
+        t = lakeshore.Table.open(str(unzipped[label]))
+        partition_fields = set(t.partition_by)
+        pruned = 0
+        for read in ({}, {"read_optimized": True}):
+            full = t.to_arrow(**read)
+            if full.num_rows == 0:
+                continue
+            for name in full.schema.names:
+                if name.startswith("_hoodie") or name in partition_fields:
+                    continue
+                column = full.column(name)
+                kind = column.type
+                if not (pa.types.is_primitive(kind) or pa.types.is_string(kind) or pa.types.is_decimal(kind)):
+                    continue
+                for row in (0, full.num_rows // 2, full.num_rows - 1):
+                    value = column[row].as_py()
+                    if value is None:
+                        continue
+                    for op, compare in ops.items():
+                        got = t.to_arrow(filter=[(name, op, value)], **read)
+                        expected = full.filter(pc.fill_null(compare(column, pa.scalar(value, column.type)), False))
+                        assert _rows(got) == _rows(expected), (label, read, name, op, value)
+                        pruned += int((got.schema.metadata or {}).get(b"read.file_groups_pruned", b"0"))
+        assert pruned > 0, f"{label}: Spark's column_stats pruned nothing"

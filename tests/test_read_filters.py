@@ -209,3 +209,59 @@ def test_incremental_reads_take_the_row_filter_too(tmp_path: Path) -> None:
     t.upsert(pa.Table.from_pylist([_row(k, 1, rng) for k in range(40, 60)], schema=SCHEMA))
     got = t.read_incremental(first, filter=[("id", ">=", 50)])
     assert sorted(got.column("id").to_pylist()) == list(range(50, 60))
+
+
+def _log_files(t: lakeshore.Table) -> int:
+    """Log files a snapshot read opens."""
+    return sum(1 for f in t.files() if ".log." in f)
+
+
+@pytest.mark.parametrize("built_after", [False, True])
+def test_merge_on_read_slices_with_log_files_are_skipped_by_every_files_stats(
+    tmp_path: Path, built_after: bool
+) -> None:
+    """A slice with log files is skipped only when its base file's and every log file's stats
+    rule a match out: an update that moves a value into the filtered range keeps its group. The
+    log files' stats come from their writes, or, when the partition is built on an existing
+    table, from one read of each log file."""
+    properties = dict(STATS)
+    if built_after:
+        properties["hoodie.metadata.index.column.stats.enable"] = "false"
+    rng = random.Random(21)
+    t = lakeshore.Table.create(
+        str(tmp_path / "t"), SCHEMA, record_key="id", partition_by="p", table_type="mor", properties=properties
+    )
+    rows: dict[int, dict[str, Any]] = {}
+    for b in range(6):
+        batch = {k: _row(k, 0, rng) for k in range(b * 100, b * 100 + 100)}
+        t.insert(pa.Table.from_pylist(list(batch.values()), schema=SCHEMA))
+        rows.update(batch)
+    # Updates to every group, inside each group's own key range: log files everywhere.
+    for b in range(6):
+        batch = {k: _row(k, 1, rng) for k in range(b * 100, b * 100 + 100, 7)}
+        t.upsert(pa.Table.from_pylist(list(batch.values()), schema=SCHEMA))
+        rows.update(batch)
+    # One update moves a value of the first group far out of its base file's range.
+    moved = dict(rows[3], v=10_000_000)
+    t.upsert(pa.Table.from_pylist([moved], schema=SCHEMA))
+    rows[3] = moved
+    if built_after:
+        t.create_index("column_stats")
+    assert _log_files(t) >= 12
+    for predicates in ([("v", ">=", 5000), ("v", "<", 5020)], [("v", "=", 10_000_000)], [("s", "=", "s00250")]):
+        got, meta = _ids(t, predicates)
+        assert got == _expected(rows, predicates), predicates
+        assert meta[b"read.pruned_by"] == b"column_stats"
+        assert meta[b"read.file_groups"] == b"12"
+    _, meta = _ids(t, [("v", ">=", 5000), ("v", "<", 5020)])
+    assert meta[b"read.file_groups_pruned"] == b"10"  # every group has logs: pruned by all its files
+    got, meta = _ids(t, [("v", "=", 10_000_000)])
+    assert got == [3]
+    assert meta[b"read.file_groups_pruned"] == b"11"  # the moved value's log keeps its group
+    # Read-optimized reads look at the base files only.
+    got, meta = _ids(t, [("v", "=", 10_000_000)], read_optimized=True)
+    assert got == [] and meta[b"read.file_groups_pruned"] == b"12"
+    # A delete-only log file has no stats, so its group is read; the deleted row is gone.
+    t.delete(pa.table({"id": [3], "p": ["p1"]}))
+    got, meta = _ids(t, [("v", "=", 10_000_000)])
+    assert got == [] and meta[b"read.file_groups_pruned"] == b"11"

@@ -298,8 +298,9 @@ class Table:
         ``"record_index"`` (record key -> file group, for :meth:`lookup` and upserts with
         ``hoodie.index.type=RECORD_INDEX``), ``"bloom_filters"`` (each base file's key filter,
         for ``hoodie.index.type=BLOOM`` with ``hoodie.bloom.index.use.metadata``) or
-        ``"column_stats"`` (each base file's column statistics); all but files build it too. It is built from the
-        completed instants under the table lock, listed in flight while it builds, and kept
+        ``"column_stats"`` (each base and log file's column statistics, by which filtered
+        reads skip file groups); all but files build it too. It is built from the completed
+        instants under the table lock, listed in flight while it builds, and kept
         current by every later write. ``"secondary_index_<name>"`` with ``column`` is a secondary
         index on that column (as Spark's ``CREATE INDEX <name> ON t (column)``): its definition is
         written to Hudi's ``.hoodie/.index_defs/index.json``, it is built from the latest snapshot,

@@ -98,6 +98,13 @@ struct ColumnStatsValue {
   int64_t total_uncompressed_size = 0;
 };
 
+/// The statistics of one column of one data file (a base file, or a log file's records), by
+/// column name: what a column_stats entry holds.
+struct FileColumnStats {
+  std::string column;
+  ColumnStatsValue value;
+};
+
 /// True when the column's type has a wrapper here (booleans, integers, floats, strings,
 /// binaries, dates, timestamps of microsecond or coarser unit).
 bool HasStatsWrapper(const arrow::DataType& type);

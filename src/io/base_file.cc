@@ -236,30 +236,22 @@ Result<std::shared_ptr<arrow::Schema>> ReadBaseFileSchema(Storage& storage, cons
   return schema;
 }
 
-Result<BaseFileFooter> ReadBaseFileFooter(Storage& storage, const std::string& path, std::optional<int64_t> size_hint) {
-  ARROW_ASSIGN_OR_RAISE(auto input, storage.OpenInputFile(path, size_hint));
-  std::shared_ptr<parquet::FileMetaData> metadata;
+Result<std::vector<format::FileColumnStats>> ParquetColumnStats(const parquet::FileMetaData& metadata,
+                                                                const std::string& source) {
+  std::vector<format::FileColumnStats> columns;
   try {
-    metadata = parquet::ReadMetaData(input);
-  } catch (const std::exception& e) {
-    return CorruptMetadata("base file '" + path + "' has no readable Parquet footer: " + e.what());
-  }
-  BaseFileFooter footer;
-  footer.num_rows = metadata->num_rows();
-  if (const auto& kv = metadata->key_value_metadata()) {
-    for (int64_t i = 0; i < kv->size(); ++i) footer.key_value[kv->key(i)] = kv->value(i);
-  }
   // Top-level primitive columns: a leaf whose path has one element.
-  const parquet::SchemaDescriptor* schema = metadata->schema();
+  const parquet::SchemaDescriptor* schema = metadata.schema();
   for (int c = 0; c < schema->num_columns(); ++c) {
     const parquet::ColumnDescriptor* column = schema->Column(c);
     if (column->path()->ToDotVector().size() != 1) continue;
-    BaseFileFooter::ColumnStats stats;
-    stats.name = column->name();
-    stats.value_count = metadata->num_rows();
+    format::FileColumnStats out;
+    out.column = column->name();
+    format::ColumnStatsValue& stats = out.value;
+    stats.value_count = metadata.num_rows();
     bool bounded = true;
-    for (int rg = 0; rg < metadata->num_row_groups(); ++rg) {
-      auto chunk = metadata->RowGroup(rg)->ColumnChunk(c);
+    for (int rg = 0; rg < metadata.num_row_groups(); ++rg) {
+      auto chunk = metadata.RowGroup(rg)->ColumnChunk(c);
       stats.total_size += chunk->total_compressed_size();
       stats.total_uncompressed_size += chunk->total_uncompressed_size();
       auto rg_stats = chunk->statistics();
@@ -270,7 +262,7 @@ Result<BaseFileFooter> ReadBaseFileFooter(Storage& storage, const std::string& p
       if (rg_stats->HasNullCount()) stats.null_count += rg_stats->null_count();
       if (!rg_stats->HasMinMax()) {
         // No bound: only a row group of nulls alone may lack one.
-        if (!rg_stats->HasNullCount() || rg_stats->null_count() != metadata->RowGroup(rg)->num_rows()) bounded = false;
+        if (!rg_stats->HasNullCount() || rg_stats->null_count() != metadata.RowGroup(rg)->num_rows()) bounded = false;
         continue;
       }
       std::shared_ptr<arrow::Scalar> min, max;
@@ -286,8 +278,28 @@ Result<BaseFileFooter> ReadBaseFileFooter(Storage& storage, const std::string& p
       if (!stats.max || smaller(*stats.max, *max)) stats.max = max;
     }
     if (!bounded) stats.min = stats.max = nullptr;
-    footer.columns.push_back(std::move(stats));
+    columns.push_back(std::move(out));
   }
+  } catch (const std::exception& e) {  // statistics are decoded on first access
+    return CorruptMetadata(source + " has Parquet column statistics that do not decode: " + e.what());
+  }
+  return columns;
+}
+
+Result<BaseFileFooter> ReadBaseFileFooter(Storage& storage, const std::string& path, std::optional<int64_t> size_hint) {
+  ARROW_ASSIGN_OR_RAISE(auto input, storage.OpenInputFile(path, size_hint));
+  std::shared_ptr<parquet::FileMetaData> metadata;
+  try {
+    metadata = parquet::ReadMetaData(input);
+  } catch (const std::exception& e) {
+    return CorruptMetadata("base file '" + path + "' has no readable Parquet footer: " + e.what());
+  }
+  BaseFileFooter footer;
+  footer.num_rows = metadata->num_rows();
+  if (const auto& kv = metadata->key_value_metadata()) {
+    for (int64_t i = 0; i < kv->size(); ++i) footer.key_value[kv->key(i)] = kv->value(i);
+  }
+  ARROW_ASSIGN_OR_RAISE(footer.columns, ParquetColumnStats(*metadata, "base file '" + path + "'"));
   return footer;
 }
 

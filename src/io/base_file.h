@@ -11,7 +11,12 @@
 #include <arrow/scalar.h>
 #include <arrow/table.h>
 
+#include "format/metadata_record.h"
 #include "lakeshore/storage/storage.h"
+
+namespace parquet {
+class FileMetaData;
+}  // namespace parquet
 
 namespace lakeshore {
 
@@ -59,19 +64,17 @@ Result<std::shared_ptr<arrow::Schema>> ReadBaseFileSchema(Storage& storage, cons
 struct BaseFileFooter {
   int64_t num_rows = 0;
   std::map<std::string, std::string> key_value;
-  /// Statistics of each top-level primitive column (nested ones are left out), over the file's
-  /// row groups: min and max (absent when a row group has none, or every value is null), nulls,
-  /// values, and the column chunks' sizes.
-  struct ColumnStats {
-    std::string name;
-    std::shared_ptr<arrow::Scalar> min, max;
-    int64_t null_count = 0;
-    int64_t value_count = 0;
-    int64_t total_size = 0;
-    int64_t total_uncompressed_size = 0;
-  };
-  std::vector<ColumnStats> columns;
+  /// Statistics of each top-level primitive column (ParquetColumnStats).
+  std::vector<format::FileColumnStats> columns;
 };
+
+/// Statistics of each top-level primitive column of a Parquet file (nested ones are left out),
+/// over its row groups, from its metadata alone: min and max (absent when a row group has none,
+/// or every value is null), nulls, values, and the column chunks' sizes. One extraction serves
+/// base files and the Parquet data blocks of log files, so both index alike. Statistics that do
+/// not decode → kCorruptMetadata naming `source`.
+Result<std::vector<format::FileColumnStats>> ParquetColumnStats(const parquet::FileMetaData& metadata,
+                                                                const std::string& source);
 
 /// Reads the footer of a base file only. A file that is not Parquet → kCorruptMetadata naming
 /// it. Cost: the footer's bytes (one or two range reads).

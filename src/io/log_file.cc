@@ -63,11 +63,16 @@ Result<std::shared_ptr<arrow::Table>> DecodeAvroBlock(const LogBlock& block, con
   return arrow::Table::FromRecordBatches(schema, {batch});
 }
 
+/// The content of `block` of the log file `file`, sharing its memory.
+std::shared_ptr<arrow::Buffer> BlockContent(const std::shared_ptr<arrow::Buffer>& file, const LogBlock& block) {
+  const int64_t start = block.content.data() - reinterpret_cast<const char*>(file->data());
+  return arrow::SliceBuffer(file, start, static_cast<int64_t>(block.content.size()));
+}
+
 /// HoodieParquetDataBlock: the content is a whole Parquet file.
 Result<std::shared_ptr<arrow::Table>> DecodeParquetBlock(const std::shared_ptr<arrow::Buffer>& file,
                                                          const LogBlock& block, const std::string& source) {
-  const int64_t start = block.content.data() - reinterpret_cast<const char*>(file->data());
-  auto content = arrow::SliceBuffer(file, start, static_cast<int64_t>(block.content.size()));
+  auto content = BlockContent(file, block);
   parquet::arrow::FileReaderBuilder builder;
   Status st = builder.Open(std::make_shared<arrow::io::BufferReader>(content));
   if (!st.ok()) return BadBlock(source, block, "the Parquet data block does not open: " + st.message());
@@ -78,14 +83,25 @@ Result<std::shared_ptr<arrow::Table>> DecodeParquetBlock(const std::shared_ptr<a
   return table;
 }
 
+/// The column statistics of a Parquet data block, from its own footer.
+Result<std::vector<format::FileColumnStats>> ParquetBlockColumnStats(const std::shared_ptr<arrow::Buffer>& content,
+                                                                   const std::string& where) {
+  std::shared_ptr<parquet::FileMetaData> metadata;
+  try {
+    metadata = parquet::ReadMetaData(std::make_shared<arrow::io::BufferReader>(content));
+  } catch (const std::exception& e) {
+    return CorruptMetadata(where + ": the Parquet data block has no readable footer: " + e.what());
+  }
+  return ParquetColumnStats(*metadata, where);
+}
+
 /// HoodieHFileDataBlock: the content is a whole HFile whose values are Avro records under the
 /// block's SCHEMA header.
 /// The HFile an HFile data block holds.
 Result<std::shared_ptr<format::HFileReader>> OpenHFileBlock(const std::shared_ptr<arrow::Buffer>& file,
                                                            const LogBlock& block, const std::string& source) {
-  const int64_t start = block.content.data() - reinterpret_cast<const char*>(file->data());
   const std::string where = "log file " + source + ", block at byte " + std::to_string(block.offset);
-  return format::HFileReader::Open(arrow::SliceBuffer(file, start, static_cast<int64_t>(block.content.size())), where);
+  return format::HFileReader::Open(BlockContent(file, block), where);
 }
 
 Result<std::vector<std::pair<std::string, nlohmann::json>>> DecodeHFileBlock(
@@ -176,8 +192,9 @@ std::map<int32_t, std::string> BlockHeader(const std::string& instant_time, cons
 }
 }  // namespace
 
-Result<int64_t> WriteLogFile(Storage& storage, const std::string& path, const LogFileContent& content,
-                             const ParquetWriteSettings& parquet) {
+Result<WrittenLogFile> WriteLogFile(Storage& storage, const std::string& path, const LogFileContent& content,
+                                    const ParquetWriteSettings& parquet) {
+  WrittenLogFile written;
   const bool has_records = content.records != nullptr && content.records->num_rows() > 0;
   if (!has_records && content.deletes.empty()) return Status::Invalid("log file ", path, " would hold nothing");
   const auto header = BlockHeader(content.instant_time, content.avro_schema);
@@ -187,14 +204,33 @@ Result<int64_t> WriteLogFile(Storage& storage, const std::string& path, const Lo
     block_settings.avro_schema = content.avro_schema;
     ARROW_ASSIGN_OR_RAISE(auto encoded, EncodeParquetDataBlock(*content.records, block_settings));
     bytes += format::RenderLogBlock(LogBlockType::kParquetData, header, std::string_view(*encoded));
+    ARROW_ASSIGN_OR_RAISE(written.column_stats, ParquetBlockColumnStats(encoded, "log file " + path));
   }
   if (!content.deletes.empty()) {
     ARROW_ASSIGN_OR_RAISE(auto block, RenderDeleteBlock(header, content.deletes));
     bytes += block;
   }
-  const int64_t size = static_cast<int64_t>(bytes.size());
+  written.size = static_cast<int64_t>(bytes.size());
   ARROW_RETURN_NOT_OK(storage.WriteString(path, bytes));
-  return size;
+  return written;
+}
+
+Result<std::vector<format::FileColumnStats>> LogFileColumnStats(Storage& storage, const std::string& path) {
+  ARROW_ASSIGN_OR_RAISE(auto file, storage.ReadFile(path));
+  const std::string source = storage.root_uri() + "/" + path;
+  const std::string_view bytes(reinterpret_cast<const char*>(file->data()), static_cast<size_t>(file->size()));
+  ARROW_ASSIGN_OR_RAISE(auto blocks, format::ReadLogBlocks(bytes, source));
+  const LogBlock* data = nullptr;
+  for (const LogBlock& block : blocks) {
+    if (block.type == LogBlockType::kCorrupt || block.type == LogBlockType::kDelete) continue;
+    if (block.type != LogBlockType::kParquetData || data != nullptr) return std::vector<format::FileColumnStats>();
+    data = &block;
+  }
+  if (data == nullptr) return std::vector<format::FileColumnStats>();
+  ARROW_ASSIGN_OR_RAISE(auto stats, ParquetBlockColumnStats(BlockContent(file, *data), "log file " + source +
+                                                                                        ", block at byte " +
+                                                                                        std::to_string(data->offset)));
+  return stats;
 }
 
 Result<std::string> RenderKeyedLogFile(const KeyedLogContent& content) {

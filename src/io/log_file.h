@@ -62,13 +62,29 @@ struct LogFileContent {
   std::vector<LogDelete> deletes;
 };
 
+/// What writing a log file produced.
+struct WrittenLogFile {
+  int64_t size = 0;
+  /// The statistics of its records (LogFileColumnStats), from the data block's own Parquet
+  /// metadata; empty when it holds no records.
+  std::vector<format::FileColumnStats> column_stats;
+};
+
 /// Writes a new log file at `path` as Hudi 1.x does (format version 1): a Parquet data block
 /// (HoodieParquetDataBlock, the rows encoded with `parquet`) and then a delete block (version 3,
 /// an Avro HoodieDeleteRecordList; ordering values are written as absent, so a delete wins over
 /// any earlier version), each with the INSTANT_TIME and SCHEMA headers. One mutating storage
-/// call (the file appears whole). Returns the file's size. Invalid when there is nothing to write.
-Result<int64_t> WriteLogFile(Storage& storage, const std::string& path, const LogFileContent& content,
-                             const ParquetWriteSettings& parquet);
+/// call (the file appears whole). Invalid when there is nothing to write.
+Result<WrittenLogFile> WriteLogFile(Storage& storage, const std::string& path, const LogFileContent& content,
+                                    const ParquetWriteSettings& parquet);
+
+/// The column statistics of the records of the log file at `path`, for the metadata table's
+/// column_stats: defined when its one data block is a Parquet block (Hudi 1.x's and ours; the
+/// statistics are that block's own, ParquetColumnStats), with delete or corrupt blocks beside
+/// it. Empty — no entry, so a read never skips the file's slice — for a file of deletes only,
+/// of Avro or several data blocks, or with command blocks. Cost: one read of the file, no
+/// record decoded. A file that is not a log file → kCorruptMetadata naming it.
+Result<std::vector<format::FileColumnStats>> LogFileColumnStats(Storage& storage, const std::string& path);
 
 /// What one metadata-table deltacommit writes to one of its file groups: an HFile of keyed
 /// Avro values (HoodieMetadataRecord) and the keys it deletes.

@@ -21,13 +21,14 @@ struct ColumnStatsPruning {
 };
 
 /// The groups of `groups` (in order) a read with `filter` must open. A group is skipped only when
-/// its slice is one base file (no log files, or `read_optimized`) whose column_stats entries, in
-/// the built column_stats partition of the table's metadata table, prove that no row matches
-/// (RowFilter::MayMatch). Entries count only for completed data instants of `timeline` (Hudi's
+/// the column_stats entries of every file its read opens (the latest slice's base file, and its
+/// log files unless `read_optimized`), in the built column_stats partition of the table's
+/// metadata table, prove that no row of that file matches (RowFilter::MayMatch). A file without
+/// entries keeps its group. Entries count only for completed data instants of `timeline` (Hudi's
 /// valid-instants filter). Without a built column_stats partition (absent, being built, or
 /// dropped), or with an empty filter, every group is kept and nothing is read. Cost: one read of
-/// hoodie.properties, and the column_stats entries of the candidate base files for the
-/// filtered columns (point lookups). A damaged partition is kCorruptMetadata.
+/// hoodie.properties, and the column_stats entries of those files for the filtered columns
+/// (point lookups). A damaged partition is kCorruptMetadata.
 Result<std::vector<const FileGroup*>> PruneByColumnStats(TableContext& ctx, const Timeline& timeline,
                                                          const std::vector<const FileGroup*>& groups,
                                                          const RowFilter& filter, bool read_optimized,

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "format/metadata_record.h"
 #include "lakeshore/status.h"
 #include "timeline/instant.h"
 
@@ -25,6 +26,10 @@ struct WriteStat {
   std::string min_record_key;
   std::string max_record_key;
   bool retired = false;    ///< every record was deleted: the file group ends here
+  /// In memory only, never serialized: a new log file's record statistics as its write produced
+  /// them (WrittenLogFile), for the metadata table's column_stats, as Hudi keeps them in
+  /// HoodieDeltaWriteStat's transient recordsStats. Absent: the metadata writer reads the file.
+  std::optional<std::vector<format::FileColumnStats>> column_stats;
 };
 
 /// What a rollback instant rolls back and what it did: Hudi's HoodieRollbackPlan

@@ -99,7 +99,9 @@ Result<std::optional<WriteStat>> AppendLogFile(Storage& storage, const FileGroup
   stat.num_deletes = static_cast<int64_t>(plan.deletes.size());
   stat.num_records = stat.num_updates;
   if (stat.num_updates + stat.num_deletes == 0) return std::optional<WriteStat>();
-  ARROW_ASSIGN_OR_RAISE(stat.file_size, WriteLogFile(storage, plan.new_path, content, task.parquet));
+  ARROW_ASSIGN_OR_RAISE(auto written, WriteLogFile(storage, plan.new_path, content, task.parquet));
+  stat.file_size = written.size;
+  stat.column_stats = std::move(written.column_stats);
   return std::optional<WriteStat>(std::move(stat));
 }
 }  // namespace

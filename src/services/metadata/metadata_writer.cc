@@ -282,42 +282,68 @@ Entries RecordIndexEntries(const std::vector<RecordIndexEntry>& located, int64_t
   return out;
 }
 
-/// What one read of each new base file's footer gives the metadata table: the bloom_filters
-/// entry (its key filter) and the column_stats entries (its columns' statistics).
-struct FooterEntries {
+/// What the new data files give the metadata table: the bloom_filters entries (base files' key
+/// filters) and the column_stats entries (base and log files' columns' statistics).
+struct FileEntries {
   Entries bloom_filters;
   Entries column_stats;
 };
 
-/// The footer-derived entries of the Parquet base files among `files` (partition → name →
-/// size), each file's footer read once, the files in parallel ("never two reads"). A file
-/// without a filter in its footer gets no bloom entry (the bloom index then reads its key
-/// column). Column stats cover the columns `ctx.metadata.column_stats_columns` names (empty:
-/// every user column with a value wrapper, the first 32).
-Result<FooterEntries> ReadFooterEntries(TableContext& ctx, const std::map<std::string, std::map<std::string, int64_t>>& files,
-                                        bool bloom_filters, bool column_stats) {
+/// The entries `files` (partition → name → size) give the bloom_filters and column_stats
+/// partitions: of each Parquet base file, its key filter and its columns' statistics from one
+/// read of its footer; of each log file, its records' statistics (LogFileColumnStats), taken
+/// from `log_stats` (relative path → what the write produced) or else from one read of the
+/// file. The files in parallel ("never two reads"). A base file without a filter in its footer
+/// gets no bloom entry (the bloom index then reads its key column). Column stats cover the
+/// columns `ctx.metadata.column_stats_columns` names (empty: every user column with a value
+/// wrapper, the first 32).
+Result<FileEntries> ReadFileEntries(TableContext& ctx, const std::map<std::string, std::map<std::string, int64_t>>& files,
+                                      const std::map<std::string, std::vector<format::FileColumnStats>>& log_stats,
+                                      bool bloom_filters, bool column_stats) {
   struct File {
     std::string partition, name, instant;
     int64_t size;
+    bool is_log;
   };
-  std::vector<File> bases;
+  std::vector<File> wanted;
   for (const auto& [partition, names] : files) {
     for (const auto& [name, size] : names) {
       auto parsed = ParseDataFileName(name);
-      if (parsed && !parsed->is_log && name.size() > 8 && name.substr(name.size() - 8) == ".parquet") {
-        bases.push_back({partition, name, parsed->instant_time, size});
+      if (!parsed) continue;
+      if (parsed->is_log ? column_stats : name.size() > 8 && name.substr(name.size() - 8) == ".parquet") {
+        wanted.push_back({partition, name, parsed->instant_time, size, parsed->is_log});
       }
     }
   }
-  FooterEntries out;
-  if (bases.empty() || (!bloom_filters && !column_stats)) return out;
+  FileEntries out;
+  if (wanted.empty() || (!bloom_filters && !column_stats)) return out;
   const auto& wanted_columns = ctx.metadata.column_stats_columns;
+  auto add_column_stats = [&](const File& f, const std::vector<format::FileColumnStats>& columns, Entries* entries) {
+    int taken = 0;
+    for (const auto& c : columns) {
+      const bool named = std::find(wanted_columns.begin(), wanted_columns.end(), c.column) != wanted_columns.end();
+      if (wanted_columns.empty() ? (meta_columns::IsReserved(c.column) || taken >= 32) : !named) continue;
+      ++taken;
+      const std::string key = format::ColumnStatsIndexKey(f.partition, f.name, c.column);
+      entries->emplace_back(key, format::EncodeColumnStatsRecord(key, f.name, c.column, c.value));
+    }
+  };
   ARROW_ASSIGN_OR_RAISE(
-      auto per_file, ctx.engine->Map<FooterEntries>(static_cast<int64_t>(bases.size()), [&](int64_t i) -> Result<FooterEntries> {
-        const File& f = bases[static_cast<size_t>(i)];
-        ARROW_ASSIGN_OR_RAISE(auto footer, ReadBaseFileFooter(*ctx.storage, JoinPath(f.partition, f.name),
+      auto per_file, ctx.engine->Map<FileEntries>(static_cast<int64_t>(wanted.size()), [&](int64_t i) -> Result<FileEntries> {
+        const File& f = wanted[static_cast<size_t>(i)];
+        const std::string path = JoinPath(f.partition, f.name);
+        FileEntries entries;
+        if (f.is_log) {
+          if (auto known = log_stats.find(path); known != log_stats.end()) {
+            add_column_stats(f, known->second, &entries.column_stats);
+          } else {
+            ARROW_ASSIGN_OR_RAISE(auto columns, LogFileColumnStats(*ctx.storage, path));
+            add_column_stats(f, columns, &entries.column_stats);
+          }
+          return entries;
+        }
+        ARROW_ASSIGN_OR_RAISE(auto footer, ReadBaseFileFooter(*ctx.storage, path,
                                                               f.size > 0 ? std::optional<int64_t>(f.size) : std::nullopt));
-        FooterEntries entries;
         auto filter = footer.key_value.find("org.apache.hudi.bloomfilter");
         if (bloom_filters && filter != footer.key_value.end()) {
           auto type = footer.key_value.find("hoodie_bloom_filter_type_code");
@@ -325,17 +351,7 @@ Result<FooterEntries> ReadFooterEntries(TableContext& ctx, const std::map<std::s
           const std::string key = format::BloomFilterIndexKey(f.partition, f.name);
           entries.bloom_filters.emplace_back(key, format::EncodeBloomFilterRecord(key, code, f.instant, filter->second));
         }
-        if (column_stats) {
-          int taken = 0;
-          for (const auto& c : footer.columns) {
-            const bool named = std::find(wanted_columns.begin(), wanted_columns.end(), c.name) != wanted_columns.end();
-            if (wanted_columns.empty() ? (meta_columns::IsReserved(c.name) || taken >= 32) : !named) continue;
-            ++taken;
-            format::ColumnStatsValue v{c.min, c.max, c.null_count, c.value_count, c.total_size, c.total_uncompressed_size};
-            const std::string key = format::ColumnStatsIndexKey(f.partition, f.name, c.name);
-            entries.column_stats.emplace_back(key, format::EncodeColumnStatsRecord(key, f.name, c.name, v));
-          }
-        }
+        if (column_stats) add_column_stats(f, footer.columns, &entries.column_stats);
         return entries;
       }));
   for (auto& e : per_file) {
@@ -429,7 +445,7 @@ Status BuildPartition(TableContext& ctx, Storage& mdt, const std::string& partit
       ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, FilesRecords(committed, true), 1, &files));
     } else {
       const bool bloom = partition == kMetadataBloomFilters;
-      ARROW_ASSIGN_OR_RAISE(auto derived, ReadFooterEntries(ctx, committed, bloom, !bloom));
+      ARROW_ASSIGN_OR_RAISE(auto derived, ReadFileEntries(ctx, committed, {}, bloom, !bloom));
       const int64_t groups = bloom ? ctx.metadata.bloom_filter_groups : ctx.metadata.column_stats_groups;
       ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, bloom ? std::move(derived.bloom_filters) : std::move(derived.column_stats),
                                        std::max<int64_t>(1, groups), &files));
@@ -594,6 +610,7 @@ void AddWrittenFiles(const CommitMetadata& metadata, MetadataChanges* changes) {
   for (const auto& s : metadata.write_stats) {
     if (s.path.empty()) continue;
     changes->files_added[s.partition][std::string(BaseName(s.path))] = s.file_size;
+    if (s.column_stats) changes->log_column_stats[s.path] = *s.column_stats;
   }
 }
 
@@ -781,8 +798,9 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   }
 
   std::vector<std::pair<std::string, std::string>> files;
-  // The new base files' footers, read once for both the bloom filters and the column stats.
-  ARROW_ASSIGN_OR_RAISE(auto derived, ReadFooterEntries(ctx, changes.files_added,
+  // The new base files' footers, read once for both the bloom filters and the column stats,
+  // and the new log files' statistics.
+  ARROW_ASSIGN_OR_RAISE(auto derived, ReadFileEntries(ctx, changes.files_added, changes.log_column_stats,
                                                         Contains(partitions, kMetadataBloomFilters),
                                                         Contains(partitions, kMetadataColumnStats)));
   // The secondary indexes' entries: the touched file groups' pairs before and after a write.

@@ -63,6 +63,9 @@ struct RecordIndexEntry {
 struct MetadataChanges {
   /// Partition → file name → size: files the instant wrote.
   std::map<std::string, std::map<std::string, int64_t>> files_added;
+  /// Relative path → statistics of the records of the new log files whose write produced them
+  /// (WriteStat::column_stats); the other log files' are read from the files.
+  std::map<std::string, std::vector<format::FileColumnStats>> log_column_stats;
   /// Records the instant put in a file group they were not in before (inserts, moves).
   std::vector<RecordIndexEntry> keys_located;
   /// Keys the instant deleted.
@@ -79,7 +82,8 @@ struct MetadataChanges {
   const CommitMetadata* written = nullptr;
 };
 
-/// Adds the files `metadata`'s write stats name to `changes`.
+/// Adds the files `metadata`'s write stats name to `changes`, and the log files' statistics
+/// the write stats carry.
 void AddWrittenFiles(const CommitMetadata& metadata, MetadataChanges* changes);
 
 /// Adds to `changes` the keys of every base file `metadata` wrote, at their new file groups (a

@@ -19,6 +19,7 @@
 #include "format/metadata_keys.h"
 #include "format/metadata_record.h"
 #include "io/base_file.h"
+#include "io/log_file.h"
 #include "io/archived_timeline.h"
 #include "io/metadata_files.h"
 #include "lakeshore/storage/fault_injection_storage.h"
@@ -119,26 +120,38 @@ void ExpectBloomFiltersAgree(const Fixture& f, Engine& engine, const std::functi
 
 void ExpectColumnStatsAgree(const Fixture& f, Engine& engine, const std::function<bool(const std::string&)>& valid) {
   auto* e = &engine;
-  // The column_stats partition: every user column of every committed base file, its bounds as
-  // the file holds them.
+  // The column_stats partition: every user column of every committed base file, and of every
+  // committed log file that holds records, its bounds as the file holds them.
   auto stats = ReadMetadataRecords(f.inner, *e, "column_stats", valid);
   ASSERT_TRUE(stats.ok()) << stats.status();
   std::set<std::string> stat_keys, expected_stat_keys;
   for (const auto& [key, record] : *stats) stat_keys.insert(key);
   for (const auto& [partition, names] : CommittedFiles(*f.inner)) {
     for (const auto& name : names) {
-      if (name.find(".parquet") == std::string::npos) continue;
+      std::shared_ptr<arrow::ChunkedArray> ids;
+      if (name.find(".log.") != std::string::npos) {
+        auto blocks = ReadLogFile(*f.inner, JoinPath(partition, name));
+        ASSERT_TRUE(blocks.ok()) << blocks.status();
+        for (const auto& block : *blocks) {
+          if (block.records != nullptr) ids = block.records->GetColumnByName("id");
+        }
+        if (ids == nullptr) continue;  // deletes only: no entry
+      } else if (name.find(".parquet") != std::string::npos) {
+        auto base = ReadBaseFile(*f.inner, JoinPath(partition, name), {"id"});
+        ASSERT_TRUE(base.ok()) << base.status();
+        ids = (*base)->column(0);
+      } else {
+        continue;
+      }
       for (const char* column : {"id", "name", "ts", "part"}) {
         expected_stat_keys.insert(format::ColumnStatsIndexKey(partition, name, column));
       }
-      auto ids = ReadBaseFile(*f.inner, JoinPath(partition, name), {"id"});
-      ASSERT_TRUE(ids.ok()) << ids.status();
       auto it = stats->find(format::ColumnStatsIndexKey(partition, name, "id"));
       ASSERT_NE(it, stats->end()) << name;
       const auto& cs = it->second["ColumnStatsMetadata"];
-      EXPECT_EQ(cs["valueCount"].get<int64_t>(), (*ids)->num_rows()) << name;
-      if ((*ids)->num_rows() == 0) continue;
-      auto minmax = arrow::compute::MinMax((*ids)->column(0));
+      EXPECT_EQ(cs["valueCount"].get<int64_t>(), ids->length()) << name;
+      if (ids->length() == 0) continue;
+      auto minmax = arrow::compute::MinMax(ids);
       ASSERT_TRUE(minmax.ok());
       const auto& pair = static_cast<const arrow::StructScalar&>(*minmax->scalar());
       EXPECT_EQ(cs["minValue"]["value"].get<int64_t>(), static_cast<const arrow::Int64Scalar&>(*pair.value[0]).value);

@@ -657,6 +657,7 @@ def test_filtered_reads_skip_by_sparks_column_stats_and_keep_every_matching_row(
     labels = [label for label in unzipped if _with_column_stats(label, unzipped)]
     assert labels, "no shared table with a column_stats partition"
     ops = {"<": pc.less, "=": pc.equal, ">=": pc.greater_equal}
+    decimal_pruned = 0
     for label in labels:
         t = lakeshore.Table.open(str(unzipped[label]))
         partition_fields = set(t.partition_by)
@@ -680,5 +681,8 @@ def test_filtered_reads_skip_by_sparks_column_stats_and_keep_every_matching_row(
                         got = t.to_arrow(filter=[(name, op, value)], **read)
                         expected = full.filter(pc.fill_null(compare(column, pa.scalar(value, column.type)), False))
                         assert _rows(got) == _rows(expected), (label, read, name, op, value)
-                        pruned += int((got.schema.metadata or {}).get(b"read.file_groups_pruned", b"0"))
+                        skipped = int((got.schema.metadata or {}).get(b"read.file_groups_pruned", b"0"))
+                        pruned += skipped
+                        decimal_pruned += skipped if pa.types.is_decimal(kind) else 0
         assert pruned > 0, f"{label}: Spark's column_stats pruned nothing"
+    assert decimal_pruned > 0, "no decimal bound (DecimalWrapper) pruned anything"

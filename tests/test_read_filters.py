@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import random
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ SCHEMA = pa.schema(
         pa.field("s", pa.string()),
         pa.field("f", pa.float64()),
         pa.field("ts", pa.timestamp("us")),
+        pa.field("d", pa.decimal128(12, 3)),
         pa.field("p", pa.string()),
     ]
 )
@@ -44,6 +46,7 @@ def _row(key: int, version: int, rng: random.Random) -> dict[str, Any]:
         "s": None if roll > 0.95 else f"s{key:05d}",
         "f": math.nan if 0.5 < roll < 0.53 else key / 4,
         "ts": EPOCH + dt.timedelta(seconds=key),
+        "d": Decimal(key) / 8 - 10,
         "p": f"p{key % 2}",
     }
 
@@ -52,7 +55,7 @@ def _ops(rng: random.Random) -> list[tuple[str, str, Any]]:
     """One or two random predicates on data columns (and sometimes the partition field)."""
     out = []
     for _ in range(rng.randint(1, 2)):
-        column = rng.choice(["v", "s", "f", "ts", "id", "p"])
+        column = rng.choice(["v", "s", "f", "ts", "d", "id", "p"])
         op = rng.choice(["=", "!=", "<", "<=", ">", ">=", "in", "not in"])
         key = rng.randrange(0, 420)
         value: Any = {
@@ -60,14 +63,20 @@ def _ops(rng: random.Random) -> list[tuple[str, str, Any]]:
             "s": f"s{key:05d}",
             "f": key / 4,
             "ts": EPOCH + dt.timedelta(seconds=key),
+            "d": Decimal(key) / 8 - 10,
             "id": key,
             "p": f"p{key % 2}",
         }[column]
         if op in ("in", "not in"):
             extra = rng.randrange(0, 420)
-            other = {"v": extra * 10, "s": f"s{extra:05d}", "f": extra / 4, "id": extra, "p": f"p{extra % 2}"}.get(
-                column, EPOCH + dt.timedelta(seconds=extra)
-            )
+            other = {
+                "v": extra * 10,
+                "s": f"s{extra:05d}",
+                "f": extra / 4,
+                "d": Decimal(extra) / 8 - 10,
+                "id": extra,
+                "p": f"p{extra % 2}",
+            }.get(column, EPOCH + dt.timedelta(seconds=extra))
             value = [value, other] + ([None] if rng.random() < 0.2 else [])
         elif op in ("=", "!=") and rng.random() < 0.1:
             value = None

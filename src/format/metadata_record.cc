@@ -1,8 +1,10 @@
 #include "format/metadata_record.h"
 
 #include <mutex>
+#include <optional>
 #include <vector>
 
+#include <arrow/util/decimal.h>
 #include <nlohmann/json.hpp>
 
 #include "format/hoodie_avro_schemas.h"
@@ -372,6 +374,38 @@ bool IsDeletionMarker(std::string_view avro) {
 }
 
 namespace {
+/// DecimalWrapper's value type: decimal(30, 15), as Hudi writes every decimal bound (upcast to
+/// that scale).
+constexpr int32_t kWrapperDecimalPrecision = 30;
+constexpr int32_t kWrapperDecimalScale = 15;
+
+/// `v` at `scale` as the wrapper's unscaled value (scale 15), when it is exact and fits 30
+/// digits.
+std::optional<arrow::Decimal128> ToWrapperDecimal(const arrow::Decimal128& v, int32_t scale) {
+  if (scale > kWrapperDecimalScale) return std::nullopt;  // would lose digits
+  auto rescaled = v.Rescale(scale, kWrapperDecimalScale);
+  if (!rescaled.ok() || !rescaled->FitsInPrecision(kWrapperDecimalPrecision)) return std::nullopt;
+  return *rescaled;
+}
+
+/// The bytes Avro's decimal encoding stores for `v`: big-endian two's complement, as short as
+/// Java's BigInteger.toByteArray() makes it.
+std::string DecimalBytes(const arrow::Decimal128& v) {
+  const auto little = v.ToBytes();  // 16 bytes, little-endian
+  std::string big(little.rbegin(), little.rend());
+  size_t start = 0;
+  while (start + 1 < big.size()) {
+    const auto lead = static_cast<uint8_t>(big[start]);
+    const auto next = static_cast<uint8_t>(big[start + 1]);
+    if ((lead == 0x00 && (next & 0x80) == 0) || (lead == 0xff && (next & 0x80) != 0)) {
+      ++start;
+    } else {
+      break;
+    }
+  }
+  return big.substr(start);
+}
+
 /// The wrapper union branch (in HoodieMetadataColumnStats.minValue's order) and value of a
 /// scalar, written to `w`; false when its type has no wrapper.
 bool WriteWrapped(AvroWriter& w, const arrow::Scalar& s) {
@@ -421,6 +455,14 @@ bool WriteWrapped(AvroWriter& w, const arrow::Scalar& s) {
       w.Branch(8);
       w.Long(static_cast<const arrow::Date32Scalar&>(s).value);
       return true;
+    case arrow::Type::DECIMAL128: {
+      const auto& type = static_cast<const arrow::Decimal128Type&>(*s.type);
+      auto wrapped = ToWrapperDecimal(static_cast<const arrow::Decimal128Scalar&>(s).value, type.scale());
+      if (!wrapped) return false;  // nothing written: the caller writes an absent bound
+      w.Branch(9);
+      w.String(DecimalBytes(*wrapped));  // bytes: the same length-prefixed encoding
+      return true;
+    }
     case arrow::Type::TIMESTAMP: {
       const auto& ts = static_cast<const arrow::TimestampScalar&>(s);
       const auto unit = static_cast<const arrow::TimestampType&>(*s.type).unit();
@@ -451,6 +493,7 @@ bool HasStatsWrapper(const arrow::DataType& type) {
     case arrow::Type::BINARY:
     case arrow::Type::STRING:
     case arrow::Type::DATE32:
+    case arrow::Type::DECIMAL128:
       return true;
     case arrow::Type::TIMESTAMP:
       return static_cast<const arrow::TimestampType&>(type).unit() != arrow::TimeUnit::NANO;
@@ -486,6 +529,19 @@ std::shared_ptr<arrow::Scalar> BoundFromWrapper(const nlohmann::json& wrapper, c
     case arrow::Type::DATE32:
       if (!v.is_number_integer()) return nullptr;
       return std::make_shared<arrow::Date32Scalar>(static_cast<int32_t>(v.get<int64_t>()));
+    case arrow::Type::DECIMAL128: {
+      // DecimalWrapper: the unscaled value at scale 15, big-endian two's complement; a bound
+      // that is not exact at the column's scale is left out.
+      if (!v.is_binary()) return nullptr;
+      const auto& bytes = v.get_binary();
+      if (bytes.empty() || bytes.size() > 16) return nullptr;
+      auto unscaled = arrow::Decimal128::FromBigEndian(bytes.data(), static_cast<int32_t>(bytes.size()));
+      if (!unscaled.ok()) return nullptr;
+      const auto& decimal = static_cast<const arrow::Decimal128Type&>(type);
+      auto rescaled = unscaled->Rescale(kWrapperDecimalScale, decimal.scale());  // refuses a loss of digits
+      if (!rescaled.ok() || !rescaled->FitsInPrecision(decimal.precision())) return nullptr;
+      return std::make_shared<arrow::Decimal128Scalar>(*rescaled, type.GetSharedPtr());
+    }
     case arrow::Type::TIMESTAMP: {
       if (!v.is_number_integer()) return nullptr;
       const auto& ts = static_cast<const arrow::TimestampType&>(type);

@@ -89,7 +89,7 @@ std::optional<RecordIndexValue> DecodeRecordIndexValue(std::string_view avro);
 /// A column_stats value: one column of one data file. `min` and `max` are Arrow scalars of the
 /// column (absent: no bound); they are stored in Hudi's value wrappers (BooleanWrapper,
 /// IntWrapper, LongWrapper, FloatWrapper, DoubleWrapper, BytesWrapper, StringWrapper,
-/// DateWrapper, TimestampMicrosWrapper), as Hudi's writer stores them.
+/// DateWrapper, DecimalWrapper, TimestampMicrosWrapper), as Hudi's writer stores them.
 struct ColumnStatsValue {
   std::shared_ptr<arrow::Scalar> min, max;
   int64_t null_count = 0;
@@ -106,13 +106,16 @@ struct FileColumnStats {
 };
 
 /// True when the column's type has a wrapper here (booleans, integers, floats, strings,
-/// binaries, dates, timestamps of microsecond or coarser unit).
+/// binaries, dates, 128-bit decimals, timestamps of microsecond or coarser unit). A decimal
+/// bound is stored as Hudi stores it, at scale 15 in 30 digits: one that does not fit is left
+/// absent.
 bool HasStatsWrapper(const arrow::DataType& type);
 
 /// The statistics a column_stats record holds (`record`: the metadata record decoded to JSON by
 /// the generic Avro decoder), with `min` and `max` as scalars that compare with values of the
-/// column's `type`: integers as int64, floating point as double, strings, booleans, dates, and
-/// timestamps as microseconds in `type`'s zone (the wrappers store them so). Bounds of another
+/// column's `type`: integers as int64, floating point as double, strings, booleans, dates,
+/// decimals in `type` itself (exact at its scale, else absent), and timestamps as microseconds
+/// in `type`'s zone (the wrappers store them so). Bounds of another
 /// type, or in a wrapper that does not fit `type`, are absent. nullopt when the record holds no
 /// statistics or they are marked deleted.
 std::optional<ColumnStatsValue> ColumnStatsFromRecord(const nlohmann::json& record, const arrow::DataType& type);

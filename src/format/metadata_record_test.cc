@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <arrow/util/decimal.h>
+
 #include "format/avro_container.h"
 #include "testing/status_test_util.h"
 
@@ -130,6 +132,49 @@ TEST(MetadataRecord, ColumnStatsRecordsDecodeUnderTheSchema) {
   auto u = Decode(EncodeColumnStatsRecord("key", "f", "u", unbounded));
   EXPECT_TRUE(u["ColumnStatsMetadata"]["minValue"].is_null());
   EXPECT_TRUE(u["ColumnStatsMetadata"]["maxValue"].is_null());
+}
+
+TEST(MetadataRecord, DecimalBoundsAreStoredAtScaleFifteenAsHudiStoresThemAndComeBackExact) {
+  const auto type = arrow::decimal128(15, 2);
+  auto decimal = [&](int64_t unscaled) { return std::make_shared<arrow::Decimal128Scalar>(arrow::Decimal128(unscaled), type); };
+  ColumnStatsValue amounts;
+  amounts.min = decimal(-12345);  // -123.45
+  amounts.max = decimal(98999);   //  989.99
+  amounts.value_count = 4;
+  const auto record = Decode(EncodeColumnStatsRecord("key", "f", "amount", amounts));
+  // DecimalWrapper bytes: the unscaled value at scale 15, big-endian two's complement, minimal.
+  const auto& min_bytes = record["ColumnStatsMetadata"]["minValue"]["value"];
+  ASSERT_TRUE(min_bytes.is_binary()) << record.dump();
+  const arrow::Decimal128 expected_min = arrow::Decimal128(-12345) * arrow::Decimal128::GetScaleMultiplier(13);
+  auto decoded_min = arrow::Decimal128::FromBigEndian(min_bytes.get_binary().data(),
+                                                      static_cast<int32_t>(min_bytes.get_binary().size()));
+  ASSERT_TRUE(decoded_min.ok());
+  EXPECT_EQ(*decoded_min, expected_min);
+  EXPECT_LE(min_bytes.get_binary().size(), 9u);  // -1.2345e17 needs 8 bytes: no sign-extension padding
+  auto stats = ColumnStatsFromRecord(record, *type);
+  ASSERT_TRUE(stats.has_value());
+  ASSERT_NE(stats->min, nullptr);
+  ASSERT_NE(stats->max, nullptr);
+  EXPECT_TRUE(stats->min->Equals(*amounts.min)) << stats->min->ToString();
+  EXPECT_TRUE(stats->max->Equals(*amounts.max)) << stats->max->ToString();
+  // Read under another scale, a bound is kept only when exact there.
+  auto coarser = ColumnStatsFromRecord(record, *arrow::decimal128(10, 0));
+  ASSERT_TRUE(coarser.has_value());
+  EXPECT_EQ(coarser->min, nullptr);
+  auto finer = ColumnStatsFromRecord(record, *arrow::decimal128(20, 4));
+  ASSERT_TRUE(finer.has_value() && finer->max != nullptr);
+  EXPECT_EQ(finer->max->ToString(), "989.9900");
+  // Bounds the wrapper cannot hold (more than 15 decimals, more than 30 digits at scale 15)
+  // are stored absent.
+  for (const auto& wide : {std::make_shared<arrow::Decimal128Scalar>(arrow::Decimal128(1), arrow::decimal128(20, 18)),
+                           std::make_shared<arrow::Decimal128Scalar>(arrow::Decimal128::GetScaleMultiplier(16),
+                                                                     arrow::decimal128(38, 0))}) {
+    ColumnStatsValue too_wide;
+    too_wide.min = too_wide.max = wide;
+    auto absent = Decode(EncodeColumnStatsRecord("key", "f", "w", too_wide));
+    EXPECT_TRUE(absent["ColumnStatsMetadata"]["minValue"].is_null()) << wide->type->ToString();
+    EXPECT_TRUE(absent["ColumnStatsMetadata"]["maxValue"].is_null()) << wide->type->ToString();
+  }
 }
 
 TEST(MetadataRecord, BloomFilterRecordDecodesUnderTheSchema) {

@@ -572,6 +572,73 @@ std::optional<ColumnStatsValue> ColumnStatsFromRecord(const nlohmann::json& reco
   return out;
 }
 
+namespace {
+/// -1, 0 or 1 as `a` orders before, with or after `b` (wrapper values of one kind, in the order
+/// the readers compare them: numbers by value, strings by their bytes, false before true);
+/// nullopt when they are not comparable here.
+std::optional<int> CompareWrapped(const nlohmann::json& a, const nlohmann::json& b) {
+  auto sign = [](auto x, auto y) { return x < y ? -1 : (y < x ? 1 : 0); };
+  if (a.is_number_integer() && b.is_number_integer()) return sign(a.get<int64_t>(), b.get<int64_t>());
+  if (a.is_number() && b.is_number() && !a.is_number_integer() && !b.is_number_integer()) {
+    const double x = a.get<double>(), y = b.get<double>();
+    if (x != x || y != y) return std::nullopt;  // NaN orders nowhere
+    return sign(x, y);
+  }
+  if (a.is_string() && b.is_string()) {
+    const int c = a.get_ref<const std::string&>().compare(b.get_ref<const std::string&>());
+    return c < 0 ? -1 : (c > 0 ? 1 : 0);
+  }
+  if (a.is_boolean() && b.is_boolean()) return sign(a.get<bool>(), b.get<bool>());
+  return std::nullopt;
+}
+}  // namespace
+
+nlohmann::json MergeColumnStatsRecords(const nlohmann::json& older, const nlohmann::json& newer) {
+  auto stats_of = [](const nlohmann::json& r) -> const nlohmann::json* {
+    if (!r.is_object()) return nullptr;
+    auto it = r.find("ColumnStatsMetadata");
+    return it != r.end() && it->is_object() ? &*it : nullptr;
+  };
+  const nlohmann::json* a = stats_of(older);
+  const nlohmann::json* b = stats_of(newer);
+  if (a == nullptr || b == nullptr) return newer;
+  if (a->value("isDeleted", false) || b->value("isDeleted", false) || b->value("isTightBound", false)) return newer;
+  auto count = [](const nlohmann::json& s, const char* name) -> std::optional<int64_t> {
+    auto it = s.find(name);
+    if (it == s.end() || !it->is_number_integer()) return std::nullopt;
+    return it->get<int64_t>();
+  };
+  // A side without a bound says nothing about its values unless every one of them is null.
+  auto only_nulls = [&](const nlohmann::json& s) {
+    auto values = count(s, "valueCount"), nulls = count(s, "nullCount");
+    return values && nulls && *values == *nulls;
+  };
+  auto bound = [&](const char* name, bool lower) -> nlohmann::json {
+    auto value_of = [&](const nlohmann::json& s) -> const nlohmann::json* {
+      auto it = s.find(name);
+      if (it == s.end() || !it->is_object()) return nullptr;
+      auto v = it->find("value");
+      return v == it->end() || v->is_null() ? nullptr : &*it;
+    };
+    const nlohmann::json* x = value_of(*a);
+    const nlohmann::json* y = value_of(*b);
+    if (x == nullptr) return y != nullptr && only_nulls(*a) ? *y : nlohmann::json();
+    if (y == nullptr) return only_nulls(*b) ? *x : nlohmann::json();
+    auto order = CompareWrapped((*x)["value"], (*y)["value"]);
+    if (!order) return nlohmann::json();
+    return (lower ? *order <= 0 : *order >= 0) ? *x : *y;
+  };
+  nlohmann::json merged = newer;
+  nlohmann::json& out = merged["ColumnStatsMetadata"];
+  out["minValue"] = bound("minValue", true);
+  out["maxValue"] = bound("maxValue", false);
+  for (const char* name : {"valueCount", "nullCount", "totalSize", "totalUncompressedSize"}) {
+    auto x = count(*a, name), y = count(*b, name);
+    out[name] = x && y ? nlohmann::json(*x + *y) : nlohmann::json();
+  }
+  return merged;
+}
+
 std::string EncodeColumnStatsRecord(std::string_view key, std::string_view file_name, std::string_view column,
                                     const ColumnStatsValue& stats) {
   std::string out;

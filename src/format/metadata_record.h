@@ -120,6 +120,16 @@ bool HasStatsWrapper(const arrow::DataType& type);
 /// statistics or they are marked deleted.
 std::optional<ColumnStatsValue> ColumnStatsFromRecord(const nlohmann::json& record, const arrow::DataType& type);
 
+/// Folds a newer version of a column_stats or partition_stats record (`newer`, decoded to JSON
+/// by the generic Avro decoder) into the older one, as Hudi's mergeColumnStatsRecords does: a
+/// tombstone on either side, or a newer tight bound (`isTightBound`), replaces; otherwise the
+/// bounds widen (min of the minimums, max of the maximums) and the counts and sizes add up.
+/// Where Hudi would guess, this stays safe for pruning: bounds that cannot be compared here
+/// (bytes and decimals alike are bytes in JSON, or of different kinds) become absent, and so
+/// does a bound when one side has none but holds non-null values (or does not say). A record
+/// without ColumnStatsMetadata on either side: the newer one.
+nlohmann::json MergeColumnStatsRecords(const nlohmann::json& older, const nlohmann::json& newer);
+
 /// The column_stats value of `column` of the file `file_name`; a min or max whose type has no
 /// wrapper is stored as absent.
 std::string EncodeColumnStatsRecord(std::string_view key, std::string_view file_name, std::string_view column,

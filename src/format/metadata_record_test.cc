@@ -177,6 +177,53 @@ TEST(MetadataRecord, DecimalBoundsAreStoredAtScaleFifteenAsHudiStoresThemAndCome
   }
 }
 
+TEST(MetadataRecord, ColumnStatsVersionsMergeAsHudiMergesThemAndStaySafeForPruning) {
+  auto record = [](nlohmann::json min, nlohmann::json max, int64_t values, int64_t nulls, bool tight,
+                   bool deleted = false) {
+    nlohmann::json stats = {{"fileName", "f"},  {"columnName", "c"},       {"valueCount", values},
+                            {"nullCount", nulls}, {"totalSize", 10},       {"totalUncompressedSize", 20},
+                            {"isDeleted", deleted}, {"isTightBound", tight}};
+    stats["minValue"] = min.is_null() ? nlohmann::json() : nlohmann::json{{"value", min}};
+    stats["maxValue"] = max.is_null() ? nlohmann::json() : nlohmann::json{{"value", max}};
+    return nlohmann::json{{"key", "k"}, {"type", 3}, {"ColumnStatsMetadata", stats}};
+  };
+  auto cs = [](const nlohmann::json& r) { return r["ColumnStatsMetadata"]; };
+  // A loose newer version widens the older one; counts and sizes add up.
+  auto widened = cs(MergeColumnStatsRecords(record(5, 9, 4, 1, true), record(2, 7, 3, 0, false)));
+  EXPECT_EQ(widened["minValue"]["value"], 2);
+  EXPECT_EQ(widened["maxValue"]["value"], 9);
+  EXPECT_EQ(widened["valueCount"], 7);
+  EXPECT_EQ(widened["nullCount"], 1);
+  EXPECT_EQ(widened["totalSize"], 20);
+  EXPECT_EQ(widened["isTightBound"], false);
+  auto strings = cs(MergeColumnStatsRecords(record("b", "m", 2, 0, false), record("a", "k", 2, 0, false)));
+  EXPECT_EQ(strings["minValue"]["value"], "a");
+  EXPECT_EQ(strings["maxValue"]["value"], "m");
+  // A tight newer version, or a tombstone on either side, replaces.
+  EXPECT_EQ(cs(MergeColumnStatsRecords(record(5, 9, 4, 1, false), record(6, 7, 3, 0, true)))["minValue"]["value"], 6);
+  EXPECT_EQ(cs(MergeColumnStatsRecords(record(5, 9, 4, 1, false), record(6, 7, 3, 0, false, true)))["isDeleted"], true);
+  EXPECT_EQ(cs(MergeColumnStatsRecords(record(5, 9, 4, 1, false, true), record(6, 7, 3, 0, false)))["maxValue"]["value"],
+            7);
+  // A side without bounds: the other's bounds only when all its values are null.
+  auto all_null = cs(MergeColumnStatsRecords(record(nullptr, nullptr, 3, 3, false), record(2, 4, 2, 0, false)));
+  EXPECT_EQ(all_null["minValue"]["value"], 2);
+  auto unknown = cs(MergeColumnStatsRecords(record(nullptr, nullptr, 3, 1, false), record(2, 4, 2, 0, false)));
+  EXPECT_TRUE(unknown["minValue"].is_null());
+  EXPECT_TRUE(unknown["maxValue"].is_null());
+  // Bounds that cannot be compared here (bytes: a decimal or a binary) become absent.
+  const nlohmann::json bytes = nlohmann::json::binary({0x01, 0x02});
+  auto binary = cs(MergeColumnStatsRecords(record(bytes, bytes, 1, 0, false), record(bytes, bytes, 1, 0, false)));
+  EXPECT_TRUE(binary["minValue"].is_null());
+  auto mixed = cs(MergeColumnStatsRecords(record(1, 2, 1, 0, false), record("a", "b", 1, 0, false)));
+  EXPECT_TRUE(mixed["maxValue"].is_null());
+  // The merged bounds decode as any record's do.
+  auto decoded = ColumnStatsFromRecord(MergeColumnStatsRecords(record(5, 9, 4, 1, true), record(2, 7, 3, 0, false)),
+                                       *arrow::int64());
+  ASSERT_TRUE(decoded.has_value() && decoded->min && decoded->max);
+  EXPECT_EQ(decoded->min->ToString(), "2");
+  EXPECT_EQ(decoded->max->ToString(), "9");
+}
+
 TEST(MetadataRecord, BloomFilterRecordDecodesUnderTheSchema) {
   auto v = Decode(EncodeBloomFilterRecord("key", "DYNAMIC_V0", "20260101000000000", "AAAAAQ=="));
   EXPECT_EQ(v["type"], 4);

@@ -491,8 +491,17 @@ Result<std::map<std::string, nlohmann::json>> ReadMetadataRecords(
     const std::shared_ptr<Storage>& table, Engine& engine, const std::string& partition,
     const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string>* keys) {
   const std::vector<std::string_view> views = KeyViews(keys);
-  return ReadMetadataPartition<nlohmann::json>(table, engine, partition, DecodeJson, Latest<nlohmann::json>,
-                                               is_valid_data_instant, SelectKeys(keys ? &views : nullptr));
+  // Statistics merge as Hudi merges them (a loose bound widens); other partitions' latest wins.
+  const bool statistics = partition == "column_stats" || partition == "partition_stats";
+  auto merge_statistics = [](nlohmann::json& older, nlohmann::json&& newer, const std::string&) {
+    older = format::MergeColumnStatsRecords(older, newer);
+    return Status::OK();
+  };
+  return ReadMetadataPartition<nlohmann::json>(
+      table, engine, partition, DecodeJson,
+      statistics ? std::function<Status(nlohmann::json&, nlohmann::json&&, const std::string&)>(merge_statistics)
+                 : Latest<nlohmann::json>,
+      is_valid_data_instant, SelectKeys(keys ? &views : nullptr));
 }
 
 Result<std::map<std::optional<std::string>, std::vector<std::string>>> ReadMetadataSecondaryIndex(
@@ -545,8 +554,24 @@ Result<std::string> CompactMetadataFileGroup(Storage& mdt, const MetadataPartiti
     if (writer_schema == schema || format::IsCompatibleMetadataSchema(writer_schema, column_stats)) return Status::OK();
     return UnsupportedFeature(where + " holds values of another layout than Lakeshore writes");
   };
+  // Statistics versions that widen the one before them (Hudi's loose bounds) must merge, which
+  // copying values cannot do: such a group is refused, never narrowed.
+  auto must_replace = [&](std::string_view key, std::string_view value, const std::string& value_schema,
+                          const std::string& where) -> Status {
+    if (!column_stats) return Status::OK();
+    ValueDecoder decoder(value_schema, where);
+    ARROW_ASSIGN_OR_RAISE(auto record, decoder.Json(value));
+    auto stats = record.find("ColumnStatsMetadata");
+    if (stats == record.end() || !stats->is_object() || stats->value("isDeleted", false) ||
+        stats->value("isTightBound", false)) {
+      return Status::OK();
+    }
+    return UnsupportedFeature(where + " holds a column statistics version of key '" + std::string(key) +
+                              "' that widens the one before it (not a tight bound); compacting it here would narrow it");
+  };
   // The log files' versions first (small): the latest of each key, or its deletion.
   std::map<std::string, std::optional<std::string>> newer;
+  std::map<std::string, std::string> newer_schema;  // column_stats: each newer value's schema
   for (const auto& log : slice.log_files) {
     ARROW_ASSIGN_OR_RAISE(auto blocks, ReadLogFile(mdt, log, /*decode_hfile=*/false));
     std::set<std::string> rolled_back;
@@ -563,8 +588,13 @@ Result<std::string> CompactMetadataFileGroup(Storage& mdt, const MetadataPartiti
       if (!visible) continue;
       if (b.hfile) {
         ARROW_RETURN_NOT_OK(known(b.hfile_schema, "metadata log file " + prefix + log));
-        ARROW_RETURN_NOT_OK(b.hfile->Scan([&](std::string_view key, std::string_view value) {
-          newer[std::string(key)] = std::string(value);
+        ARROW_RETURN_NOT_OK(b.hfile->Scan([&](std::string_view key, std::string_view value) -> Status {
+          auto [at, fresh] = newer.try_emplace(std::string(key));
+          if (!fresh && at->second) {
+            ARROW_RETURN_NOT_OK(must_replace(key, value, b.hfile_schema, "metadata log file " + prefix + log));
+          }
+          at->second = std::string(value);
+          if (column_stats) newer_schema[at->first] = b.hfile_schema;
           return Status::OK();
         }));
       }
@@ -596,7 +626,10 @@ Result<std::string> CompactMetadataFileGroup(Storage& mdt, const MetadataPartiti
     ARROW_RETURN_NOT_OK(reader->Scan([&](std::string_view key, std::string_view value) -> Status {
       ARROW_RETURN_NOT_OK(flush_before(key));
       if (it != newer.end() && it->first == key) {
-        if (it->second) ARROW_RETURN_NOT_OK(keep(key, *it->second));
+        if (it->second) {
+          ARROW_RETURN_NOT_OK(must_replace(key, *it->second, newer_schema[it->first], "metadata table group " + group.file_id));
+          ARROW_RETURN_NOT_OK(keep(key, *it->second));
+        }
         ++it;
         return Status::OK();
       }

@@ -95,8 +95,10 @@ Result<std::vector<std::optional<RecordLocation>>> LookupMetadataRecordIndex(
     const std::function<bool(const std::string&)>& is_valid_data_instant, const std::vector<std::string_view>& keys);
 
 /// Every current record of metadata partition `partition` by key, decoded (Avro → JSON as
-/// format/avro_container.h maps it): the latest version of a key wins, a delete block removes
-/// it, blocks of invalid instants are skipped (as ReadMetadataFiles). With `keys`, only those
+/// format/avro_container.h maps it): the latest version of a key wins — in column_stats and
+/// partition_stats, versions merge as Hudi merges them (format::MergeColumnStatsRecords: a loose
+/// bound widens the older one) —, a delete block removes it, blocks of invalid instants are
+/// skipped (as ReadMetadataFiles). With `keys`, only those
 /// are read: the file groups Hudi's key hash names, their base HFiles probed with the sorted
 /// keys. The record index and the bloom filters are read through it.
 Result<std::map<std::string, nlohmann::json>> ReadMetadataRecords(
@@ -124,7 +126,10 @@ Result<std::map<std::optional<std::string>, std::vector<std::string>>> ReadMetad
 /// the writer — no decoding, no map of the whole group. Values are copied as they are, so every
 /// file must hold the layout format/metadata_record.h writes (`column_stats`: including its
 /// column stats layout; kUnsupportedFeature otherwise); `schema` goes in the new file's info.
-/// Cost: one pass over the group's files.
+/// With `column_stats`, a version replaces an older one only when it is a tight bound or a
+/// tombstone (Lakeshore writes only those); a loose one (Hudi merges it into the older) is
+/// kUnsupportedFeature naming the key, never a narrowed bound. Cost: one pass over the group's
+/// files, plus a decode of each value that shadows another (column_stats).
 Result<std::string> CompactMetadataFileGroup(Storage& mdt, const MetadataPartitionSlices& slices, const FileGroup& group,
                                              const std::function<bool(const std::string&)>& is_valid_data_instant,
                                              const format::HFileWriterOptions& options, const std::string& schema,

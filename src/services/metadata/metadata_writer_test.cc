@@ -15,6 +15,7 @@
 
 #include "format/avro_container.h"
 #include "format/hfile.h"
+#include "format/hfile_writer.h"
 #include "format/hoodie_avro_schemas.h"
 #include "format/metadata_keys.h"
 #include "format/metadata_record.h"
@@ -302,6 +303,90 @@ TEST(MetadataWriter, CompactionDropsSecondaryIndexEntriesMarkedDeleted) {
   EXPECT_GT(bases, 0);
   EXPECT_EQ(entries, 20);  // the live (name, id) pairs, and nothing else
   EXPECT_EQ(markers, 0);
+}
+
+TEST(MetadataWriter, LooseColumnStatsVersionsWidenOnReadAndAreNeverNarrowedByACompaction) {
+  // A column_stats version that is not a tight bound (Hudi 0.x writes one per append to a log
+  // file) widens the version before it, as Hudi merges them: a read takes both bounds, and a
+  // metadata compaction, which copies versions, refuses the group instead of keeping the
+  // newer, narrower one.
+  Fixture f = MakeTable(TableType::kCopyOnWrite, 100, {{"hoodie.metadata.index.column.stats.file.group.count", "1"}});
+  auto table = *Table::Open(f.uri, f.Options(f.inner));
+  f.clock->Advance(10);
+  auto written = table->Write(WriteOperation::kUpsert, PeopleReader({{1, "a", 1, "x"}, {5, "b", 1, "x"}}));
+  ASSERT_TRUE(written.ok()) << written.status();
+  std::string partition, base_name;
+  for (const auto& [p, names] : CommittedFiles(*f.inner)) {
+    for (const auto& n : names) {
+      if (n.find(".parquet") != std::string::npos) partition = p, base_name = n;
+    }
+  }
+  ASSERT_FALSE(base_name.empty());
+  const std::string key = format::ColumnStatsIndexKey(partition, base_name, "id");
+  // The loose version: ids -100..3 (the file holds 1..5), marked as no tight bound.
+  format::ColumnStatsValue loose;
+  loose.min = arrow::MakeScalar(int64_t{-100});
+  loose.max = arrow::MakeScalar(int64_t{3});
+  loose.value_count = 2;
+  loose.null_count = 0;
+  std::string value = format::EncodeColumnStatsRecord(key, base_name, "id", loose);
+  ASSERT_EQ(value[value.size() - 4], '\x01');  // isTightBound, before valueType and two absent records
+  value[value.size() - 4] = '\x00';
+  format::HFileWriter hfile;
+  auto schema = format::MetadataRecordSchema();
+  ASSERT_TRUE(schema.ok());
+  hfile.AddFileInfo("schema", *schema);
+  ASSERT_TRUE(hfile.Append(key, value).ok());
+  auto hfile_bytes = hfile.Finish();
+  ASSERT_TRUE(hfile_bytes.ok()) << hfile_bytes.status();
+  auto log = RenderKeyedLogFile(KeyedLogContent{written->instant_time, *schema, *hfile_bytes, {}});
+  ASSERT_TRUE(log.ok()) << log.status();
+  // A further log file of the one column_stats group, at the write's (valid) instant (Hudi 1.x
+  // names a log file by the instant that writes it).
+  auto listed = f.inner->List(".hoodie/metadata/column_stats", false);
+  ASSERT_TRUE(listed.ok());
+  std::string group;
+  int64_t version = 0;
+  for (const auto& e : *listed) {
+    auto parsed = ParseDataFileName(BaseName(e.path));
+    if (!parsed) continue;
+    group = parsed->file_id;
+    if (parsed->is_log) version = std::max<int64_t>(version, parsed->log_version);
+  }
+  ASSERT_FALSE(group.empty());
+  ASSERT_TRUE(f.inner->WriteString(".hoodie/metadata/column_stats/." + group + "_" + written->instant_time + ".log." +
+                                       std::to_string(version + 1) + "_0-0-0",
+                                   *log)
+                  .ok());
+  const auto valid = ValidDataInstants(*Timeline::Load(*f.inner));
+  auto engine = *Engine::MakeThreadPool(2);
+  const std::vector<std::string> keys = {key};
+  auto records = ReadMetadataRecords(f.inner, *engine, "column_stats", valid, &keys);
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->count(key), 1u);
+  auto stats = format::ColumnStatsFromRecord(records->at(key), *arrow::int64());
+  ASSERT_TRUE(stats.has_value() && stats->min && stats->max);
+  EXPECT_EQ(stats->min->ToString(), "-100");  // the loose version's
+  EXPECT_EQ(stats->max->ToString(), "5");     // the file's own
+  EXPECT_EQ(stats->value_count, 4);
+  // A filtered read keeps the file for a value either version allows.
+  ReadOptions read;
+  read.filter = {PartitionPredicate::FromStrings("id", "=", {"5"})};
+  auto got = table->Read(read);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*got)->num_rows(), 1);
+  // The compaction of that group refuses rather than narrow it.
+  auto mdt = SubTreeStorage::Make(f.inner, ".hoodie/metadata");
+  ASSERT_TRUE(mdt.ok());
+  auto slices = LoadMetadataPartitionSlices(**mdt, "column_stats");
+  ASSERT_TRUE(slices.ok()) << slices.status();
+  auto groups = slices->view.LiveFileGroupsIn("column_stats");
+  ASSERT_EQ(groups.size(), 1u);
+  auto compacted = CompactMetadataFileGroup(**mdt, *slices, *groups[0], valid, format::HFileWriterOptions{}, *schema,
+                                            /*column_stats=*/true);
+  ASSERT_FALSE(compacted.ok());
+  EXPECT_TRUE(IsError(compacted.status(), ErrorKind::kUnsupportedFeature)) << compacted.status();
+  EXPECT_NE(compacted.status().message().find("tight bound"), std::string::npos) << compacted.status();
 }
 
 TEST(MetadataWriter, ARestorePastAMetadataCompactionDropsAndRebuildsIt) {

@@ -651,18 +651,21 @@ def _with_column_stats(label: str, unzipped: dict[str, Path]) -> bool:
 
 
 def test_filtered_reads_skip_by_sparks_column_stats_and_keep_every_matching_row(unzipped: dict[str, Path]) -> None:
-    """Spark's column_stats entries (every value wrapper it writes: strings, longs, timestamps,
-    dates, booleans, decimals) prune file groups, and the rows equal the unfiltered read
-    filtered row by row, for snapshot and read-optimized reads."""
+    """Spark's column_stats entries (every value type it writes: strings, longs, timestamps,
+    dates, booleans, decimals at their own scale) prune file groups, and so do its
+    partition_stats for reads of the latest snapshot; the rows equal the unfiltered read
+    filtered row by row, for snapshot, read-optimized and time-travel reads (which never use
+    partition_stats: they describe the latest slices)."""
     labels = [label for label in unzipped if _with_column_stats(label, unzipped)]
     assert labels, "no shared table with a column_stats partition"
     ops = {"<": pc.less, "=": pc.equal, ">=": pc.greater_equal}
-    decimal_pruned = 0
+    decimal_pruned = partitions_pruned = 0
     for label in labels:
         t = lakeshore.Table.open(str(unzipped[label]))
         partition_fields = set(t.partition_by)
         pruned = 0
-        for read in ({}, {"read_optimized": True}):
+        times = _completed_times(t)
+        for read in ({}, {"read_optimized": True}, *({"as_of": w} for w in times[-2:-1])):
             full = t.to_arrow(**read)
             if full.num_rows == 0:
                 continue
@@ -681,8 +684,13 @@ def test_filtered_reads_skip_by_sparks_column_stats_and_keep_every_matching_row(
                         got = t.to_arrow(filter=[(name, op, value)], **read)
                         expected = full.filter(pc.fill_null(compare(column, pa.scalar(value, column.type)), False))
                         assert _rows(got) == _rows(expected), (label, read, name, op, value)
-                        skipped = int((got.schema.metadata or {}).get(b"read.file_groups_pruned", b"0"))
+                        meta = got.schema.metadata or {}
+                        skipped = int(meta.get(b"read.file_groups_pruned", b"0"))
                         pruned += skipped
                         decimal_pruned += skipped if pa.types.is_decimal(kind) else 0
+                        partitions_pruned += int(meta.get(b"read.partitions_pruned", b"0"))
+                        if "as_of" in read:
+                            assert b"partition_stats" not in meta.get(b"read.pruned_by", b""), (label, read)
         assert pruned > 0, f"{label}: Spark's column_stats pruned nothing"
-    assert decimal_pruned > 0, "no decimal bound (DecimalWrapper) pruned anything"
+    assert decimal_pruned > 0, "no decimal bound pruned anything"
+    assert partitions_pruned > 0, "Spark's partition_stats pruned no partition"

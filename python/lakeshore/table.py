@@ -389,8 +389,10 @@ class Table:
         ``= None``, ``!= None`` and ``in [..., None]``). Predicates on partition fields select
         partitions; the others are applied row by row, and skip the file groups whose column
         statistics rule out a match when the metadata table's ``column_stats`` partition is
-        built (the result's schema metadata then holds ``read.file_groups``,
-        ``read.file_groups_pruned`` and ``read.pruned_by``). ``read_optimized`` reads
+        built, and, reading the latest snapshot, whole partitions by a ``partition_stats``
+        partition Spark's writer built (the result's schema metadata then holds
+        ``read.file_groups``, ``read.file_groups_pruned``, ``read.pruned_by`` and, with
+        partition_stats, ``read.partitions_pruned``). ``read_optimized`` reads
         a merge-on-read table's base files only, without the updates its log files hold.
         """
         capsule = self._native.read(

@@ -1,5 +1,7 @@
 #include "format/metadata_record.h"
 
+#include <charconv>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -503,49 +505,118 @@ bool HasStatsWrapper(const arrow::DataType& type) {
 }
 
 namespace {
-/// A bound of a column of `type` from its wrapper's JSON (`{"value": ...}`); null when the
-/// value does not fit the type.
-std::shared_ptr<arrow::Scalar> BoundFromWrapper(const nlohmann::json& wrapper, const arrow::DataType& type) {
+/// How a column_stats value's bounds are encoded: Hudi's `valueType` (index version V2; absent or
+/// V1: the wrapper alone says, as Hudi 1.0 and this build write them).
+struct BoundEncoding {
+  int ordinal = 0;                  ///< Hudi's ValueType ordinal; 0 = V1
+  std::optional<int32_t> scale;     ///< DECIMAL: the scale its "precision,scale" info names
+};
+
+/// Hudi's ValueType ordinals this reader decodes (org.apache.hudi.stats.ValueType).
+enum ValueTypeOrdinal : int {
+  kV1 = 0, kBoolean = 2, kInt = 3, kLong = 4, kFloat = 5, kDouble = 6, kString = 7, kDecimal = 10,
+  kDate = 12, kTimestampMillis = 15, kTimestampMicros = 16, kTimestampNanos = 17,
+  kLocalTimestampMillis = 18, kLocalTimestampMicros = 19, kLocalTimestampNanos = 20,
+};
+
+BoundEncoding EncodingOf(const nlohmann::json& stats) {
+  BoundEncoding e;
+  auto vt = stats.find("valueType");
+  if (vt == stats.end() || !vt->is_object()) return e;
+  auto ordinal = vt->find("typeOrdinal");
+  e.ordinal = ordinal != vt->end() && ordinal->is_number_integer() ? ordinal->get<int>() : -1;
+  auto info = vt->find("additionalInfo");
+  if (e.ordinal == kDecimal && info != vt->end() && info->is_string()) {
+    const std::string& text = info->get_ref<const std::string&>();  // "precision,scale"
+    const size_t comma = text.find(',');
+    if (comma != std::string::npos) {
+      int32_t scale = 0;
+      const char* begin = text.data() + comma + 1;
+      auto [end, ec] = std::from_chars(begin, text.data() + text.size(), scale);
+      if (ec == std::errc() && end == text.data() + text.size() && scale >= 0 && scale <= 76) e.scale = scale;
+    }
+  }
+  return e;
+}
+
+/// A decimal bound from its big-endian two's complement bytes at `scale`, in the column's
+/// `type`; null when it is not exact there.
+std::shared_ptr<arrow::Scalar> DecimalBound(const nlohmann::json& v, int32_t scale, const arrow::DataType& type) {
+  if (!v.is_binary()) return nullptr;
+  const auto& bytes = v.get_binary();
+  if (bytes.empty() || bytes.size() > 16) return nullptr;
+  auto unscaled = arrow::Decimal128::FromBigEndian(bytes.data(), static_cast<int32_t>(bytes.size()));
+  if (!unscaled.ok()) return nullptr;
+  const auto& decimal = static_cast<const arrow::Decimal128Type&>(type);
+  auto rescaled = unscaled->Rescale(scale, decimal.scale());  // refuses a loss of digits
+  if (!rescaled.ok() || !rescaled->FitsInPrecision(decimal.precision())) return nullptr;
+  return std::make_shared<arrow::Decimal128Scalar>(*rescaled, type.GetSharedPtr());
+}
+
+/// A bound of a column of `type` from its wrapper's JSON (`{"value": ...}`) under `encoding`;
+/// null when the value does not fit the type, or its unit cannot be told. `lower`: a bound that
+/// must be rounded (nanoseconds to microseconds) rounds down, else up, so it stays a bound.
+std::shared_ptr<arrow::Scalar> BoundFromWrapper(const nlohmann::json& wrapper, const arrow::DataType& type,
+                                                const BoundEncoding& encoding, bool lower) {
   if (!wrapper.is_object()) return nullptr;
   auto it = wrapper.find("value");
   if (it == wrapper.end()) return nullptr;
   const nlohmann::json& v = *it;
+  const int ordinal = encoding.ordinal;
+  if (ordinal < 0) return nullptr;  // a value type this reader does not know
   if (arrow::is_integer(type.id())) {
-    if (!v.is_number_integer()) return nullptr;
+    if (!v.is_number_integer() || (ordinal != kV1 && ordinal != kInt && ordinal != kLong)) return nullptr;
     return std::make_shared<arrow::Int64Scalar>(v.get<int64_t>());
   }
   switch (type.id()) {
     case arrow::Type::FLOAT:
     case arrow::Type::DOUBLE:
-      if (!v.is_number()) return nullptr;
+      if (!v.is_number() || (ordinal != kV1 && ordinal != kFloat && ordinal != kDouble)) return nullptr;
       return std::make_shared<arrow::DoubleScalar>(v.get<double>());
     case arrow::Type::BOOL:
-      if (!v.is_boolean()) return nullptr;
+      if (!v.is_boolean() || (ordinal != kV1 && ordinal != kBoolean)) return nullptr;
       return std::make_shared<arrow::BooleanScalar>(v.get<bool>());
     case arrow::Type::STRING:
     case arrow::Type::LARGE_STRING:
-      if (!v.is_string()) return nullptr;
+      if (!v.is_string() || (ordinal != kV1 && ordinal != kString)) return nullptr;
       return std::make_shared<arrow::StringScalar>(v.get<std::string>());
     case arrow::Type::DATE32:
-      if (!v.is_number_integer()) return nullptr;
+      if (!v.is_number_integer() || (ordinal != kV1 && ordinal != kDate)) return nullptr;
       return std::make_shared<arrow::Date32Scalar>(static_cast<int32_t>(v.get<int64_t>()));
-    case arrow::Type::DECIMAL128: {
-      // DecimalWrapper: the unscaled value at scale 15, big-endian two's complement; a bound
-      // that is not exact at the column's scale is left out.
-      if (!v.is_binary()) return nullptr;
-      const auto& bytes = v.get_binary();
-      if (bytes.empty() || bytes.size() > 16) return nullptr;
-      auto unscaled = arrow::Decimal128::FromBigEndian(bytes.data(), static_cast<int32_t>(bytes.size()));
-      if (!unscaled.ok()) return nullptr;
-      const auto& decimal = static_cast<const arrow::Decimal128Type&>(type);
-      auto rescaled = unscaled->Rescale(kWrapperDecimalScale, decimal.scale());  // refuses a loss of digits
-      if (!rescaled.ok() || !rescaled->FitsInPrecision(decimal.precision())) return nullptr;
-      return std::make_shared<arrow::Decimal128Scalar>(*rescaled, type.GetSharedPtr());
-    }
+    case arrow::Type::DECIMAL128:
+      // V1: DecimalWrapper, the unscaled value at scale 15; V2: bytes at the column's scale as
+      // written, which the value type's info names.
+      if (ordinal == kV1) return DecimalBound(v, kWrapperDecimalScale, type);
+      if (ordinal == kDecimal && encoding.scale) return DecimalBound(v, *encoding.scale, type);
+      return nullptr;
     case arrow::Type::TIMESTAMP: {
       if (!v.is_number_integer()) return nullptr;
       const auto& ts = static_cast<const arrow::TimestampType&>(type);
-      return std::make_shared<arrow::TimestampScalar>(v.get<int64_t>(), arrow::timestamp(arrow::TimeUnit::MICRO, ts.timezone()));
+      int64_t micros = v.get<int64_t>();
+      switch (ordinal) {
+        case kV1:
+          // TimestampMicrosWrapper, or a LongWrapper in the column's own unit: the same
+          // number only when that unit is microseconds.
+          if (ts.unit() != arrow::TimeUnit::MICRO) return nullptr;
+          break;
+        case kTimestampMicros:
+        case kLocalTimestampMicros:
+          break;
+        case kTimestampMillis:
+        case kLocalTimestampMillis:
+          if (micros > INT64_MAX / 1000 || micros < INT64_MIN / 1000) return nullptr;
+          micros *= 1000;
+          break;
+        case kTimestampNanos:
+        case kLocalTimestampNanos: {
+          const int64_t q = micros / 1000, r = micros % 1000;
+          micros = lower ? (r < 0 ? q - 1 : q) : (r > 0 ? q + 1 : q);
+          break;
+        }
+        default:
+          return nullptr;
+      }
+      return std::make_shared<arrow::TimestampScalar>(micros, arrow::timestamp(arrow::TimeUnit::MICRO, ts.timezone()));
     }
     default:
       return nullptr;
@@ -563,8 +634,9 @@ std::optional<ColumnStatsValue> ColumnStatsFromRecord(const nlohmann::json& reco
     return it != cs->end() && it->is_number_integer() ? it->get<int64_t>() : -1;
   };
   ColumnStatsValue out;
-  if (auto it = cs->find("minValue"); it != cs->end()) out.min = BoundFromWrapper(*it, type);
-  if (auto it = cs->find("maxValue"); it != cs->end()) out.max = BoundFromWrapper(*it, type);
+  const BoundEncoding encoding = EncodingOf(*cs);
+  if (auto it = cs->find("minValue"); it != cs->end()) out.min = BoundFromWrapper(*it, type, encoding, /*lower=*/true);
+  if (auto it = cs->find("maxValue"); it != cs->end()) out.max = BoundFromWrapper(*it, type, encoding, /*lower=*/false);
   out.null_count = count("nullCount");
   out.value_count = count("valueCount");
   out.total_size = count("totalSize");

@@ -115,7 +115,12 @@ bool HasStatsWrapper(const arrow::DataType& type);
 /// the generic Avro decoder), with `min` and `max` as scalars that compare with values of the
 /// column's `type`: integers as int64, floating point as double, strings, booleans, dates,
 /// decimals in `type` itself (exact at its scale, else absent), and timestamps as microseconds
-/// in `type`'s zone (the wrappers store them so). Bounds of another
+/// in `type`'s zone. The encoding follows the record's `valueType` (Hudi's index version V2,
+/// which Spark's 1.1 writer sets: decimals as bytes at the scale its info names, timestamps in
+/// the unit its ordinal names — nanoseconds rounded outwards) or, when it is absent, Hudi 1.0's
+/// wrappers (DecimalWrapper at scale 15, TimestampMicrosWrapper; a timestamp column in another
+/// unit than microseconds then gets no bound, since a LongWrapper would hold its own unit). A
+/// value type this reader does not know gives no bounds. Bounds of another
 /// type, or in a wrapper that does not fit `type`, are absent. nullopt when the record holds no
 /// statistics or they are marked deleted.
 std::optional<ColumnStatsValue> ColumnStatsFromRecord(const nlohmann::json& record, const arrow::DataType& type);

@@ -224,6 +224,58 @@ TEST(MetadataRecord, ColumnStatsVersionsMergeAsHudiMergesThemAndStaySafeForPruni
   EXPECT_EQ(decoded->max->ToString(), "9");
 }
 
+TEST(MetadataRecord, BoundsFollowTheValueTypeSparksWriterRecords) {
+  auto record = [](nlohmann::json min, nlohmann::json max, nlohmann::json value_type) {
+    return nlohmann::json{{"ColumnStatsMetadata",
+                           {{"minValue", {{"value", min}}},
+                            {"maxValue", {{"value", max}}},
+                            {"valueCount", 2},
+                            {"nullCount", 0},
+                            {"valueType", value_type}}}};
+  };
+  auto type_of = [](int ordinal, nlohmann::json info = nullptr) {
+    return nlohmann::json{{"typeOrdinal", ordinal}, {"additionalInfo", info}};
+  };
+  // V2 decimals: bytes at the scale the value type names ("10,2": 25.00 is 2500), not 15.
+  const auto decimal = arrow::decimal128(10, 2);
+  auto v2 = ColumnStatsFromRecord(record(nlohmann::json::binary({0x00}), nlohmann::json::binary({0x09, 0xc4}),
+                                         type_of(10, "10,2")),
+                                  *decimal);
+  ASSERT_TRUE(v2.has_value() && v2->min && v2->max);
+  EXPECT_EQ(v2->max->ToString(), "25.00");
+  // The same bytes without a value type are DecimalWrapper's (scale 15): not exact at scale 2.
+  auto v1 = ColumnStatsFromRecord(record(nlohmann::json::binary({0x00}), nlohmann::json::binary({0x09, 0xc4}), nullptr),
+                                  *decimal);
+  ASSERT_TRUE(v1.has_value());
+  EXPECT_EQ(v1->max, nullptr);
+  // Timestamps in the unit the ordinal names; nanoseconds rounded outwards.
+  const auto micros = arrow::timestamp(arrow::TimeUnit::MICRO);
+  auto millis = ColumnStatsFromRecord(record(1500, 2500, type_of(15)), *micros);
+  ASSERT_TRUE(millis.has_value() && millis->min && millis->max);
+  EXPECT_EQ(static_cast<const arrow::TimestampScalar&>(*millis->min).value, 1500000);
+  auto nanos = ColumnStatsFromRecord(record(1999, 2001, type_of(17)), *micros);
+  ASSERT_TRUE(nanos.has_value() && nanos->min && nanos->max);
+  EXPECT_EQ(static_cast<const arrow::TimestampScalar&>(*nanos->min).value, 1);
+  EXPECT_EQ(static_cast<const arrow::TimestampScalar&>(*nanos->max).value, 3);
+  auto as_micros = ColumnStatsFromRecord(record(7, 9, type_of(16)), *micros);
+  ASSERT_TRUE(as_micros.has_value() && as_micros->max);
+  EXPECT_EQ(static_cast<const arrow::TimestampScalar&>(*as_micros->max).value, 9);
+  // Without a value type, a millisecond column's integer bound could be in either unit: none.
+  auto ambiguous = ColumnStatsFromRecord(record(1500, 2500, nullptr), *arrow::timestamp(arrow::TimeUnit::MILLI));
+  ASSERT_TRUE(ambiguous.has_value());
+  EXPECT_EQ(ambiguous->min, nullptr);
+  // A value type of another kind than the column, or one this reader does not know: no bound.
+  auto mismatched = ColumnStatsFromRecord(record(1, 2, type_of(7)), *arrow::int64());
+  ASSERT_TRUE(mismatched.has_value());
+  EXPECT_EQ(mismatched->min, nullptr);
+  auto unknown = ColumnStatsFromRecord(record(1, 2, type_of(42)), *arrow::int64());
+  ASSERT_TRUE(unknown.has_value());
+  EXPECT_EQ(unknown->max, nullptr);
+  auto longs = ColumnStatsFromRecord(record(1, 2, type_of(4)), *arrow::int64());
+  ASSERT_TRUE(longs.has_value() && longs->max);
+  EXPECT_EQ(longs->max->ToString(), "2");
+}
+
 TEST(MetadataRecord, BloomFilterRecordDecodesUnderTheSchema) {
   auto v = Decode(EncodeBloomFilterRecord("key", "DYNAMIC_V0", "20260101000000000", "AAAAAQ=="));
   EXPECT_EQ(v["type"], 4);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "format/metadata_keys.h"
 #include "format/metadata_record.h"
@@ -10,20 +11,83 @@
 
 namespace lakeshore {
 namespace {
-/// The metadata partition read here (services/metadata writes it).
+/// The metadata partitions read here (services/metadata writes column_stats; Spark's writer
+/// partition_stats).
 constexpr const char* kColumnStatsPartition = "column_stats";
+constexpr const char* kPartitionStatsPartition = "partition_stats";
+
+/// The statistics `records` hold for the filter's columns under `keys[*k]`, `keys[*k + 1]`, …
+/// (one key per filtered column, in `filter.columns()` order), moving `*k` past them.
+std::map<std::string, format::ColumnStatsValue> StatsAt(const TableContext& ctx,
+                                                        const std::map<std::string, nlohmann::json>& records,
+                                                        const std::vector<std::string>& keys, const RowFilter& filter,
+                                                        size_t* k) {
+  std::map<std::string, format::ColumnStatsValue> stats;
+  for (const auto& column : filter.columns()) {
+    auto record = records.find(keys[(*k)++]);
+    auto field = ctx.full_schema->GetFieldByName(column);
+    if (record == records.end() || field == nullptr) continue;
+    if (auto value = format::ColumnStatsFromRecord(record->second, *field->type())) stats.emplace(column, *value);
+  }
+  return stats;
+}
+
+/// `groups` without those of the partitions partition_stats rules out.
+Result<std::vector<const FileGroup*>> PruneByPartitionStats(TableContext& ctx, const Timeline& timeline,
+                                                            const std::vector<const FileGroup*>& groups,
+                                                            const RowFilter& filter, ColumnStatsPruning* pruning) {
+  std::vector<std::string> partitions;
+  for (const FileGroup* g : groups) {
+    if (partitions.empty() || partitions.back() != g->partition) partitions.push_back(g->partition);
+  }
+  std::sort(partitions.begin(), partitions.end());
+  partitions.erase(std::unique(partitions.begin(), partitions.end()), partitions.end());
+  std::vector<std::string> keys;
+  for (const auto& partition : partitions) {
+    for (const auto& column : filter.columns()) keys.push_back(format::PartitionStatsIndexKey(partition, column));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto records, ReadMetadataRecords(ctx.storage, *ctx.engine, kPartitionStatsPartition,
+                                                          ValidDataInstants(timeline), &keys));
+  std::set<std::string> ruled_out;
+  size_t k = 0;
+  for (const auto& partition : partitions) {
+    if (!filter.MayMatch(StatsAt(ctx, records, keys, filter, &k))) ruled_out.insert(partition);
+  }
+  pruning->partitions_pruned = static_cast<int64_t>(ruled_out.size());
+  std::vector<const FileGroup*> kept;
+  for (const FileGroup* g : groups) {
+    if (ruled_out.count(g->partition)) {
+      ++pruning->groups_pruned;
+    } else {
+      kept.push_back(g);
+    }
+  }
+  return kept;
+}
 }  // namespace
 
+std::string ColumnStatsPruning::PrunedBy() const {
+  if (used_partition_stats && used) return std::string(kPartitionStatsPartition) + "," + kColumnStatsPartition;
+  if (used_partition_stats) return kPartitionStatsPartition;
+  return used ? kColumnStatsPartition : "none";
+}
+
 Result<std::vector<const FileGroup*>> PruneByColumnStats(TableContext& ctx, const Timeline& timeline,
-                                                         const std::vector<const FileGroup*>& groups,
-                                                         const RowFilter& filter, bool read_optimized,
+                                                         const std::vector<const FileGroup*>& all_groups,
+                                                         const RowFilter& filter, bool read_optimized, bool latest,
                                                          ColumnStatsPruning* pruning) {
   *pruning = ColumnStatsPruning{};
-  pruning->groups_in = static_cast<int64_t>(groups.size());
-  if (filter.empty() || groups.empty()) return groups;
+  pruning->groups_in = static_cast<int64_t>(all_groups.size());
+  if (filter.empty() || all_groups.empty()) return all_groups;
   ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
   const auto& built = config.metadata_partitions;
-  if (std::find(built.begin(), built.end(), kColumnStatsPartition) == built.end()) return groups;
+  auto is_built = [&](const char* p) { return std::find(built.begin(), built.end(), p) != built.end(); };
+  std::vector<const FileGroup*> groups = all_groups;
+  if (latest && is_built(kPartitionStatsPartition)) {
+    pruning->used_partition_stats = true;
+    ARROW_ASSIGN_OR_RAISE(groups, PruneByPartitionStats(ctx, timeline, groups, filter, pruning));
+  }
+  if (!is_built(kColumnStatsPartition) || groups.empty()) return groups;
   pruning->used = true;
   // The files each group's read opens: its base file, and its log files unless read-optimized.
   std::vector<std::vector<std::string>> names(groups.size());
@@ -51,14 +115,7 @@ Result<std::vector<const FileGroup*>> PruneByColumnStats(TableContext& ctx, cons
   for (size_t g = 0; g < groups.size(); ++g) {
     bool may_match = false;
     for (size_t f = 0; f < names[g].size(); ++f) {
-      std::map<std::string, format::ColumnStatsValue> stats;
-      for (const auto& column : filter.columns()) {
-        auto record = records.find(keys[k++]);
-        auto field = ctx.full_schema->GetFieldByName(column);
-        if (record == records.end() || field == nullptr) continue;
-        if (auto value = format::ColumnStatsFromRecord(record->second, *field->type())) stats.emplace(column, *value);
-      }
-      may_match = may_match || filter.MayMatch(stats);
+      may_match = filter.MayMatch(StatsAt(ctx, records, keys, filter, &k)) || may_match;
     }
     skip[g] = !names[g].empty() && !may_match;
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "actions/table_context.h"
@@ -15,12 +16,23 @@ namespace lakeshore {
 
 /// What a pruning did (a read's metrics).
 struct ColumnStatsPruning {
-  bool used = false;           ///< a built column_stats partition was consulted
-  int64_t groups_in = 0;       ///< file groups considered
-  int64_t groups_pruned = 0;   ///< file groups skipped: no row can match
+  bool used = false;                  ///< a built column_stats partition was consulted
+  bool used_partition_stats = false;  ///< a built partition_stats partition was consulted
+  int64_t groups_in = 0;              ///< file groups considered
+  int64_t groups_pruned = 0;          ///< file groups skipped: no row can match (either way)
+  int64_t partitions_pruned = 0;      ///< partitions skipped whole by partition_stats
+
+  /// "partition_stats", "column_stats", both comma-separated in that order, or "none".
+  std::string PrunedBy() const;
 };
 
-/// The groups of `groups` (in order) a read with `filter` must open. A group is skipped only when
+/// The groups of `groups` (in order) a read with `filter` must open. First, when `latest` (a read
+/// of the latest snapshot) and the partition_stats partition is built (Spark's writer keeps it;
+/// this build reads it and drops it before a write of its own would make it stale), a
+/// partition whose statistics — one entry per (partition, column), over the files of its latest
+/// slices — rule a match out is skipped whole (one point lookup per partition and filtered
+/// column). Those statistics describe the latest slices only, so a time-travel read never uses
+/// them. Then, file group by file group: a group is skipped only when
 /// the column_stats entries of every file its read opens (the latest slice's base file, and its
 /// log files unless `read_optimized`), in the built column_stats partition of the table's
 /// metadata table, prove that no row of that file matches (RowFilter::MayMatch). A file without
@@ -31,7 +43,7 @@ struct ColumnStatsPruning {
 /// (point lookups). A damaged partition is kCorruptMetadata.
 Result<std::vector<const FileGroup*>> PruneByColumnStats(TableContext& ctx, const Timeline& timeline,
                                                          const std::vector<const FileGroup*>& groups,
-                                                         const RowFilter& filter, bool read_optimized,
+                                                         const RowFilter& filter, bool read_optimized, bool latest,
                                                          ColumnStatsPruning* pruning);
 
 }  // namespace lakeshore

@@ -227,7 +227,8 @@ Result<ReadFilters> CompileFilters(TableContext& ctx, const ReadOptions& options
 
 /// `table` filtered by the row filter, projected to the asked columns, and, when a row filter
 /// ran, with the read's pruning in its schema metadata (read.file_groups, read.file_groups_pruned,
-/// read.pruned_by: "column_stats" or "none").
+/// read.pruned_by: "column_stats", "partition_stats", both or "none"; read.partitions_pruned
+/// when partition_stats was consulted).
 Result<std::shared_ptr<arrow::Table>> FinishRead(const ReadFilters& filters, const ReadOptions& options,
                                                  std::shared_ptr<arrow::Table> table, const ColumnStatsPruning& pruning) {
   if (filters.rows.empty()) return table;
@@ -237,9 +238,14 @@ Result<std::shared_ptr<arrow::Table>> FinishRead(const ReadFilters& filters, con
     for (const auto& c : options.columns) indices.push_back(table->schema()->GetFieldIndex(c));
     ARROW_ASSIGN_OR_RAISE(table, table->SelectColumns(indices));
   }
-  auto metadata = arrow::key_value_metadata(
-      {"read.file_groups", "read.file_groups_pruned", "read.pruned_by"},
-      {std::to_string(pruning.groups_in), std::to_string(pruning.groups_pruned), pruning.used ? "column_stats" : "none"});
+  std::vector<std::string> keys = {"read.file_groups", "read.file_groups_pruned", "read.pruned_by"};
+  std::vector<std::string> values = {std::to_string(pruning.groups_in), std::to_string(pruning.groups_pruned),
+                                     pruning.PrunedBy()};
+  if (pruning.used_partition_stats) {
+    keys.push_back("read.partitions_pruned");
+    values.push_back(std::to_string(pruning.partitions_pruned));
+  }
+  auto metadata = arrow::key_value_metadata(keys, values);
   return table->ReplaceSchemaMetadata(metadata);
 }
 }  // namespace
@@ -250,7 +256,8 @@ Result<std::shared_ptr<arrow::Table>> ReadSnapshot(TableContext& ctx, const Read
   ARROW_ASSIGN_OR_RAISE(auto loaded, LoadViewAsOf(ctx, options.as_of));
   ColumnStatsPruning pruning;
   ARROW_ASSIGN_OR_RAISE(auto groups, PruneByColumnStats(ctx, loaded.timeline, loaded.view.LiveFileGroups(filters.partitions),
-                                                        filters.rows, options.read_optimized, &pruning));
+                                                        filters.rows, options.read_optimized,
+                                                        /*latest=*/!options.as_of || options.as_of->empty(), &pruning));
   ARROW_ASSIGN_OR_RAISE(auto table, ReadSlices(ctx, loaded.timeline, loaded.commits, groups, filters.read_columns,
                                                loaded.bound, options.read_optimized));
   return FinishRead(filters, options, std::move(table), pruning);

@@ -376,6 +376,13 @@ bool IsDeletionMarker(std::string_view avro) {
 }
 
 namespace {
+/// Hudi's ValueType ordinals read and written here (org.apache.hudi.stats.ValueType).
+enum ValueTypeOrdinal : int {
+  kV1 = 0, kBoolean = 2, kInt = 3, kLong = 4, kFloat = 5, kDouble = 6, kString = 7, kDecimal = 10,
+  kDate = 12, kTimestampMillis = 15, kTimestampMicros = 16, kTimestampNanos = 17,
+  kLocalTimestampMillis = 18, kLocalTimestampMicros = 19, kLocalTimestampNanos = 20,
+};
+
 /// DecimalWrapper's value type: decimal(30, 15), as Hudi writes every decimal bound (upcast to
 /// that scale).
 constexpr int32_t kWrapperDecimalPrecision = 30;
@@ -510,13 +517,6 @@ namespace {
 struct BoundEncoding {
   int ordinal = 0;                  ///< Hudi's ValueType ordinal; 0 = V1
   std::optional<int32_t> scale;     ///< DECIMAL: the scale its "precision,scale" info names
-};
-
-/// Hudi's ValueType ordinals this reader decodes (org.apache.hudi.stats.ValueType).
-enum ValueTypeOrdinal : int {
-  kV1 = 0, kBoolean = 2, kInt = 3, kLong = 4, kFloat = 5, kDouble = 6, kString = 7, kDecimal = 10,
-  kDate = 12, kTimestampMillis = 15, kTimestampMicros = 16, kTimestampNanos = 17,
-  kLocalTimestampMillis = 18, kLocalTimestampMicros = 19, kLocalTimestampNanos = 20,
 };
 
 BoundEncoding EncodingOf(const nlohmann::json& stats) {
@@ -733,7 +733,16 @@ std::string EncodeColumnStatsRecord(std::string_view key, std::string_view file_
   }
   w.Boolean(false);  // isDeleted
   w.Boolean(true);   // isTightBound: the footer's statistics of this file
-  w.Branch(0);       // valueType
+  if (bounded && stats.min->type->id() == arrow::Type::TIMESTAMP) {
+    // The bounds are TimestampMicrosWrapper's microseconds whatever the column's unit: said
+    // with Hudi 1.1's value type (TIMESTAMP_MICROS), which readers of index version V2 follow
+    // and older ones skip, so no reader takes them in the column's own unit.
+    w.Branch(1);
+    w.Long(kTimestampMicros);  // typeOrdinal: an Avro int, the same zigzag varint
+    w.Branch(0);                      // additionalInfo
+  } else {
+    w.Branch(0);  // valueType: V1, the wrapper says
+  }
   w.Branch(0);  // recordIndexMetadata
   w.Branch(0);  // SecondaryIndexMetadata
   return out;

@@ -122,6 +122,11 @@ TEST(MetadataRecord, ColumnStatsRecordsDecodeUnderTheSchema) {
   times.max = std::make_shared<arrow::TimestampScalar>(2500, arrow::timestamp(arrow::TimeUnit::MILLI));
   auto t = Decode(EncodeColumnStatsRecord("key", "f", "t", times));
   EXPECT_EQ(t["ColumnStatsMetadata"]["minValue"]["value"], 1500000);  // micros
+  // ... said with the value type TIMESTAMP_MICROS, so a millisecond column keeps its bounds.
+  EXPECT_EQ(t["ColumnStatsMetadata"]["valueType"]["typeOrdinal"], 16);
+  auto read_back = ColumnStatsFromRecord(t, *arrow::timestamp(arrow::TimeUnit::MILLI));
+  ASSERT_TRUE(read_back.has_value() && read_back->min && read_back->max);
+  EXPECT_EQ(static_cast<const arrow::TimestampScalar&>(*read_back->max).value, 2500000);
   ColumnStatsValue doubles;
   doubles.min = arrow::MakeScalar(0.25);
   doubles.max = arrow::MakeScalar(8.5);

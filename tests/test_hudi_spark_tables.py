@@ -526,23 +526,36 @@ SPARK_WITH_METADATA = [
 def test_writes_keep_a_spark_metadata_table_current_and_drop_what_they_cannot(
     unzipped: dict[str, Path], tmp_path: Path, label: str
 ) -> None:
-    # Lakeshore keeps Spark's files partition, record index and secondary indexes current with
-    # its writes, drops the partitions it does not maintain (partition stats, column stats of
-    # Hudi 1.0's layout) at its first write, before they could go stale; hudi-rs then lists the
-    # table through the files partition Lakeshore extended, and reads the same rows, and every
-    # secondary index answers as those rows.
+    # Lakeshore keeps Spark's files partition, record index, column and partition stats and
+    # secondary indexes current with its writes, drops the partitions it does not maintain
+    # (column stats of Hudi 1.0's layout, and the partition stats computed from them) at its
+    # first write, before they could go stale; hudi-rs then lists the table through the files
+    # partition Lakeshore extended, and reads the same rows, and every secondary index answers as
+    # those rows. An upsert moving a string value past every bound Spark recorded is found by a
+    # filtered read: the statistics it prunes by were updated with the write.
     root = _copy(unzipped[label], tmp_path)
     had = _metadata_partitions(root)
     assert "files" in had
     t = lakeshore.Table.open(str(root))
     rows = t.to_arrow().select(t.schema.names)
-    t.upsert(rows.slice(0, 2))
+    keys = set(t.config["record_key"]) | set(t.config["partition_by"]) | {t.config.get("ordering_field") or ""}
+    moved = next(f.name for f in t.schema if pa.types.is_string(f.type) and f.name not in keys)
+    first = rows.slice(0, 2)
+    first = first.set_column(
+        first.schema.get_field_index(moved), moved, pa.array(["zzzz-moved", first.column(moved)[1].as_py()])
+    )
+    t.upsert(first)
     t.delete(rows.select(t.config["record_key"] + t.config["partition_by"]).slice(2, 1))
     # Kept: the partitions Lakeshore maintains (a column_stats or bloom_filters partition only
     # when its values have the layout Lakeshore writes: Hudi 1.1's, not 1.0's).
     kept = _metadata_partitions(root)
     secondary = {p for p in had if p.startswith("secondary_index_")}
-    assert {"files"} <= set(kept) <= {"files", "record_index", "column_stats", "bloom_filters"} | secondary
+    assert (
+        {"files"}
+        <= set(kept)
+        <= {"files", "record_index", "column_stats", "partition_stats", "bloom_filters"} | secondary
+    )
+    assert ("partition_stats" in kept) == ("partition_stats" in had and "column_stats" in kept), kept
     assert secondary <= set(kept)
     assert ("record_index" in kept) == ("record_index" in had)
     assert ("column_stats" in kept) == ("column_stats" in had and "/v9_" in label), kept
@@ -550,6 +563,8 @@ def test_writes_keep_a_spark_metadata_table_current_and_drop_what_they_cannot(
         assert not (root / ".hoodie" / "metadata" / dropped).exists(), dropped
     assert _rows(t.to_arrow()) == _rows(_hudi_read(root))
     assert t.to_arrow().num_rows == rows.num_rows - 1
+    found = t.to_arrow(columns=[moved], filter=[(moved, "=", "zzzz-moved")])
+    assert found.column(moved).to_pylist() == ["zzzz-moved"], found.schema.metadata
     _expect_lookup_matches_snapshot(t, root)
     hudi_rows = _hudi_read(root).to_pylist()
     for index, column in (

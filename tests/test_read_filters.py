@@ -274,3 +274,78 @@ def test_merge_on_read_slices_with_log_files_are_skipped_by_every_files_stats(
     t.delete(pa.table({"id": [3], "p": ["p1"]}))
     got, meta = _ids(t, [("v", "=", 10_000_000)])
     assert got == [] and meta[b"read.file_groups_pruned"] == b"11"
+
+
+GROUPED = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.int64()), pa.field("g", pa.string())])
+
+
+@pytest.mark.parametrize("table_type", ["cow", "mor"])
+def test_partition_stats_skip_whole_partitions_and_follow_every_write(tmp_path: Path, table_type: str) -> None:
+    """partition_stats (one entry per partition and column, over its latest slices' files) is
+    recomputed for every partition a write touches: through inserts, updates that move values
+    far out of a partition's range, deletes and compactions, filtered reads of the latest
+    snapshot skip whole partitions and equal a row oracle; time travel never uses it."""
+    rng = random.Random(31 if table_type == "cow" else 32)
+    properties = {"hoodie.metadata.index.partition.stats.enable": "true", "write.small_file_limit_bytes": "0"}
+    t = lakeshore.Table.create(
+        str(tmp_path / "t"), GROUPED, record_key="id", partition_by="g", table_type=table_type, properties=properties
+    )
+    rows: dict[int, dict[str, Any]] = {}
+    history: list[tuple[str, dict[int, dict[str, Any]]]] = []
+    partitions_pruned = 0
+    for step in range(12):
+        if step < 5:
+            batch = {k: {"id": k, "v": k * 10, "g": f"g{k // 100}"} for k in range(step * 100, step * 100 + 100)}
+            written = t.insert(pa.Table.from_pylist(list(batch.values()), schema=GROUPED))
+        elif step % 4 == 3:
+            gone = rng.sample(sorted(rows), 10)
+            written = t.delete(pa.table({"id": gone, "g": [rows[k]["g"] for k in gone]}))
+            batch = {}
+            for k in gone:
+                del rows[k]
+        else:
+            keys = rng.sample(sorted(rows), 15)
+            batch = {
+                k: {"id": k, "v": (50_000 + k if rng.random() < 0.3 else k * 10 + step), "g": rows[k]["g"]}
+                for k in keys
+            }
+            written = t.upsert(pa.Table.from_pylist(list(batch.values()), schema=GROUPED))
+        rows.update(batch)
+        if step == 0:  # the first write builds both, partition_stats from column_stats
+            assert {"column_stats", "partition_stats"} <= set(t.indexes()["partitions"])
+        if table_type == "mor" and step == 9:
+            t.compact()
+        history.append((written["instant_time"], {k: dict(r) for k, r in rows.items()}))
+        for _ in range(10):
+            low = rng.choice([rng.randrange(0, 5000), rng.randrange(50_000, 50_500)])
+            predicates = [("v", ">=", low), ("v", "<", low + rng.choice([5, 50, 500]))]
+            got, meta = _ids(t, predicates)
+            assert got == _expected(rows, predicates), (step, predicates)
+            assert b"partition_stats" in meta[b"read.pruned_by"], meta
+            partitions_pruned += int(meta[b"read.partitions_pruned"])
+    assert partitions_pruned > 50, "partition_stats pruned no partition"
+    for instant, then in history[::3]:
+        predicates = [("v", ">=", 1000), ("v", "<", 1500)]
+        got, meta = _ids(t, predicates, as_of=instant)
+        assert got == _expected(then, predicates), instant
+        assert b"partition_stats" not in meta[b"read.pruned_by"]
+
+
+def test_partition_stats_are_built_with_column_stats_and_dropped_with_them(tmp_path: Path) -> None:
+    t = lakeshore.Table.create(str(tmp_path / "t"), GROUPED, record_key="id", partition_by="g")
+    for b in range(4):
+        t.insert(
+            pa.Table.from_pylist([{"id": k, "v": k, "g": f"g{b}"} for k in range(b * 10, b * 10 + 10)], schema=GROUPED)
+        )
+    built = t.create_index("partition_stats")["partitions"]
+    assert {"column_stats", "partition_stats"} <= set(built)
+    got, meta = _ids(t, [("v", "=", 25)])
+    assert got == [25]
+    assert meta[b"read.partitions_pruned"] == b"3" and meta[b"read.file_groups_pruned"] == b"3"
+    t.upsert(pa.Table.from_pylist([{"id": 5, "v": 9999, "g": "g0"}], schema=GROUPED))
+    got, meta = _ids(t, [("v", "=", 9999)])
+    assert got == [5] and meta[b"read.partitions_pruned"] == b"3"
+    after = t.drop_index("column_stats")["partitions"]
+    assert "column_stats" not in after and "partition_stats" not in after
+    got, meta = _ids(t, [("v", "=", 9999)])
+    assert got == [5] and meta[b"read.pruned_by"] == b"none"

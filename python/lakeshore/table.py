@@ -299,7 +299,9 @@ class Table:
         ``hoodie.index.type=RECORD_INDEX``), ``"bloom_filters"`` (each base file's key filter,
         for ``hoodie.index.type=BLOOM`` with ``hoodie.bloom.index.use.metadata``) or
         ``"column_stats"`` (each base and log file's column statistics, by which filtered
-        reads skip file groups); all but files build it too. It is built from the completed
+        reads skip file groups), ``"partition_stats"`` (each partition's, over its latest
+        slices' files, from column_stats, built first when missing: filtered reads of the latest
+        snapshot skip whole partitions by it); all but files build it too. It is built from the completed
         instants under the table lock, listed in flight while it builds, and kept
         current by every later write. ``"secondary_index_<name>"`` with ``column`` is a secondary
         index on that column (as Spark's ``CREATE INDEX <name> ON t (column)``): its definition is

@@ -35,6 +35,9 @@ Status TableContext::LoadSettings() {
   ARROW_ASSIGN_OR_RAISE(metadata.secondary_index_groups, o::kMetadataSecondaryIndexGroups.Get(p));
   ARROW_ASSIGN_OR_RAISE(metadata.column_stats, o::kMetadataColumnStatsEnable.Get(p));
   ARROW_ASSIGN_OR_RAISE(metadata.column_stats_groups, o::kMetadataColumnStatsGroups.Get(p));
+  ARROW_ASSIGN_OR_RAISE(metadata.partition_stats, o::kMetadataPartitionStatsEnable.Get(p));
+  ARROW_ASSIGN_OR_RAISE(metadata.partition_stats_groups, o::kMetadataPartitionStatsGroups.Get(p));
+  metadata.column_stats = metadata.column_stats || metadata.partition_stats;  // computed from column_stats
   ARROW_ASSIGN_OR_RAISE(std::string stats_columns, o::kMetadataColumnStatsColumns.Get(p));
   metadata.column_stats_columns.clear();
   for (size_t start = 0; start < stats_columns.size();) {

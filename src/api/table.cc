@@ -184,7 +184,8 @@ std::optional<std::string> WhyNotWritable(const HoodieTableConfig& hoodie) {
   // Lakeshore keeps the files and record_index partitions current and drops the others at its
   // first write; a partition another writer is building (Hudi's async indexer) is left alone.
   for (const auto& p : hoodie.metadata_partitions_inflight) {
-    if (p != kMetadataFiles && p != kMetadataRecordIndex && p != kMetadataBloomFilters && p != kMetadataColumnStats) {
+    if (p != kMetadataFiles && p != kMetadataRecordIndex && p != kMetadataBloomFilters && p != kMetadataColumnStats &&
+        p != kMetadataPartitionStats) {
       return "a table whose metadata partition '" + p + "' is being built by another writer";
     }
   }
@@ -326,9 +327,9 @@ Status Table::CreateIndex(const std::string& name, const std::string& column) {
   ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("build an index of"));
   const bool secondary = IsSecondaryIndexPartition(name);
   if (name != kMetadataFiles && name != kMetadataRecordIndex && name != kMetadataBloomFilters &&
-      name != kMetadataColumnStats && !secondary) {
+      name != kMetadataColumnStats && name != kMetadataPartitionStats && !secondary) {
     return Status::Invalid("this build builds the metadata table's files, record_index, bloom_filters, "
-                           "column_stats and secondary_index_<name> partitions, not '", name, "'");
+                           "column_stats, partition_stats and secondary_index_<name> partitions, not '", name, "'");
   }
   if (secondary && (name.size() == std::string("secondary_index_").size() || column.empty())) {
     return Status::Invalid("a secondary index is named secondary_index_<name> and built on a column: got '", name,
@@ -353,7 +354,11 @@ Status Table::CreateIndex(const std::string& name, const std::string& column) {
     }
     ARROW_RETURN_NOT_OK(WriteSecondaryIndexDefinition(impl_->ctx, name, column));
   }
-  ARROW_RETURN_NOT_OK(BuildMetadataPartitions(impl_->ctx, {name}, *guard));
+  // partition_stats is computed from column_stats: that is built first when missing (a built
+  // one is left as it is).
+  const std::vector<std::string> builds =
+      name == kMetadataPartitionStats ? std::vector<std::string>{kMetadataColumnStats, name} : std::vector<std::string>{name};
+  ARROW_RETURN_NOT_OK(BuildMetadataPartitions(impl_->ctx, builds, *guard));
   return guard->Release();
 }
 
@@ -366,7 +371,12 @@ Status Table::DropIndex(const std::string& name) {
       std::find(inflight.begin(), inflight.end(), name) == inflight.end()) {
     return Status::Invalid("table ", impl_->ctx.uri, " has no metadata partition '", name, "'");
   }
-  ARROW_RETURN_NOT_OK(DropMetadataPartitions(impl_->ctx, {name}, *guard));
+  // partition_stats cannot be kept current without the column_stats it is computed from.
+  std::vector<std::string> drops = {name};
+  if (name == kMetadataColumnStats && std::find(built.begin(), built.end(), kMetadataPartitionStats) != built.end()) {
+    drops.push_back(kMetadataPartitionStats);
+  }
+  ARROW_RETURN_NOT_OK(DropMetadataPartitions(impl_->ctx, drops, *guard));
   // A dropped secondary index loses its definition too (as Hudi's DROP INDEX): no later write
   // rebuilds it.
   // Dropping files drops the whole metadata table, and every secondary index with it.

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "format/hoodie_avro_schemas.h"
+#include "format/metadata_keys.h"
 
 namespace lakeshore::format {
 namespace {
@@ -711,11 +712,13 @@ nlohmann::json MergeColumnStatsRecords(const nlohmann::json& older, const nlohma
   return merged;
 }
 
-std::string EncodeColumnStatsRecord(std::string_view key, std::string_view file_name, std::string_view column,
-                                    const ColumnStatsValue& stats) {
+namespace {
+/// A column_stats (`name`: the file's) or partition_stats (`name`: the partition's) value.
+std::string EncodeStatsRecord(MetadataRecordType type, std::string_view key, std::string_view file_name,
+                              std::string_view column, const ColumnStatsValue& stats) {
   std::string out;
   AvroWriter w(&out);
-  Head(w, key, MetadataRecordType::kColumnStats);
+  Head(w, key, type);
   w.Branch(0);  // filesystemMetadata
   w.Branch(0);  // BloomFilterMetadata
   w.Branch(1);  // ColumnStatsMetadata
@@ -746,6 +749,18 @@ std::string EncodeColumnStatsRecord(std::string_view key, std::string_view file_
   w.Branch(0);  // recordIndexMetadata
   w.Branch(0);  // SecondaryIndexMetadata
   return out;
+}
+}  // namespace
+
+std::string EncodeColumnStatsRecord(std::string_view key, std::string_view file_name, std::string_view column,
+                                    const ColumnStatsValue& stats) {
+  return EncodeStatsRecord(MetadataRecordType::kColumnStats, key, file_name, column, stats);
+}
+
+std::string EncodePartitionStatsRecord(std::string_view key, std::string_view partition_path, std::string_view column,
+                                       const ColumnStatsValue& stats) {
+  return EncodeStatsRecord(MetadataRecordType::kPartitionStats, key, MetadataPartitionName(partition_path), column,
+                           stats);
 }
 
 std::string EncodeBloomFilterRecord(std::string_view key, std::string_view type_code, std::string_view instant_time,

@@ -140,6 +140,12 @@ nlohmann::json MergeColumnStatsRecords(const nlohmann::json& older, const nlohma
 std::string EncodeColumnStatsRecord(std::string_view key, std::string_view file_name, std::string_view column,
                                     const ColumnStatsValue& stats);
 
+/// A partition_stats value (key: PartitionStatsIndexKey): the statistics of `column` over the
+/// files of a partition's latest slices, marked a tight bound (a later version replaces it),
+/// its file name the partition's metadata name, as Spark's writer stores it.
+std::string EncodePartitionStatsRecord(std::string_view key, std::string_view partition_path, std::string_view column,
+                                       const ColumnStatsValue& stats);
+
 /// A bloom_filters value (key: BloomFilterIndexKey of the base file): the file's filter as Hudi
 /// stores it — the UTF-8 bytes of its serialized (Base64) form —, its type code ("DYNAMIC_V0",
 /// "SIMPLE") and the instant that wrote the file.

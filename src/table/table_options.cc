@@ -120,6 +120,14 @@ const ConfigOption<std::string> kMetadataColumnStatsColumns{
 const ConfigOption<int64_t> kMetadataColumnStatsGroups{
     "hoodie.metadata.index.column.stats.file.group.count", 2,
     "File groups of a new column_stats partition (Hudi's default).", MustBePositive};
+const ConfigOption<bool> kMetadataPartitionStatsEnable{
+    "hoodie.metadata.index.partition.stats.enable", false,
+    "Build the metadata table's partition_stats partition (each partition's column statistics over the files of "
+    "its latest slices, by which filtered reads skip whole partitions) and keep it current; it needs column_stats, "
+    "which is then built too."};
+const ConfigOption<int64_t> kMetadataPartitionStatsGroups{
+    "hoodie.metadata.index.partition.stats.file.group.count", 1,
+    "File groups of a new partition_stats partition (Hudi's default).", MustBePositive};
 const ConfigOption<bool> kBloomIndexUseMetadata{
     "hoodie.bloom.index.use.metadata", false,
     "The BLOOM index reads filters from the metadata table's bloom_filters partition (built when missing) "
@@ -149,7 +157,8 @@ const std::vector<const ConfigOptionBase*>& All() {
       &kMetadataRecordIndexEnable, &kMetadataRecordIndexMinGroups, &kMetadataRecordIndexMaxGroups,
       &kMetadataCompactMaxDeltaCommits, &kMetadataBloomFilterEnable, &kMetadataBloomFilterGroups, &kMetadataSecondaryIndexGroups,
       &kBloomIndexUseMetadata, &kBloomIndexFilterMemoryBytes, &kMetadataColumnStatsEnable,
-      &kMetadataColumnStatsColumns, &kMetadataColumnStatsGroups};
+      &kMetadataColumnStatsColumns, &kMetadataColumnStatsGroups,
+      &kMetadataPartitionStatsEnable, &kMetadataPartitionStatsGroups};
   return all;
 }
 

@@ -62,6 +62,8 @@ extern const ConfigOption<int64_t> kMetadataSecondaryIndexGroups;
 extern const ConfigOption<bool> kMetadataColumnStatsEnable;
 extern const ConfigOption<std::string> kMetadataColumnStatsColumns;
 extern const ConfigOption<int64_t> kMetadataColumnStatsGroups;
+extern const ConfigOption<bool> kMetadataPartitionStatsEnable;
+extern const ConfigOption<int64_t> kMetadataPartitionStatsGroups;
 /// The BLOOM index.
 extern const ConfigOption<bool> kBloomIndexUseMetadata;
 extern const ConfigOption<int64_t> kBloomIndexFilterMemoryBytes;

@@ -61,14 +61,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_json_flag(lookup)
     lookup.set_defaults(func=run_lookup)
     for verb, helptext, func in (
-        ("build", "build an index (files, record_index, bloom_filters, column_stats)", run_build),
+        ("build", "build an index (files, record_index, bloom_filters, column_stats, partition_stats)", run_build),
         ("drop", "drop an index", run_drop),
     ):
         cmd = sub.add_parser(verb, help=helptext)
         cmd.add_argument("path", help="the table")
         cmd.add_argument(
             "name",
-            help="the metadata partition: files, record_index, bloom_filters, column_stats or "
+            help="the metadata partition: files, record_index, bloom_filters, column_stats, partition_stats or "
             "secondary_index_<name> (drop: any)",
         )
         if verb == "build":

@@ -5,9 +5,12 @@
 #include <functional>
 #include <set>
 
+#include <arrow/compute/api.h>
+
 #include "actions/instant_lifecycle.h"
 #include "actions/table_context.h"
 #include "common/parse_number.h"
+#include "format/avro_container.h"
 #include "format/hfile.h"
 #include "format/hfile_writer.h"
 #include "format/java_properties.h"
@@ -57,7 +60,12 @@ bool Contains(const std::vector<std::string>& v, const std::string& x) {
 
 bool Maintained(const std::string& partition) {
   return partition == kMetadataFiles || partition == kMetadataRecordIndex || partition == kMetadataBloomFilters ||
-         partition == kMetadataColumnStats;
+         partition == kMetadataColumnStats || partition == kMetadataPartitionStats;
+}
+
+/// The partitions whose values are column statistics (HoodieMetadataColumnStats).
+bool IsStatsPartition(const std::string& partition) {
+  return partition == kMetadataColumnStats || partition == kMetadataPartitionStats;
 }
 
 std::string JoinList(const std::vector<std::string>& v) {
@@ -202,7 +210,7 @@ Result<std::string> BaseFileSchema(TableContext& ctx, Storage& mdt, const FileGr
 
 /// True when values encoded here are valid under `schema` (a base file's) in `partition`.
 bool LayoutIsOurs(const std::string& schema, const std::string& ours, const std::string& partition) {
-  return schema.empty() || schema == ours || format::IsCompatibleMetadataSchema(schema, partition == kMetadataColumnStats);
+  return schema.empty() || schema == ours || format::IsCompatibleMetadataSchema(schema, IsStatsPartition(partition));
 }
 
 /// The schema a log block appended to `group` carries: its base file's (another writer's, such
@@ -417,6 +425,125 @@ Status AddBaseFiles(const std::string& partition, const std::string& time, Entri
   return Status::OK();
 }
 
+/// The columns column_stats covers in `ctx`'s schema: those `ctx.metadata.column_stats_columns`
+/// names, else the first 32 top-level user columns of a primitive type (the ones a footer
+/// has statistics for).
+std::vector<std::shared_ptr<arrow::Field>> StatsColumns(const TableContext& ctx) {
+  std::vector<std::shared_ptr<arrow::Field>> out;
+  const auto& wanted = ctx.metadata.column_stats_columns;
+  for (const auto& field : ctx.full_schema->fields()) {
+    if (!wanted.empty()) {
+      if (std::find(wanted.begin(), wanted.end(), field->name()) != wanted.end()) out.push_back(field);
+      continue;
+    }
+    if (meta_columns::IsReserved(field->name()) || arrow::is_nested(field->type()->id())) continue;
+    if (out.size() < 32) out.push_back(field);
+  }
+  return out;
+}
+
+/// The partition_stats entries of `files` (partition → the names of the files of its latest
+/// slices): per partition and column, the statistics over those files — bounds the smallest
+/// minimum and largest maximum, counts and sizes added — from their column_stats entries,
+/// `fresh` (key → encoded entry, this instant's files, not in the metadata table yet) first,
+/// else the column_stats partition (valid instants of `data_timeline` only). A file without an
+/// entry, or one with values but no bound, leaves the partition's bound absent (no read skips
+/// it); one of only nulls adds its counts alone; a log file of `deletes_only` (relative paths)
+/// holds no value and is left out. Cost: one point lookup per file and column.
+Result<Entries> PartitionStatsEntries(TableContext& ctx, const std::map<std::string, std::vector<std::string>>& files,
+                                      const std::map<std::string, std::string>& fresh,
+                                      const std::set<std::string>& deletes_only, const Timeline& data_timeline) {
+  const auto columns = StatsColumns(ctx);
+  std::vector<std::string> keys;
+  for (const auto& [partition, names] : files) {
+    for (const auto& name : names) {
+      if (deletes_only.count(JoinPath(partition, name))) continue;
+      for (const auto& c : columns) {
+        std::string key = format::ColumnStatsIndexKey(partition, name, c->name());
+        if (!fresh.count(key)) keys.push_back(std::move(key));
+      }
+    }
+  }
+  std::map<std::string, nlohmann::json> stored;
+  if (!keys.empty()) {
+    ARROW_ASSIGN_OR_RAISE(stored, ReadMetadataRecords(ctx.storage, *ctx.engine, kMetadataColumnStats,
+                                                      ValidDataInstants(data_timeline), &keys));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto schema, format::MetadataRecordSchema());
+  ARROW_ASSIGN_OR_RAISE(auto decoder, format::AvroDatumReader::Make(schema, "a new column_stats entry"));
+  auto smaller = [](const std::shared_ptr<arrow::Scalar>& a, const std::shared_ptr<arrow::Scalar>& b) {
+    auto less = arrow::compute::CallFunction("less", {arrow::Datum(a), arrow::Datum(b)});
+    return less.ok() && less->scalar()->is_valid && static_cast<const arrow::BooleanScalar&>(*less->scalar()).value;
+  };
+  Entries out;
+  for (const auto& [partition, names] : files) {
+    for (const auto& c : columns) {
+      format::ColumnStatsValue total;
+      bool bounded = true;
+      for (const auto& name : names) {
+        if (deletes_only.count(JoinPath(partition, name))) continue;
+        const std::string key = format::ColumnStatsIndexKey(partition, name, c->name());
+        std::optional<format::ColumnStatsValue> one;
+        if (auto it = fresh.find(key); it != fresh.end()) {
+          ARROW_ASSIGN_OR_RAISE(auto record, decoder->Read(it->second));
+          one = format::ColumnStatsFromRecord(record, *c->type());
+        } else if (auto found = stored.find(key); found != stored.end()) {
+          one = format::ColumnStatsFromRecord(found->second, *c->type());
+        }
+        if (!one) {
+          bounded = false;
+          total.null_count = total.value_count = -1;
+          continue;
+        }
+        auto add = [](int64_t* sum, int64_t v) { *sum = *sum < 0 || v < 0 ? -1 : *sum + v; };
+        add(&total.null_count, one->null_count);
+        add(&total.value_count, one->value_count);
+        add(&total.total_size, one->total_size);
+        add(&total.total_uncompressed_size, one->total_uncompressed_size);
+        const bool only_nulls = one->value_count >= 0 && one->value_count == one->null_count;
+        if (!one->min || !one->max) {
+          if (!only_nulls) bounded = false;
+          continue;
+        }
+        if (!total.min || smaller(one->min, total.min)) total.min = one->min;
+        if (!total.max || smaller(total.max, one->max)) total.max = one->max;
+      }
+      if (!bounded) total.min = total.max = nullptr;
+      const std::string key = format::PartitionStatsIndexKey(partition, c->name());
+      out.emplace_back(key, format::EncodePartitionStatsRecord(key, partition, c->name(), total));
+    }
+  }
+  return out;
+}
+
+/// The log files (relative paths) whose write stats in `stats` say they hold deletes only: no
+/// record, at least one delete.
+void AddDeleteOnlyLogs(const std::vector<WriteStat>& stats, std::set<std::string>* out) {
+  for (const auto& s : stats) {
+    auto parsed = ParseDataFileName(BaseName(s.path));
+    if (parsed && parsed->is_log && s.num_records == 0 && s.num_inserts == 0 && s.num_updates == 0 && s.num_deletes > 0) {
+      out->insert(s.path);
+    }
+  }
+}
+
+/// Partition → the names of the files of its latest slices in `view`, for the partitions of
+/// `only` (every partition when null).
+std::map<std::string, std::vector<std::string>> LatestSliceFiles(const FileSystemView& view,
+                                                                  const std::set<std::string>* only) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& partition : view.Partitions()) {
+    if (only != nullptr && !only->count(partition)) continue;
+    auto& names = out[partition];
+    for (const FileGroup* g : view.LiveFileGroupsIn(partition)) {
+      const FileSlice& slice = g->latest();
+      if (slice.base_file) names.emplace_back(BaseName(slice.base_file->path));
+      for (const auto& log : slice.log_files) names.emplace_back(BaseName(log));
+    }
+  }
+  return out;
+}
+
 /// Builds one partition at an index-init instant. The partition must be listed in flight.
 Status BuildPartition(TableContext& ctx, Storage& mdt, const std::string& partition, const LockGuard& guard) {
   ARROW_RETURN_NOT_OK(EnsureMetadataTable(ctx, mdt, partition));
@@ -443,6 +570,15 @@ Status BuildPartition(TableContext& ctx, Storage& mdt, const std::string& partit
     const auto committed = CommittedFiles(commits);
     if (partition == kMetadataFiles) {
       ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, FilesRecords(committed, true), 1, &files));
+    } else if (partition == kMetadataPartitionStats) {
+      // From the column_stats partition, which a build of both makes first.
+      const FileSystemView view = FileSystemView::Build(commits);
+      std::set<std::string> deletes_only;
+      for (const auto& c : commits) AddDeleteOnlyLogs(c.metadata.write_stats, &deletes_only);
+      ARROW_ASSIGN_OR_RAISE(auto entries, PartitionStatsEntries(ctx, LatestSliceFiles(view, nullptr), {}, deletes_only,
+                                                                data_timeline));
+      ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, std::move(entries),
+                                       std::max<int64_t>(1, ctx.metadata.partition_stats_groups), &files));
     } else {
       const bool bloom = partition == kMetadataBloomFilters;
       ARROW_ASSIGN_OR_RAISE(auto derived, ReadFileEntries(ctx, committed, {}, bloom, !bloom));
@@ -558,7 +694,7 @@ Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt,
       auto merged = ctx.engine->Map<std::string>(static_cast<int64_t>(groups.size()), [&](int64_t g) {
         return CompactMetadataFileGroup(mdt, slices, *groups[static_cast<size_t>(g)], valid,
                                         HFileOptions(BaseFileUse(partition)), schema,
-                                        partition == kMetadataColumnStats);
+                                        IsStatsPartition(partition));
       });
       if (merged.ok()) {
         for (size_t g = 0; g < groups.size(); ++g) {
@@ -582,8 +718,8 @@ Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt,
       }
     } else if (IsSecondaryIndexPartition(partition)) {
       continue;  // another layout's secondary index: left as it is (readers merge its logs)
-    } else if (partition == kMetadataColumnStats) {
-      return UnsupportedFeature("the column_stats partition of " + ctx.uri +
+    } else if (IsStatsPartition(partition)) {
+      return UnsupportedFeature("the " + partition + " partition of " + ctx.uri +
                                 " holds values of another layout than this build writes; drop it and build it again");
     } else {
       ARROW_ASSIGN_OR_RAISE(auto filters, ReadMetadataBloomFilters(ctx.storage, *ctx.engine, valid));
@@ -732,6 +868,7 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   want(ctx.metadata.record_index && !changes.keys_unknown, kMetadataRecordIndex);
   want(ctx.metadata.bloom_filters, kMetadataBloomFilters);
   want(ctx.metadata.column_stats, kMetadataColumnStats);
+  want(ctx.metadata.partition_stats, kMetadataPartitionStats);  // after column_stats: built from it
   for (const auto& [name, spec] : secondary) want(!changes.keys_unknown, name.c_str());
   std::string built_latest;  // indexing instants written here: the deltacommit completes after them
   if (!missing.empty()) ARROW_RETURN_NOT_OK(BuildMetadataPartitions(ctx, missing, guard));
@@ -763,7 +900,7 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   // not write (another Hudi version's wrappers): values appended or compacted here would not
   // decode under its schema. It is dropped, before it could go stale.
   std::vector<std::string> foreign;
-  for (const char* p : {kMetadataBloomFilters, kMetadataColumnStats}) {
+  for (const char* p : {kMetadataBloomFilters, kMetadataColumnStats, kMetadataPartitionStats}) {
     if (!Contains(partitions, p)) continue;
     ARROW_ASSIGN_OR_RAISE(const MetadataPartitionSlices* slices, slices_of(p));
     for (const FileGroup* g : slices->view.LiveFileGroupsIn(p)) {
@@ -773,6 +910,11 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
         break;
       }
     }
+  }
+  // partition_stats is computed from column_stats: without it, it cannot be kept current.
+  if (Contains(partitions, kMetadataPartitionStats) && !Contains(foreign, kMetadataPartitionStats) &&
+      (!Contains(partitions, kMetadataColumnStats) || Contains(foreign, kMetadataColumnStats))) {
+    foreign.push_back(kMetadataPartitionStats);
   }
   if (!foreign.empty()) {
     ARROW_RETURN_NOT_OK(DropMetadataPartitions(ctx, foreign, guard));
@@ -803,6 +945,31 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   ARROW_ASSIGN_OR_RAISE(auto derived, ReadFileEntries(ctx, changes.files_added, changes.log_column_stats,
                                                         Contains(partitions, kMetadataBloomFilters),
                                                         Contains(partitions, kMetadataColumnStats)));
+  // The partitions this instant wrote to: their statistics again, over the files of their latest
+  // slices before it and the files it wrote (a superset of the slices after it, which is a bound
+  // still; the next write's recomputation drops the files this one replaced).
+  Entries partition_stats;
+  if (Contains(partitions, kMetadataPartitionStats) && !changes.files_added.empty()) {
+    std::set<std::string> touched;
+    for (const auto& [p, names] : changes.files_added) {
+      if (!names.empty()) touched.insert(p);
+    }
+    ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(data_timeline));
+    auto files_of = LatestSliceFiles(FileSystemView::Build(commits), &touched);
+    for (const auto& [p, names] : changes.files_added) {
+      for (const auto& [name, size] : names) {
+        auto parsed = ParseDataFileName(name);
+        if (parsed && (parsed->is_log || (name.size() > 8 && name.substr(name.size() - 8) == ".parquet"))) {
+          files_of[p].push_back(name);
+        }
+      }
+    }
+    std::map<std::string, std::string> fresh(derived.column_stats.begin(), derived.column_stats.end());
+    std::set<std::string> deletes_only;
+    for (const auto& c : commits) AddDeleteOnlyLogs(c.metadata.write_stats, &deletes_only);
+    if (changes.written != nullptr) AddDeleteOnlyLogs(changes.written->write_stats, &deletes_only);
+    ARROW_ASSIGN_OR_RAISE(partition_stats, PartitionStatsEntries(ctx, files_of, fresh, deletes_only, data_timeline));
+  }
   // The secondary indexes' entries: the touched file groups' pairs before and after a write.
   std::vector<SecondaryIndexSpec> kept_secondary;
   for (const auto& p : partitions) {
@@ -842,6 +1009,8 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
       entries = std::move(derived.bloom_filters);
     } else if (partition == kMetadataColumnStats) {
       entries = std::move(derived.column_stats);
+    } else if (partition == kMetadataPartitionStats) {
+      entries = std::move(partition_stats);
     } else if (auto it = secondary_entries.find(partition); it != secondary_entries.end()) {
       entries = std::move(it->second);
     }

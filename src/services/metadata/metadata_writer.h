@@ -44,6 +44,9 @@ struct MetadataTableSettings {
   /// hoodie.metadata.index.column.stats.column.list (empty: the first 32 user columns).
   std::vector<std::string> column_stats_columns;
   int64_t column_stats_groups = 2;          ///< hoodie.metadata.index.column.stats.file.group.count
+  /// hoodie.metadata.index.partition.stats.enable (implies column_stats, which it is computed from)
+  bool partition_stats = false;
+  int64_t partition_stats_groups = 1;       ///< hoodie.metadata.index.partition.stats.file.group.count
 };
 
 /// The partitions Lakeshore maintains.
@@ -51,6 +54,7 @@ inline constexpr const char* kMetadataFiles = "files";
 inline constexpr const char* kMetadataRecordIndex = "record_index";
 inline constexpr const char* kMetadataBloomFilters = "bloom_filters";
 inline constexpr const char* kMetadataColumnStats = "column_stats";
+inline constexpr const char* kMetadataPartitionStats = "partition_stats";
 
 /// Where a record lives, for the record index.
 struct RecordIndexEntry {

@@ -58,6 +58,7 @@ Fixture MakeTable(TableType type, int64_t compact_every, const std::map<std::str
   config.properties["hoodie.index.type"] = "RECORD_INDEX";
   config.properties["hoodie.metadata.index.bloom.filter.enable"] = "true";
   config.properties["hoodie.metadata.index.column.stats.enable"] = "true";
+  config.properties["hoodie.metadata.index.partition.stats.enable"] = "true";
   config.properties["hoodie.metadata.record.index.min.filegroup.count"] = "3";
   config.properties["hoodie.metadata.compact.max.delta.commits"] = std::to_string(compact_every);
   if (type == TableType::kMergeOnRead) config.properties["write.small_file_limit_bytes"] = "0";
@@ -186,6 +187,28 @@ void ExpectMetadataAgrees(const Fixture& f, Table& table) {
 
   if (has("bloom_filters")) ExpectBloomFiltersAgree(f, *engine, valid);
   if (has("column_stats")) ExpectColumnStatsAgree(f, *engine, valid);
+  if (has("partition_stats")) {
+    // partition_stats: each partition's id bounds hold every id of its snapshot rows (a bound
+    // over its latest slices' files: never narrower than the rows).
+    std::map<std::string, std::pair<int64_t, int64_t>> ids;  // partition → (min, max)
+    for (const auto& [pk, person] : ReadPeople(table)) {
+      auto [it, fresh] = ids.try_emplace("part=" + person.part, person.id, person.id);
+      it->second = {std::min(it->second.first, person.id), std::max(it->second.second, person.id)};
+    }
+    std::vector<std::string> keys;
+    for (const auto& [partition, range] : ids) keys.push_back(format::PartitionStatsIndexKey(partition, "id"));
+    auto stats = ReadMetadataRecords(f.inner, *engine, "partition_stats", valid, &keys);
+    ASSERT_TRUE(stats.ok()) << stats.status();
+    for (const auto& [partition, range] : ids) {
+      auto it = stats->find(format::PartitionStatsIndexKey(partition, "id"));
+      ASSERT_NE(it, stats->end()) << partition;
+      auto value = format::ColumnStatsFromRecord(it->second, *arrow::int64());
+      ASSERT_TRUE(value.has_value()) << partition;
+      ASSERT_TRUE(value->min && value->max) << partition << " " << it->second.dump();
+      EXPECT_LE(static_cast<const arrow::Int64Scalar&>(*value->min).value, range.first) << partition;
+      EXPECT_GE(static_cast<const arrow::Int64Scalar&>(*value->max).value, range.second) << partition;
+    }
+  }
 
   if (has("secondary_index_name")) {
     // The secondary index: name → the ids holding it, exactly as the snapshot.
@@ -245,7 +268,8 @@ void RunHistory(TableType type) {
   step(WriteOperation::kUpsert, {{9, "i2", 2, "x"}, {10, "j", 1, "y"}});
   auto config = *HoodieTableConfig::Load(*f.inner);
   EXPECT_EQ(config.metadata_partitions,
-            (std::vector<std::string>{"bloom_filters", "column_stats", "files", "record_index", "secondary_index_name"}));
+            (std::vector<std::string>{"bloom_filters", "column_stats", "files", "partition_stats", "record_index",
+                                      "secondary_index_name"}));
 }
 
 TEST(MetadataWriter, CopyOnWriteHistoryKeepsItExact) { RunHistory(TableType::kCopyOnWrite); }
@@ -410,7 +434,8 @@ TEST(MetadataWriter, ARestorePastAMetadataCompactionDropsAndRebuildsIt) {
   ASSERT_TRUE(table->Write(WriteOperation::kUpsert, PeopleReader({{9, "z", 1, "x"}})).ok());
   auto config = *HoodieTableConfig::Load(*f.inner);
   EXPECT_EQ(config.metadata_partitions,
-            (std::vector<std::string>{"bloom_filters", "column_stats", "files", "record_index", "secondary_index_name"}));
+            (std::vector<std::string>{"bloom_filters", "column_stats", "files", "partition_stats", "record_index",
+                                      "secondary_index_name"}));
   ExpectMetadataAgrees(f, *table);
   EXPECT_EQ(ReadPeople(*table).size(), 3u);
 }

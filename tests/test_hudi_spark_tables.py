@@ -665,47 +665,75 @@ def _with_column_stats(label: str, unzipped: dict[str, Path]) -> bool:
     return any(line.startswith(prefix) and "column_stats" in line for line in properties.splitlines())
 
 
+def _filtered_reads_equal_the_oracle(t: lakeshore.Table, label: str) -> dict[str, int]:
+    """Filters `<`, `=` and `>=` on every primitive column, with values of three rows, for the
+    snapshot, read-optimized and one time-travel read: the rows equal the unfiltered read
+    filtered row by row, and time travel never uses partition_stats. Returns what was pruned:
+    file groups, those by a decimal filter, and partitions."""
+    ops = {"<": pc.less, "=": pc.equal, ">=": pc.greater_equal}
+    partition_fields = set(t.partition_by)
+    counts = {"groups": 0, "decimal_groups": 0, "partitions": 0}
+    times = _completed_times(t)
+    for read in ({}, {"read_optimized": True}, *({"as_of": w} for w in times[-2:-1])):
+        full = t.to_arrow(**read)
+        if full.num_rows == 0:
+            continue
+        for name in full.schema.names:
+            if name.startswith("_hoodie") or name in partition_fields:
+                continue
+            column = full.column(name)
+            kind = column.type
+            if not (pa.types.is_primitive(kind) or pa.types.is_string(kind) or pa.types.is_decimal(kind)):
+                continue
+            for row in (0, full.num_rows // 2, full.num_rows - 1):
+                value = column[row].as_py()
+                if value is None:
+                    continue
+                for op, compare in ops.items():
+                    got = t.to_arrow(filter=[(name, op, value)], **read)
+                    expected = full.filter(pc.fill_null(compare(column, pa.scalar(value, column.type)), False))
+                    assert _rows(got) == _rows(expected), (label, read, name, op, value)
+                    meta = got.schema.metadata or {}
+                    skipped = int(meta.get(b"read.file_groups_pruned", b"0"))
+                    counts["groups"] += skipped
+                    counts["decimal_groups"] += skipped if pa.types.is_decimal(kind) else 0
+                    counts["partitions"] += int(meta.get(b"read.partitions_pruned", b"0"))
+                    if "as_of" in read:
+                        assert b"partition_stats" not in meta.get(b"read.pruned_by", b""), (label, read)
+    return counts
+
+
 def test_filtered_reads_skip_by_sparks_column_stats_and_keep_every_matching_row(unzipped: dict[str, Path]) -> None:
     """Spark's column_stats entries (every value type it writes: strings, longs, timestamps,
     dates, booleans, decimals at their own scale) prune file groups, and so do its
-    partition_stats for reads of the latest snapshot; the rows equal the unfiltered read
-    filtered row by row, for snapshot, read-optimized and time-travel reads (which never use
-    partition_stats: they describe the latest slices)."""
+    partition_stats for reads of the latest snapshot; the rows equal a row oracle."""
     labels = [label for label in unzipped if _with_column_stats(label, unzipped)]
     assert labels, "no shared table with a column_stats partition"
-    ops = {"<": pc.less, "=": pc.equal, ">=": pc.greater_equal}
     decimal_pruned = partitions_pruned = 0
     for label in labels:
-        t = lakeshore.Table.open(str(unzipped[label]))
-        partition_fields = set(t.partition_by)
-        pruned = 0
-        times = _completed_times(t)
-        for read in ({}, {"read_optimized": True}, *({"as_of": w} for w in times[-2:-1])):
-            full = t.to_arrow(**read)
-            if full.num_rows == 0:
-                continue
-            for name in full.schema.names:
-                if name.startswith("_hoodie") or name in partition_fields:
-                    continue
-                column = full.column(name)
-                kind = column.type
-                if not (pa.types.is_primitive(kind) or pa.types.is_string(kind) or pa.types.is_decimal(kind)):
-                    continue
-                for row in (0, full.num_rows // 2, full.num_rows - 1):
-                    value = column[row].as_py()
-                    if value is None:
-                        continue
-                    for op, compare in ops.items():
-                        got = t.to_arrow(filter=[(name, op, value)], **read)
-                        expected = full.filter(pc.fill_null(compare(column, pa.scalar(value, column.type)), False))
-                        assert _rows(got) == _rows(expected), (label, read, name, op, value)
-                        meta = got.schema.metadata or {}
-                        skipped = int(meta.get(b"read.file_groups_pruned", b"0"))
-                        pruned += skipped
-                        decimal_pruned += skipped if pa.types.is_decimal(kind) else 0
-                        partitions_pruned += int(meta.get(b"read.partitions_pruned", b"0"))
-                        if "as_of" in read:
-                            assert b"partition_stats" not in meta.get(b"read.pruned_by", b""), (label, read)
-        assert pruned > 0, f"{label}: Spark's column_stats pruned nothing"
+        counts = _filtered_reads_equal_the_oracle(lakeshore.Table.open(str(unzipped[label])), label)
+        assert counts["groups"] > 0, f"{label}: Spark's column_stats pruned nothing"
+        decimal_pruned += counts["decimal_groups"]
+        partitions_pruned += counts["partitions"]
     assert decimal_pruned > 0, "no decimal bound pruned anything"
     assert partitions_pruned > 0, "Spark's partition_stats pruned no partition"
+
+
+def test_column_and_partition_stats_rebuilt_on_sparks_tables_prune_as_safely(
+    unzipped: dict[str, Path], tmp_path: Path
+) -> None:
+    """Dropped and built again here over Spark's tables (their base files' footers, their log
+    files' Avro or Parquet data blocks), column_stats and partition_stats keep every filtered
+    read equal to the row oracle, and prune."""
+    labels = [label for label in unzipped if _with_column_stats(label, unzipped)]
+    for label in labels:
+        root = _copy(unzipped[label], tmp_path / label.replace("/", "_"))
+        t = lakeshore.Table.open(str(root))
+        if t.config.get("table_version", 9) not in (8, 9):
+            continue
+        t.drop_index("column_stats")
+        assert {"column_stats", "partition_stats"} <= set(t.create_index("partition_stats")["partitions"])
+        counts = _filtered_reads_equal_the_oracle(t, label)
+        assert counts["groups"] > 0, (label, counts)
+        if len({Path(f).parent for f in t.files()}) > 1:  # several partitions: some skipped whole
+            assert counts["partitions"] > 0, (label, counts)

@@ -1,6 +1,8 @@
 #include "io/log_file.h"
 
+#include <arrow/compute/api.h>
 #include <arrow/io/memory.h>
+#include <arrow/util/byte_size.h>
 #include <parquet/arrow/reader.h>
 
 #include "format/avro_container.h"
@@ -93,6 +95,38 @@ Result<std::vector<format::FileColumnStats>> ParquetBlockColumnStats(const std::
     return CorruptMetadata(where + ": the Parquet data block has no readable footer: " + e.what());
   }
   return ParquetColumnStats(*metadata, where);
+}
+
+/// The column statistics of decoded records (an Avro data block's), as ParquetColumnStats gives
+/// them for a Parquet file: each top-level column of a primitive type, its min and max (absent
+/// when every value is null; NaN ignored, as Parquet's statistics ignore it), nulls, values and
+/// the column's Arrow bytes as its sizes.
+Result<std::vector<format::FileColumnStats>> RecordsColumnStats(const arrow::Table& records) {
+  std::vector<format::FileColumnStats> out;
+  for (int c = 0; c < records.num_columns(); ++c) {
+    const auto& field = records.schema()->field(c);
+    if (arrow::is_nested(field->type()->id()) || arrow::is_dictionary(field->type()->id())) continue;
+    const auto& column = records.column(c);
+    format::FileColumnStats stats;
+    stats.column = field->name();
+    stats.value.value_count = records.num_rows();
+    stats.value.null_count = column->null_count();
+    int64_t bytes = 0;
+    for (const auto& chunk : column->chunks()) bytes += arrow::util::TotalBufferSize(*chunk->data());
+    stats.value.total_size = stats.value.total_uncompressed_size = bytes;
+    if (stats.value.null_count < stats.value.value_count) {
+      auto minmax = arrow::compute::MinMax(column);
+      if (minmax.ok()) {
+        const auto& pair = static_cast<const arrow::StructScalar&>(*minmax->scalar());
+        if (pair.is_valid && pair.value.size() == 2 && pair.value[0]->is_valid && pair.value[1]->is_valid) {
+          stats.value.min = pair.value[0];
+          stats.value.max = pair.value[1];
+        }
+      }
+    }
+    out.push_back(std::move(stats));
+  }
+  return out;
 }
 
 /// HoodieHFileDataBlock: the content is a whole HFile whose values are Avro records under the
@@ -223,10 +257,16 @@ Result<std::vector<format::FileColumnStats>> LogFileColumnStats(Storage& storage
   const LogBlock* data = nullptr;
   for (const LogBlock& block : blocks) {
     if (block.type == LogBlockType::kCorrupt || block.type == LogBlockType::kDelete) continue;
-    if (block.type != LogBlockType::kParquetData || data != nullptr) return std::vector<format::FileColumnStats>();
+    const bool records = block.type == LogBlockType::kParquetData || block.type == LogBlockType::kAvroData;
+    if (!records || data != nullptr) return std::vector<format::FileColumnStats>();
     data = &block;
   }
   if (data == nullptr) return std::vector<format::FileColumnStats>();
+  if (data->type == LogBlockType::kAvroData) {
+    // No statistics stored: computed from the block's records, decoded under its schema.
+    ARROW_ASSIGN_OR_RAISE(auto decoded, DecodeAvroBlock(*data, source));
+    return RecordsColumnStats(*decoded);
+  }
   ARROW_ASSIGN_OR_RAISE(auto stats, ParquetBlockColumnStats(BlockContent(file, *data), "log file " + source +
                                                                                         ", block at byte " +
                                                                                         std::to_string(data->offset)));

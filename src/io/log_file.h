@@ -79,11 +79,13 @@ Result<WrittenLogFile> WriteLogFile(Storage& storage, const std::string& path, c
                                     const ParquetWriteSettings& parquet);
 
 /// The column statistics of the records of the log file at `path`, for the metadata table's
-/// column_stats: defined when its one data block is a Parquet block (Hudi 1.x's and ours; the
-/// statistics are that block's own, ParquetColumnStats), with delete or corrupt blocks beside
-/// it. Empty — no entry, so a read never skips the file's slice — for a file of deletes only,
-/// of Avro or several data blocks, or with command blocks. Cost: one read of the file, no
-/// record decoded. A file that is not a log file → kCorruptMetadata naming it.
+/// column_stats: defined when it holds one data block, with delete or corrupt blocks beside it
+/// — a Parquet block's are its own (ParquetColumnStats, Hudi 1.x's blocks and ours), an Avro
+/// block's (Spark's default) are computed from its decoded records, the same way for each
+/// top-level primitive column. Empty — no entry, so a read never skips the file's slice — for
+/// a file of deletes only, of several data blocks, or with command blocks. Cost: one read of
+/// the file; an Avro block's records decoded. A file that is not a log file → kCorruptMetadata
+/// naming it.
 Result<std::vector<format::FileColumnStats>> LogFileColumnStats(Storage& storage, const std::string& path);
 
 /// What one metadata-table deltacommit writes to one of its file groups: an HFile of keyed

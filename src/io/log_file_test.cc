@@ -100,13 +100,13 @@ TEST(LogFileColumnStats, AreAbsentForDeletesOnlyAndForFilesTheyCannotDescribe) {
   EXPECT_NE(bad.status().message().find("notes.txt"), std::string::npos) << bad.status();
 }
 
-TEST(LogFileColumnStats, OfSparksLogFilesComeFromItsParquetBlocksOnly) {
+TEST(LogFileColumnStats, OfSparksLogFilesComeFromTheirParquetAndAvroDataBlocks) {
   struct Case {
     const char* folder;
     bool has_stats;
   };
   bool any = false;
-  for (const Case& c : {Case{"valid_log_parquet_data", true}, Case{"valid_log_avro_data", false},
+  for (const Case& c : {Case{"valid_log_parquet_data", true}, Case{"valid_log_avro_data", true},
                         Case{"valid_log_delete", false}, Case{"valid_log_rollback", false}}) {
     const std::string dir = testing::HudiTablesPath(std::string("unit/log_files/") + c.folder);
     if (dir.empty()) continue;
@@ -123,7 +123,27 @@ TEST(LogFileColumnStats, OfSparksLogFilesComeFromItsParquetBlocksOnly) {
         const auto* key = Find(stats, "_hoodie_record_key");
         ASSERT_NE(key, nullptr) << c.folder;
         EXPECT_GT(key->value.value_count, 0);
-        EXPECT_NE(key->value.min, nullptr);
+        ASSERT_NE(key->value.min, nullptr);
+        // The bounds are those of the records the file holds.
+        ASSERT_OK_AND_ASSIGN(auto blocks, ReadLogFile(*storage, name));
+        std::string low, high;
+        int64_t rows = 0;
+        for (const auto& block : blocks) {
+          if (block.records == nullptr) continue;
+          auto keys = block.records->GetColumnByName("_hoodie_record_key");
+          ASSERT_NE(keys, nullptr);
+          for (const auto& chunk : keys->chunks()) {
+            const auto& strings = static_cast<const arrow::StringArray&>(*chunk);
+            for (int64_t i = 0; i < strings.length(); ++i, ++rows) {
+              const std::string k(strings.GetView(i));
+              if (low.empty() || k < low) low = k;
+              if (high.empty() || k > high) high = k;
+            }
+          }
+        }
+        EXPECT_EQ(key->value.value_count, rows) << c.folder;
+        EXPECT_EQ(Text(key->value.min), low) << c.folder;
+        EXPECT_EQ(Text(key->value.max), high) << c.folder;
       }
     }
   }

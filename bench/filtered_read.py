@@ -14,8 +14,9 @@ In the same run, on the same base files:
 
 A merge-on-read shape, `selective_merge_on_read`: the same inserts into a merge-on-read table,
 then one upsert of every 100th key, so every file group's slice has a log file; the selective
-filter, against the same table without column_stats (pyarrow and DuckDB cannot merge logs).
-A slice is skipped only when its base file's and its log file's stats both rule a match out.
+filter, against hudi-rs reading the same table with the same filter (pyarrow and DuckDB cannot
+merge logs) and against the same table without column_stats. A slice is skipped only when its
+base file's and its log file's stats both rule a match out.
 
 Ratios above 1 mean Lakeshore with column stats is faster. Each time is the best of
 LAKESHORE_BENCH_REPEAT runs (default 5). Prints one JSON document.
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import hudi
 import pyarrow as pa
 import pyarrow.dataset as ds
 
@@ -53,6 +55,18 @@ def best(repeat: int, fn: Callable[[], int]) -> tuple[float, int]:
         rows = fn()
         times.append(time.perf_counter() - start)
     return min(times), rows
+
+
+def report(rows: int, meta: dict[bytes, bytes], ours_s: float, peers: dict[str, float]) -> dict[str, Any]:
+    """One shape's JSON: what was pruned, each time, and each peer's time over ours."""
+    return {
+        "rows_matched": rows,
+        "file_groups_pruned": int(meta[b"read.file_groups_pruned"]),
+        "file_groups": int(meta[b"read.file_groups"]),
+        "lakeshore_s": round(ours_s, 4),
+        **{f"{peer}_s": round(s, 4) for peer, s in peers.items()},
+        "ratio": {f"to_{peer}": round(s / ours_s, 2) for peer, s in peers.items()},
+    }
 
 
 def main() -> int:
@@ -138,36 +152,26 @@ def main() -> int:
             if not ours_n == plain_n == pa_n == duck_n:
                 print(f"row counts differ on {name}: {ours_n} {plain_n} {pa_n} {duck_n}", file=sys.stderr)
                 return 1
-            out["shapes"][name] = {
-                "rows_matched": ours_n,
-                "file_groups_pruned": int(meta[b"read.file_groups_pruned"]),
-                "file_groups": int(meta[b"read.file_groups"]),
-                "lakeshore_s": round(ours_s, 4),
-                "lakeshore_without_column_stats_s": round(plain_s, 4),
-                "pyarrow_dataset_s": round(pa_s, 4),
-                "duckdb_s": round(duck_s, 4),
-                "ratio": {
-                    "to_lakeshore_without_column_stats": round(plain_s / ours_s, 2),
-                    "to_pyarrow_dataset": round(pa_s / ours_s, 2),
-                    "to_duckdb": round(duck_s / ours_s, 2),
-                },
-            }
+            peers = {"lakeshore_without_column_stats": plain_s, "pyarrow_dataset": pa_s, "duckdb": duck_s}
+            out["shapes"][name] = report(ours_n, meta, ours_s, peers)
         predicates = shapes["selective_time_ordered"][0]
         mor_s, mor_n = best(repeat, lambda: mor.to_arrow(columns=columns, filter=predicates).num_rows)
         meta = mor.to_arrow(columns=columns, filter=predicates).schema.metadata
         mor_plain_s, mor_plain_n = best(repeat, lambda: mor_plain.to_arrow(columns=columns, filter=predicates).num_rows)
-        if mor_n != mor_plain_n or mor_n != out["shapes"]["selective_time_ordered"]["rows_matched"]:
-            print(f"row counts differ on selective_merge_on_read: {mor_n} {mor_plain_n}", file=sys.stderr)
+        hudi_filters = [(field, op, str(value)) for field, op, value in predicates]
+
+        def hudi_rs_read() -> int:
+            table = hudi.HudiTable(str(root / "mor"))
+            options = hudi.HudiReadOptions().with_filters(hudi_filters).with_projection(columns)
+            return sum(batch.num_rows for batch in table.read(options))
+
+        hudi_s, hudi_n = best(repeat, hudi_rs_read)
+        if not mor_n == mor_plain_n == hudi_n == out["shapes"]["selective_time_ordered"]["rows_matched"]:
+            print(f"row counts differ on selective_merge_on_read: {mor_n} {mor_plain_n} {hudi_n}", file=sys.stderr)
             return 1
-        out["shapes"]["selective_merge_on_read"] = {
-            "rows_matched": mor_n,
-            "log_files": sum(1 for f in mor.files() if ".log." in f),
-            "file_groups_pruned": int(meta[b"read.file_groups_pruned"]),
-            "file_groups": int(meta[b"read.file_groups"]),
-            "lakeshore_s": round(mor_s, 4),
-            "lakeshore_without_column_stats_s": round(mor_plain_s, 4),
-            "ratio": {"to_lakeshore_without_column_stats": round(mor_plain_s / mor_s, 2)},
-        }
+        peers = {"lakeshore_without_column_stats": mor_plain_s, "hudi_rs": hudi_s}
+        out["shapes"]["selective_merge_on_read"] = report(mor_n, meta, mor_s, peers)
+        out["shapes"]["selective_merge_on_read"]["log_files"] = sum(1 for f in mor.files() if ".log." in f)
         print(json.dumps(out, indent=2))
         return 0
     finally:

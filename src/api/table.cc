@@ -354,11 +354,7 @@ Status Table::CreateIndex(const std::string& name, const std::string& column) {
     }
     ARROW_RETURN_NOT_OK(WriteSecondaryIndexDefinition(impl_->ctx, name, column));
   }
-  // partition_stats is computed from column_stats: that is built first when missing (a built
-  // one is left as it is).
-  const std::vector<std::string> builds =
-      name == kMetadataPartitionStats ? std::vector<std::string>{kMetadataColumnStats, name} : std::vector<std::string>{name};
-  ARROW_RETURN_NOT_OK(BuildMetadataPartitions(impl_->ctx, builds, *guard));
+  ARROW_RETURN_NOT_OK(BuildMetadataPartitions(impl_->ctx, {name}, *guard));
   return guard->Release();
 }
 
@@ -371,12 +367,7 @@ Status Table::DropIndex(const std::string& name) {
       std::find(inflight.begin(), inflight.end(), name) == inflight.end()) {
     return Status::Invalid("table ", impl_->ctx.uri, " has no metadata partition '", name, "'");
   }
-  // partition_stats cannot be kept current without the column_stats it is computed from.
-  std::vector<std::string> drops = {name};
-  if (name == kMetadataColumnStats && std::find(built.begin(), built.end(), kMetadataPartitionStats) != built.end()) {
-    drops.push_back(kMetadataPartitionStats);
-  }
-  ARROW_RETURN_NOT_OK(DropMetadataPartitions(impl_->ctx, drops, *guard));
+  ARROW_RETURN_NOT_OK(DropMetadataPartitions(impl_->ctx, {name}, *guard));
   // A dropped secondary index loses its definition too (as Hudi's DROP INDEX): no later write
   // rebuilds it.
   // Dropping files drops the whole metadata table, and every secondary index with it.

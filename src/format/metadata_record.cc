@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include <arrow/compute/api.h>
 #include <arrow/util/decimal.h>
 #include <nlohmann/json.hpp>
 
@@ -490,6 +491,11 @@ bool WriteWrapped(AvroWriter& w, const arrow::Scalar& s) {
   }
 }
 }  // namespace
+
+bool BoundBefore(const std::shared_ptr<arrow::Scalar>& a, const std::shared_ptr<arrow::Scalar>& b) {
+  auto less = arrow::compute::CallFunction("less", {arrow::Datum(a), arrow::Datum(b)});
+  return less.ok() && less->scalar()->is_valid && static_cast<const arrow::BooleanScalar&>(*less->scalar()).value;
+}
 
 bool HasStatsWrapper(const arrow::DataType& type) {
   switch (type.id()) {

@@ -105,6 +105,10 @@ struct FileColumnStats {
   ColumnStatsValue value;
 };
 
+/// True when bound `a` orders before bound `b` (Arrow's `less`, as filters compare values);
+/// false when they do not compare. Folding statistics (row groups, files) keeps bounds by it.
+bool BoundBefore(const std::shared_ptr<arrow::Scalar>& a, const std::shared_ptr<arrow::Scalar>& b);
+
 /// True when the column's type has a wrapper here (booleans, integers, floats, strings,
 /// binaries, dates, 128-bit decimals, timestamps of microsecond or coarser unit). A decimal
 /// bound is stored as Hudi stores it, at scale 15 in 30 digits: one that does not fit is left

@@ -133,9 +133,16 @@ Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arro
 }
 
 namespace {
+/// What EncodeParquet wrote: the key range the Hudi footer states, and the file's metadata as
+/// the writer closed it.
+struct EncodedParquet {
+  std::pair<std::string, std::string> key_range;
+  std::shared_ptr<parquet::FileMetaData> metadata;
+};
+
 /// Encodes `rows` as one Parquet file into `sink` (not closed) with `settings`; the footer comes
-/// from `footer` (run while the rows encode) and the key range it states is returned.
-Result<std::pair<std::string, std::string>> EncodeParquet(
+/// from `footer` (run while the rows encode).
+Result<EncodedParquet> EncodeParquet(
     const arrow::Table& rows, const ParquetWriteSettings& settings,
     const std::shared_ptr<arrow::io::OutputStream>& sink, bool hudi_footer) {
   ARROW_ASSIGN_OR_RAISE(auto codec, Codec(settings.compression));
@@ -188,7 +195,7 @@ Result<std::pair<std::string, std::string>> EncodeParquet(
   ARROW_RETURN_NOT_OK(footer.status());
   ARROW_RETURN_NOT_OK(writer->AddKeyValueMetadata(footer->metadata));
   ARROW_RETURN_NOT_OK(writer->Close());
-  return std::move(footer->key_range);
+  return EncodedParquet{std::move(footer->key_range), writer->metadata()};
 }
 }  // namespace
 
@@ -196,7 +203,8 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
                                           const arrow::Table& rows,
                                           const ParquetWriteSettings& settings) {
   ARROW_ASSIGN_OR_RAISE(auto sink, storage.OpenOutputStream(path));
-  ARROW_ASSIGN_OR_RAISE(auto range, EncodeParquet(rows, settings, sink, /*hudi_footer=*/true));
+  ARROW_ASSIGN_OR_RAISE(auto encoded, EncodeParquet(rows, settings, sink, /*hudi_footer=*/true));
+  auto& range = encoded.key_range;
   BaseFileWriteResult result;
   ARROW_ASSIGN_OR_RAISE(result.size, sink->Tell());
   ARROW_RETURN_NOT_OK(sink->Close());  // the file appears whole, now
@@ -206,11 +214,13 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
   return result;
 }
 
-Result<std::shared_ptr<arrow::Buffer>> EncodeParquetDataBlock(const arrow::Table& rows,
-                                                              const ParquetWriteSettings& settings) {
+Result<EncodedDataBlock> EncodeParquetDataBlock(const arrow::Table& rows, const ParquetWriteSettings& settings) {
   ARROW_ASSIGN_OR_RAISE(auto sink, arrow::io::BufferOutputStream::Create());
-  ARROW_RETURN_NOT_OK(EncodeParquet(rows, settings, sink, /*hudi_footer=*/false).status());
-  return sink->Finish();
+  ARROW_ASSIGN_OR_RAISE(auto encoded, EncodeParquet(rows, settings, sink, /*hudi_footer=*/false));
+  EncodedDataBlock out;
+  ARROW_ASSIGN_OR_RAISE(out.bytes, sink->Finish());
+  ARROW_ASSIGN_OR_RAISE(out.column_stats, ParquetColumnStats(*encoded.metadata, "a new Parquet data block"));
+  return out;
 }
 
 namespace {
@@ -270,12 +280,8 @@ Result<std::vector<format::FileColumnStats>> ParquetColumnStats(const parquet::F
         bounded = false;
         continue;
       }
-      auto smaller = [](const arrow::Scalar& a, const arrow::Scalar& b) {
-        auto less = arrow::compute::CallFunction("less", {arrow::Datum(a.GetSharedPtr()), arrow::Datum(b.GetSharedPtr())});
-        return less.ok() && less->scalar()->is_valid && static_cast<const arrow::BooleanScalar&>(*less->scalar()).value;
-      };
-      if (!stats.min || smaller(*min, *stats.min)) stats.min = min;
-      if (!stats.max || smaller(*stats.max, *max)) stats.max = max;
+      if (!stats.min || format::BoundBefore(min, stats.min)) stats.min = min;
+      if (!stats.max || format::BoundBefore(stats.max, max)) stats.max = max;
     }
     if (!bounded) stats.min = stats.max = nullptr;
     columns.push_back(std::move(out));

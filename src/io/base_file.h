@@ -49,10 +49,16 @@ Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& p
                                           const arrow::Table& rows,
                                           const ParquetWriteSettings& settings);
 
+/// A log file's Parquet data block, encoded.
+struct EncodedDataBlock {
+  std::shared_ptr<arrow::Buffer> bytes;
+  /// Its columns' statistics (ParquetColumnStats), from the metadata the writer closed it with.
+  std::vector<format::FileColumnStats> column_stats;
+};
+
 /// `rows` encoded as WriteBaseFile encodes them, in memory, with only the Avro schema in the
 /// footer: the content of a log file's Parquet data block (HoodieParquetDataBlock).
-Result<std::shared_ptr<arrow::Buffer>> EncodeParquetDataBlock(const arrow::Table& rows,
-                                                              const ParquetWriteSettings& settings);
+Result<EncodedDataBlock> EncodeParquetDataBlock(const arrow::Table& rows, const ParquetWriteSettings& settings);
 
 /// The Arrow schema of a base file, from its footer alone.
 Result<std::shared_ptr<arrow::Schema>> ReadBaseFileSchema(Storage& storage, const std::string& path,

@@ -237,8 +237,8 @@ Result<WrittenLogFile> WriteLogFile(Storage& storage, const std::string& path, c
     ParquetWriteSettings block_settings = parquet;
     block_settings.avro_schema = content.avro_schema;
     ARROW_ASSIGN_OR_RAISE(auto encoded, EncodeParquetDataBlock(*content.records, block_settings));
-    bytes += format::RenderLogBlock(LogBlockType::kParquetData, header, std::string_view(*encoded));
-    ARROW_ASSIGN_OR_RAISE(written.column_stats, ParquetBlockColumnStats(encoded, "log file " + path));
+    bytes += format::RenderLogBlock(LogBlockType::kParquetData, header, std::string_view(*encoded.bytes));
+    written.column_stats = std::move(encoded.column_stats);
   }
   if (!content.deletes.empty()) {
     ARROW_ASSIGN_OR_RAISE(auto block, RenderDeleteBlock(header, content.deletes));

@@ -556,10 +556,11 @@ Result<std::string> CompactMetadataFileGroup(Storage& mdt, const MetadataPartiti
   };
   // Statistics versions that widen the one before them (Hudi's loose bounds) must merge, which
   // copying values cannot do: such a group is refused, never narrowed.
+  AvroReaders readers;  // each writer schema parsed once
   auto must_replace = [&](std::string_view key, std::string_view value, const std::string& value_schema,
                           const std::string& where) -> Status {
     if (!column_stats) return Status::OK();
-    ValueDecoder decoder(value_schema, where);
+    ValueDecoder decoder(value_schema, where, &readers);
     ARROW_ASSIGN_OR_RAISE(auto record, decoder.Json(value));
     auto stats = record.find("ColumnStatsMetadata");
     if (stats == record.end() || !stats->is_object() || stats->value("isDeleted", false) ||
@@ -571,7 +572,9 @@ Result<std::string> CompactMetadataFileGroup(Storage& mdt, const MetadataPartiti
   };
   // The log files' versions first (small): the latest of each key, or its deletion.
   std::map<std::string, std::optional<std::string>> newer;
-  std::map<std::string, std::string> newer_schema;  // column_stats: each newer value's schema
+  // column_stats: the schema each newer value was written with (the blocks' schemas, held once).
+  std::set<std::string, std::less<>> schemas;
+  std::map<std::string, const std::string*> newer_schema;
   for (const auto& log : slice.log_files) {
     ARROW_ASSIGN_OR_RAISE(auto blocks, ReadLogFile(mdt, log, /*decode_hfile=*/false));
     std::set<std::string> rolled_back;
@@ -594,7 +597,7 @@ Result<std::string> CompactMetadataFileGroup(Storage& mdt, const MetadataPartiti
             ARROW_RETURN_NOT_OK(must_replace(key, value, b.hfile_schema, "metadata log file " + prefix + log));
           }
           at->second = std::string(value);
-          if (column_stats) newer_schema[at->first] = b.hfile_schema;
+          if (column_stats) newer_schema[at->first] = &*schemas.insert(b.hfile_schema).first;
           return Status::OK();
         }));
       }
@@ -627,7 +630,9 @@ Result<std::string> CompactMetadataFileGroup(Storage& mdt, const MetadataPartiti
       ARROW_RETURN_NOT_OK(flush_before(key));
       if (it != newer.end() && it->first == key) {
         if (it->second) {
-          ARROW_RETURN_NOT_OK(must_replace(key, *it->second, newer_schema[it->first], "metadata table group " + group.file_id));
+          if (auto written = newer_schema.find(it->first); written != newer_schema.end()) {
+            ARROW_RETURN_NOT_OK(must_replace(key, *it->second, *written->second, "metadata table group " + group.file_id));
+          }
           ARROW_RETURN_NOT_OK(keep(key, *it->second));
         }
         ++it;

@@ -36,12 +36,8 @@ std::map<std::string, format::ColumnStatsValue> StatsAt(const TableContext& ctx,
 Result<std::vector<const FileGroup*>> PruneByPartitionStats(TableContext& ctx, const Timeline& timeline,
                                                             const std::vector<const FileGroup*>& groups,
                                                             const RowFilter& filter, ColumnStatsPruning* pruning) {
-  std::vector<std::string> partitions;
-  for (const FileGroup* g : groups) {
-    if (partitions.empty() || partitions.back() != g->partition) partitions.push_back(g->partition);
-  }
-  std::sort(partitions.begin(), partitions.end());
-  partitions.erase(std::unique(partitions.begin(), partitions.end()), partitions.end());
+  std::set<std::string> partitions;
+  for (const FileGroup* g : groups) partitions.insert(g->partition);
   std::vector<std::string> keys;
   for (const auto& partition : partitions) {
     for (const auto& column : filter.columns()) keys.push_back(format::PartitionStatsIndexKey(partition, column));

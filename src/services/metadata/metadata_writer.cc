@@ -297,6 +297,11 @@ struct FileEntries {
   Entries column_stats;
 };
 
+/// True for a data file column_stats has entries for: a Parquet base file, or a log file.
+bool IsStatsDataFile(const DataFileName& parsed, std::string_view name) {
+  return parsed.is_log || (name.size() > 8 && name.substr(name.size() - 8) == ".parquet");
+}
+
 /// The entries `files` (partition → name → size) give the bloom_filters and column_stats
 /// partitions: of each Parquet base file, its key filter and its columns' statistics from one
 /// read of its footer; of each log file, its records' statistics (LogFileColumnStats), taken
@@ -317,10 +322,8 @@ Result<FileEntries> ReadFileEntries(TableContext& ctx, const std::map<std::strin
   for (const auto& [partition, names] : files) {
     for (const auto& [name, size] : names) {
       auto parsed = ParseDataFileName(name);
-      if (!parsed) continue;
-      if (parsed->is_log ? column_stats : name.size() > 8 && name.substr(name.size() - 8) == ".parquet") {
-        wanted.push_back({partition, name, parsed->instant_time, size, parsed->is_log});
-      }
+      if (!parsed || !IsStatsDataFile(*parsed, name) || (parsed->is_log && !column_stats)) continue;
+      wanted.push_back({partition, name, parsed->instant_time, size, parsed->is_log});
     }
   }
   FileEntries out;
@@ -448,16 +451,13 @@ std::vector<std::shared_ptr<arrow::Field>> StatsColumns(const TableContext& ctx)
 /// `fresh` (key → encoded entry, this instant's files, not in the metadata table yet) first,
 /// else the column_stats partition (valid instants of `data_timeline` only). A file without an
 /// entry, or one with values but no bound, leaves the partition's bound absent (no read skips
-/// it); one of only nulls adds its counts alone; a log file of `deletes_only` (relative paths)
-/// holds no value and is left out. Cost: one point lookup per file and column.
+/// it); one of only nulls adds its counts alone. Cost: one point lookup per file and column.
 Result<Entries> PartitionStatsEntries(TableContext& ctx, const std::map<std::string, std::vector<std::string>>& files,
-                                      const std::map<std::string, std::string>& fresh,
-                                      const std::set<std::string>& deletes_only, const Timeline& data_timeline) {
+                                      const std::map<std::string, std::string>& fresh, const Timeline& data_timeline) {
   const auto columns = StatsColumns(ctx);
   std::vector<std::string> keys;
   for (const auto& [partition, names] : files) {
     for (const auto& name : names) {
-      if (deletes_only.count(JoinPath(partition, name))) continue;
       for (const auto& c : columns) {
         std::string key = format::ColumnStatsIndexKey(partition, name, c->name());
         if (!fresh.count(key)) keys.push_back(std::move(key));
@@ -471,17 +471,12 @@ Result<Entries> PartitionStatsEntries(TableContext& ctx, const std::map<std::str
   }
   ARROW_ASSIGN_OR_RAISE(auto schema, format::MetadataRecordSchema());
   ARROW_ASSIGN_OR_RAISE(auto decoder, format::AvroDatumReader::Make(schema, "a new column_stats entry"));
-  auto smaller = [](const std::shared_ptr<arrow::Scalar>& a, const std::shared_ptr<arrow::Scalar>& b) {
-    auto less = arrow::compute::CallFunction("less", {arrow::Datum(a), arrow::Datum(b)});
-    return less.ok() && less->scalar()->is_valid && static_cast<const arrow::BooleanScalar&>(*less->scalar()).value;
-  };
   Entries out;
   for (const auto& [partition, names] : files) {
     for (const auto& c : columns) {
       format::ColumnStatsValue total;
       bool bounded = true;
       for (const auto& name : names) {
-        if (deletes_only.count(JoinPath(partition, name))) continue;
         const std::string key = format::ColumnStatsIndexKey(partition, name, c->name());
         std::optional<format::ColumnStatsValue> one;
         if (auto it = fresh.find(key); it != fresh.end()) {
@@ -505,8 +500,8 @@ Result<Entries> PartitionStatsEntries(TableContext& ctx, const std::map<std::str
           if (!only_nulls) bounded = false;
           continue;
         }
-        if (!total.min || smaller(one->min, total.min)) total.min = one->min;
-        if (!total.max || smaller(total.max, one->max)) total.max = one->max;
+        if (!total.min || format::BoundBefore(one->min, total.min)) total.min = one->min;
+        if (!total.max || format::BoundBefore(total.max, one->max)) total.max = one->max;
       }
       if (!bounded) total.min = total.max = nullptr;
       const std::string key = format::PartitionStatsIndexKey(partition, c->name());
@@ -516,29 +511,46 @@ Result<Entries> PartitionStatsEntries(TableContext& ctx, const std::map<std::str
   return out;
 }
 
-/// The log files (relative paths) whose write stats in `stats` say they hold deletes only: no
-/// record, at least one delete.
-void AddDeleteOnlyLogs(const std::vector<WriteStat>& stats, std::set<std::string>* out) {
-  for (const auto& s : stats) {
-    auto parsed = ParseDataFileName(BaseName(s.path));
-    if (parsed && parsed->is_log && s.num_records == 0 && s.num_inserts == 0 && s.num_updates == 0 && s.num_deletes > 0) {
-      out->insert(s.path);
+/// Partition → the names of the files partition_stats covers, for the partitions of `only`
+/// (every partition when null): those of the latest slices in the view of `commits`, then the
+/// files `changes` adds (an instant's own, not in `commits` yet). A log file whose write stats
+/// say it holds deletes only (no record, a delete at least) is left out: it holds no value.
+std::map<std::string, std::vector<std::string>> PartitionStatsFiles(const std::vector<CompletedCommit>& commits,
+                                                                    const MetadataChanges* changes,
+                                                                    const std::set<std::string>* only) {
+  std::set<std::string> deletes_only;
+  auto note_deletes_only = [&](const std::vector<WriteStat>& stats) {
+    for (const auto& s : stats) {
+      auto parsed = ParseDataFileName(BaseName(s.path));
+      if (parsed && parsed->is_log && s.num_records == 0 && s.num_inserts == 0 && s.num_updates == 0 &&
+          s.num_deletes > 0) {
+        deletes_only.insert(s.path);
+      }
     }
-  }
-}
-
-/// Partition → the names of the files of its latest slices in `view`, for the partitions of
-/// `only` (every partition when null).
-std::map<std::string, std::vector<std::string>> LatestSliceFiles(const FileSystemView& view,
-                                                                  const std::set<std::string>* only) {
+  };
+  for (const auto& c : commits) note_deletes_only(c.metadata.write_stats);
   std::map<std::string, std::vector<std::string>> out;
+  auto add = [&](const std::string& partition, const std::string& path) {
+    if (!deletes_only.count(path)) out[partition].emplace_back(BaseName(path));
+  };
+  const FileSystemView view = FileSystemView::Build(commits);
   for (const auto& partition : view.Partitions()) {
     if (only != nullptr && !only->count(partition)) continue;
-    auto& names = out[partition];
+    out.try_emplace(partition);
     for (const FileGroup* g : view.LiveFileGroupsIn(partition)) {
       const FileSlice& slice = g->latest();
-      if (slice.base_file) names.emplace_back(BaseName(slice.base_file->path));
-      for (const auto& log : slice.log_files) names.emplace_back(BaseName(log));
+      if (slice.base_file) add(partition, slice.base_file->path);
+      for (const auto& log : slice.log_files) add(partition, log);
+    }
+  }
+  if (changes != nullptr) {
+    if (changes->written != nullptr) note_deletes_only(changes->written->write_stats);
+    for (const auto& [partition, names] : changes->files_added) {
+      if (only != nullptr && !only->count(partition)) continue;
+      for (const auto& [name, size] : names) {
+        auto parsed = ParseDataFileName(name);
+        if (parsed && IsStatsDataFile(*parsed, name)) add(partition, JoinPath(partition, name));
+      }
     }
   }
   return out;
@@ -572,10 +584,7 @@ Status BuildPartition(TableContext& ctx, Storage& mdt, const std::string& partit
       ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, FilesRecords(committed, true), 1, &files));
     } else if (partition == kMetadataPartitionStats) {
       // From the column_stats partition, which a build of both makes first.
-      const FileSystemView view = FileSystemView::Build(commits);
-      std::set<std::string> deletes_only;
-      for (const auto& c : commits) AddDeleteOnlyLogs(c.metadata.write_stats, &deletes_only);
-      ARROW_ASSIGN_OR_RAISE(auto entries, PartitionStatsEntries(ctx, LatestSliceFiles(view, nullptr), {}, deletes_only,
+      ARROW_ASSIGN_OR_RAISE(auto entries, PartitionStatsEntries(ctx, PartitionStatsFiles(commits, nullptr, nullptr), {},
                                                                 data_timeline));
       ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, std::move(entries),
                                        std::max<int64_t>(1, ctx.metadata.partition_stats_groups), &files));
@@ -775,8 +784,12 @@ Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>
   for (const auto& p : partitions) {
     if (!Maintained(p) && !IsSecondaryIndexPartition(p)) {
       return Status::Invalid("this build maintains the metadata partitions files, record_index, bloom_filters, "
-                             "column_stats and secondary indexes (secondary_index_<name>), not '",
+                             "column_stats, partition_stats and secondary indexes (secondary_index_<name>), not '",
                              p, "'");
+    }
+    // partition_stats is computed from column_stats: that is built before it when missing.
+    if (p == kMetadataPartitionStats && !Contains(built, kMetadataColumnStats) && !Contains(todo, kMetadataColumnStats)) {
+      todo.push_back(kMetadataColumnStats);
     }
     if (!Contains(built, p) && !Contains(todo, p)) todo.push_back(p);
   }
@@ -812,10 +825,13 @@ Status DropMetadataPartitions(TableContext& ctx, const std::vector<std::string>&
   ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
   std::vector<std::string> built, inflight;
   std::vector<std::string> dropped;
-  // Every other partition rests on `files`: dropping it drops them all.
+  // Every other partition rests on `files`: dropping it drops them all; partition_stats rests on
+  // column_stats, which it is computed from.
   const bool all = Contains(partitions, kMetadataFiles);
-  for (const auto& p : config.metadata_partitions) (all || Contains(partitions, p) ? dropped : built).push_back(p);
-  for (const auto& p : config.metadata_partitions_inflight) (all || Contains(partitions, p) ? dropped : inflight).push_back(p);
+  const bool stats = Contains(partitions, kMetadataColumnStats);
+  auto goes = [&](const std::string& p) { return all || Contains(partitions, p) || (stats && p == kMetadataPartitionStats); };
+  for (const auto& p : config.metadata_partitions) (goes(p) ? dropped : built).push_back(p);
+  for (const auto& p : config.metadata_partitions_inflight) (goes(p) ? dropped : inflight).push_back(p);
   if (dropped.empty()) return Status::OK();
   ARROW_RETURN_NOT_OK(guard.CheckHeld());
   ARROW_RETURN_NOT_OK(WriteMetadataPartitionLists(ctx, built, inflight));
@@ -911,9 +927,10 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
       }
     }
   }
-  // partition_stats is computed from column_stats: without it, it cannot be kept current.
-  if (Contains(partitions, kMetadataPartitionStats) && !Contains(foreign, kMetadataPartitionStats) &&
-      (!Contains(partitions, kMetadataColumnStats) || Contains(foreign, kMetadataColumnStats))) {
+  // partition_stats is computed from column_stats: without it (another writer's table may have
+  // one alone), it cannot be kept current. Dropping column_stats drops it too.
+  const bool stats_kept = Contains(partitions, kMetadataColumnStats) && !Contains(foreign, kMetadataColumnStats);
+  if (!stats_kept && Contains(partitions, kMetadataPartitionStats) && !Contains(foreign, kMetadataPartitionStats)) {
     foreign.push_back(kMetadataPartitionStats);
   }
   if (!foreign.empty()) {
@@ -955,20 +972,9 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
       if (!names.empty()) touched.insert(p);
     }
     ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(data_timeline));
-    auto files_of = LatestSliceFiles(FileSystemView::Build(commits), &touched);
-    for (const auto& [p, names] : changes.files_added) {
-      for (const auto& [name, size] : names) {
-        auto parsed = ParseDataFileName(name);
-        if (parsed && (parsed->is_log || (name.size() > 8 && name.substr(name.size() - 8) == ".parquet"))) {
-          files_of[p].push_back(name);
-        }
-      }
-    }
-    std::map<std::string, std::string> fresh(derived.column_stats.begin(), derived.column_stats.end());
-    std::set<std::string> deletes_only;
-    for (const auto& c : commits) AddDeleteOnlyLogs(c.metadata.write_stats, &deletes_only);
-    if (changes.written != nullptr) AddDeleteOnlyLogs(changes.written->write_stats, &deletes_only);
-    ARROW_ASSIGN_OR_RAISE(partition_stats, PartitionStatsEntries(ctx, files_of, fresh, deletes_only, data_timeline));
+    const std::map<std::string, std::string> fresh(derived.column_stats.begin(), derived.column_stats.end());
+    ARROW_ASSIGN_OR_RAISE(partition_stats, PartitionStatsEntries(ctx, PartitionStatsFiles(commits, &changes, &touched),
+                                                                 fresh, data_timeline));
   }
   // The secondary indexes' entries: the touched file groups' pairs before and after a write.
   std::vector<SecondaryIndexSpec> kept_secondary;

@@ -113,13 +113,16 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
 /// requested and inflight before the first partition, completed after the last): each listed
 /// in flight in hoodie.properties first, then written (base HFiles at an index-init instant),
 /// then listed as built. A partition already built is left as it is; nothing to build writes
-/// nothing. Cost: the commits' metadata (files), a read of the key, partition and file-name
-/// meta columns of the latest snapshot (record_index).
+/// nothing. What a partition rests on is built first when missing: files under every other,
+/// column_stats under partition_stats. Cost: the commits' metadata (files), a read of the key,
+/// partition and file-name meta columns of the latest snapshot (record_index), the column_stats
+/// entries of the latest slices' files (partition_stats).
 Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>& partitions, const LockGuard& guard);
 
 /// Drops `partitions` of the metadata table (any, Hudi's too), under `guard`: removed from
 /// hoodie.properties first (no reader trusts them from then on), then their folders deleted;
-/// the whole metadata table goes when no partition is left.
+/// what rests on a dropped partition goes with it (everything on files, partition_stats on
+/// column_stats); the whole metadata table goes when no partition is left.
 Status DropMetadataPartitions(TableContext& ctx, const std::vector<std::string>& partitions, const LockGuard& guard);
 
 /// Removes the metadata deltacommit of data instant `instant_time` (rolled back): its completed

@@ -104,20 +104,20 @@ void BloomFilter::AddAll(const std::vector<std::string_view>& keys, int threads,
     constexpr size_t kChunk = 256;
     std::vector<uint32_t> positions(kChunk * static_cast<size_t>(num_hashes_));
     std::array<uint8_t*, kChunk> bits_of;
+    // An empty key (which Hudi does not add) sets its bits here, so the loop below has no branch.
+    std::vector<uint8_t> discarded;
     for (size_t chunk = begin; chunk < end; chunk += kChunk) {
       const size_t n = std::min(kChunk, end - chunk);
       BloomBitPositions(keys.data() + chunk, n, num_hashes_, static_cast<uint32_t>(vector_size_), positions.data(), kernel);
       for (size_t i = 0; i < n; ++i) {
         const uint32_t row = row_of[chunk + i];
-        bits_of[i] = row == UINT32_MAX ? nullptr : (*rows)[row].bits.data();
+        if (row == UINT32_MAX && discarded.empty()) discarded.assign(rows_[0].bits.size(), 0);
+        bits_of[i] = row == UINT32_MAX ? discarded.data() : (*rows)[row].bits.data();
       }
       // Hash by hash, so the positions are read in the order the kernel wrote them.
       for (size_t k = 0; k < static_cast<size_t>(num_hashes_); ++k) {
         const uint32_t* at = positions.data() + k * n;
-        for (size_t i = 0; i < n; ++i) {
-          if (bits_of[i] == nullptr) continue;
-          bits_of[i][at[i] >> 3] |= static_cast<uint8_t>(1u << (at[i] & 7));
-        }
+        for (size_t i = 0; i < n; ++i) bits_of[i][at[i] >> 3] |= static_cast<uint8_t>(1u << (at[i] & 7));
       }
     }
   };

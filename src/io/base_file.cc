@@ -7,6 +7,8 @@
 #include <arrow/io/memory.h>
 #include <arrow/scalar.h>
 #include <arrow/util/byte_size.h>
+#include <bit>
+#include <cstring>
 #include <functional>
 #include <thread>
 #include <optional>
@@ -67,6 +69,49 @@ struct HudiFooterContent {
   std::pair<std::string, std::string> key_range;  ///< empty when the file has no keys
 };
 
+/// The least and greatest of many keys in byte order. Each key is first compared by its first
+/// eight bytes read as one big-endian integer (zero-padded); the bytes are compared only on a
+/// tie, so a million unique keys cost a million integer comparisons, not two million memcmp.
+class KeyRange {
+ public:
+  void Add(std::string_view key) {
+    const uint64_t prefix = Prefix(key);
+    if (!any_) {
+      min_ = max_ = key;
+      min_prefix_ = max_prefix_ = prefix;
+      any_ = true;
+      return;
+    }
+    if (prefix < min_prefix_ || (prefix == min_prefix_ && key < min_)) {
+      min_ = key;
+      min_prefix_ = prefix;
+    }
+    if (prefix > max_prefix_ || (prefix == max_prefix_ && key > max_)) {
+      max_ = key;
+      max_prefix_ = prefix;
+    }
+  }
+  std::string_view min() const { return min_; }  ///< "" when no key was added
+  std::string_view max() const { return max_; }
+
+ private:
+  /// Keys ordered by this integer are ordered the same by their bytes (equal integers say
+  /// nothing: "ab" and "ab\0" share one).
+  static uint64_t Prefix(std::string_view key) {
+    uint64_t v = 0;
+    if (key.size() >= 8) {
+      std::memcpy(&v, key.data(), 8);
+      if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+      return v;
+    }
+    for (size_t i = 0; i < 8; ++i) v = (v << 8) | (i < key.size() ? static_cast<uint8_t>(key[i]) : 0u);
+    return v;
+  }
+  bool any_ = false;
+  std::string_view min_, max_;
+  uint64_t min_prefix_ = 0, max_prefix_ = 0;
+};
+
 /// Hudi's footer: the Avro schema, the min and max record key and the bloom filter of the keys,
 /// from one pass over the key column.
 Result<HudiFooterContent> HudiFooter(const arrow::Table& rows, const ParquetWriteSettings& settings) {
@@ -79,26 +124,28 @@ Result<HudiFooterContent> HudiFooter(const arrow::Table& rows, const ParquetWrit
   std::vector<std::shared_ptr<arrow::Array>> texts;
   std::vector<std::string_view> views;
   views.reserve(static_cast<size_t>(keys->length()));
-  std::optional<std::string_view> min, max;
+  KeyRange range;
   for (const auto& chunk : keys->chunks()) {
     ARROW_ASSIGN_OR_RAISE(auto text, arrow::compute::Cast(*chunk, arrow::utf8()));
     const auto& strings = static_cast<const arrow::StringArray&>(*text);
     for (int64_t i = 0; i < strings.length(); ++i) {
       if (!strings.IsValid(i)) continue;
       const std::string_view key = strings.GetView(i);
-      if (!min || key < *min) min = key;
-      if (!max || key > *max) max = key;
+      range.Add(key);
       views.push_back(key);
     }
     texts.push_back(std::move(text));
   }
-  out.key_range = {std::string(min.value_or("")), std::string(max.value_or(""))};
+  out.key_range = {std::string(range.min()), std::string(range.max())};
   kv->Append("hoodie_min_record_key", out.key_range.first);
   kv->Append("hoodie_max_record_key", out.key_range.second);
   if (settings.bloom_filter) {
     ARROW_ASSIGN_OR_RAISE(auto filter, format::BloomFilter::Make(format::BloomFilterType::kDynamicV0));
-    // Hudi's 30 chained hashes per key are the largest part of a base file write's CPU: spread them.
-    filter.AddAll(views, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    // Hudi's 30 chained hashes per key are the largest part of a base file write's CPU: spread
+    // them, unless other files keep the cores busy.
+    filter.AddAll(views, settings.parallel_within_file
+                             ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
+                             : 1);
     kv->Append("org.apache.hudi.bloomfilter", filter.Serialize());
     kv->Append("hoodie_bloom_filter_type_code", filter.type_code());
   }
@@ -161,9 +208,10 @@ Result<EncodedParquet> EncodeParquet(
   auto props = builder.build();
   // No Arrow schema in the footer: readers see Parquet's types (utf8 meta columns), as Hudi's
   // own files give them.
-  auto arrow_props = parquet::ArrowWriterProperties::Builder().set_use_threads(true)->build();
-  // Buffered row groups: each batch's columns are encoded in parallel on Arrow's CPU pool
-  // (WriteTable would encode them one after another).
+  auto arrow_props =
+      parquet::ArrowWriterProperties::Builder().set_use_threads(settings.parallel_within_file)->build();
+  // In parallel: buffered row groups, each batch's columns encoded side by side on Arrow's CPU
+  // pool (WriteTable encodes them one after another). Otherwise WriteTable streams the pages.
   ARROW_ASSIGN_OR_RAISE(auto writer, parquet::arrow::FileWriter::Open(*rows.schema(), arrow::default_memory_pool(),
                                                                       sink, props, arrow_props));
   // Hudi's footer (the bloom filter's hashing above all) is computed while the rows encode.
@@ -180,6 +228,10 @@ Result<EncodedParquet> EncodeParquet(
       if (!settings.avro_schema.empty()) kv->Append("parquet.avro.schema", settings.avro_schema);
       only_schema.metadata = kv;
       footer = std::move(only_schema);
+      return;
+    }
+    if (!settings.parallel_within_file) {
+      st = writer->WriteTable(rows, settings.row_group_rows);
       return;
     }
     arrow::TableBatchReader batches(rows);

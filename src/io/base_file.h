@@ -29,6 +29,12 @@ struct ParquetWriteSettings {
   std::string avro_schema;
   /// Hudi's record-key bloom filter (DYNAMIC_V0, Hudi's defaults) in the footer.
   bool bloom_filter = true;
+  /// Whether one file's work is spread over the cores: its columns encoded side by side on
+  /// Arrow's CPU pool, its bloom filter hashed on several threads. Side-by-side columns hold the
+  /// whole row group in memory until it is complete (growing buffers, then one copy to the
+  /// file). When as many files are written at once as there are cores, the files keep the cores
+  /// busy: false streams each page to the file as it is encoded and hashes on one thread.
+  bool parallel_within_file = true;
 };
 
 /// What writing a base file produced.

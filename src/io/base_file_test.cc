@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <arrow/api.h>
 #include <parquet/file_reader.h>
 #include <parquet/metadata.h>
@@ -73,6 +75,56 @@ TEST(BaseFile, RoundTripsAndReportsKeyRangeAcrossRowGroups) {
   ASSERT_OK_AND_ASSIGN(auto keys, ReadBaseFile(*storage, "p=1/f.parquet", {"v", meta_columns::kRecordKey}));
   EXPECT_EQ(keys->schema()->field(0)->name(), "v");
   EXPECT_EQ(keys->num_columns(), 2);
+}
+
+// The footer's key range compares keys by their first eight bytes as one integer, and by all
+// their bytes only on a tie: keys that tie there (shared prefixes, keys shorter than eight
+// bytes, a trailing NUL, bytes above 0x7f) must still give the byte-order least and greatest.
+TEST(BaseFile, KeyRangeIsByteOrderWhereEightBytePrefixesTie) {
+  auto storage = *Storage::Open("mem://base_file_test_key_range");
+  const std::vector<std::vector<std::string>> cases = {
+      {"abcdefgh2", "abcdefgh10", "abcdefgh", "abcdefgh1"},
+      {"ab", std::string("ab\0", 3), "a", "ab\x01"},
+      {"\xc3\xa9t\xc3\xa9", "zzzz", "\x7f", "\xff"},
+      {"k-00000000009", "k-00000000010", "k-00000000001"},
+      {"same"}};
+  for (const auto& keys : cases) {
+    ASSERT_OK_AND_ASSIGN(auto result, WriteBaseFile(*storage, "p=1/r.parquet", *Rows(keys), ParquetWriteSettings{}));
+    EXPECT_EQ(result.min_record_key, *std::min_element(keys.begin(), keys.end()));
+    EXPECT_EQ(result.max_record_key, *std::max_element(keys.begin(), keys.end()));
+  }
+}
+
+// With several files written at once, a file's pages stream to storage as they are encoded and
+// its filter hashes on one thread: the file holds the same rows and the same Hudi footer.
+TEST(BaseFile, StreamedWriteEqualsTheParallelOne) {
+  auto storage = *Storage::Open("mem://base_file_test_streamed");
+  std::vector<std::string> keys;
+  for (int i = 0; i < 30000; ++i) keys.push_back("key-" + std::to_string((i * 7919) % 30000));
+  auto rows = Rows(keys);
+  ParquetWriteSettings parallel;
+  parallel.row_group_rows = 10000;
+  ParquetWriteSettings streamed = parallel;
+  streamed.parallel_within_file = false;
+  ASSERT_OK_AND_ASSIGN(auto a, WriteBaseFile(*storage, "p=1/a.parquet", *rows, parallel));
+  ASSERT_OK_AND_ASSIGN(auto b, WriteBaseFile(*storage, "p=1/b.parquet", *rows, streamed));
+  EXPECT_EQ(a.min_record_key, b.min_record_key);
+  EXPECT_EQ(a.max_record_key, b.max_record_key);
+  ASSERT_OK_AND_ASSIGN(auto back_a, ReadBaseFile(*storage, "p=1/a.parquet"));
+  ASSERT_OK_AND_ASSIGN(auto back_b, ReadBaseFile(*storage, "p=1/b.parquet"));
+  EXPECT_TRUE(back_b->Equals(*AsRead(rows)));
+  EXPECT_TRUE(back_b->Equals(*back_a));
+  auto footer = [&](const std::string& path) {
+    auto input = *storage->OpenInputFile(path);
+    auto metadata = parquet::ParquetFileReader::Open(input)->metadata();
+    EXPECT_EQ(metadata->num_row_groups(), 3);
+    return metadata->key_value_metadata();
+  };
+  auto kv_a = footer("p=1/a.parquet"), kv_b = footer("p=1/b.parquet");
+  for (const char* key : {"hoodie_min_record_key", "hoodie_max_record_key", "org.apache.hudi.bloomfilter",
+                          "hoodie_bloom_filter_type_code"}) {
+    EXPECT_EQ(kv_a->Get(key).ValueOr("a"), kv_b->Get(key).ValueOr("b")) << key;
+  }
 }
 
 TEST(BaseFile, DictionaryOnlyWhereValuesRepeat) {

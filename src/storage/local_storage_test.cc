@@ -24,6 +24,26 @@ TEST(LocalStorage, PutIfAbsentCreatesOnce) {
   std::filesystem::remove_all(dir);
 }
 
+// A streamed file of several writeback steps (writeback of each step starts while the rest is
+// written) appears whole, with every byte, only when closed.
+TEST(LocalStorage, StreamedFileAppearsWholeOnClose) {
+  auto dir = std::filesystem::temp_directory_path() / "lakeshore_local_streamed";
+  std::filesystem::remove_all(dir);
+  auto storage = *Storage::Open(dir.string());
+  auto out = *storage->OpenOutputStream("p/big.bin");
+  std::string expected;
+  for (int i = 0; i < 300; ++i) {
+    std::string piece(37 * 1024 + i, static_cast<char>('a' + i % 26));
+    ASSERT_TRUE(out->Write(piece.data(), static_cast<int64_t>(piece.size())).ok());
+    expected += piece;
+  }
+  ASSERT_GT(expected.size(), size_t{10} << 20);
+  EXPECT_FALSE(std::filesystem::exists(dir / "p" / "big.bin"));
+  ASSERT_TRUE(out->Close().ok());
+  EXPECT_EQ(*storage->ReadString("p/big.bin"), expected);
+  std::filesystem::remove_all(dir);
+}
+
 namespace {
 namespace fs = std::filesystem;
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <arrow/scalar.h>
 
 namespace lakeshore::meta_columns {
@@ -19,9 +20,33 @@ std::shared_ptr<arrow::DataType> ConstantType() {
   return type;
 }
 
+namespace {
+/// `length` int32 zeros: a slice of one zeroed buffer the process keeps (grown to the longest
+/// request), so the three constant columns of every file written share it instead of each
+/// allocating and filling its own. Buffers are immutable; the slice keeps its buffer alive.
+Result<std::shared_ptr<arrow::Array>> ZeroIndices(int64_t length) {
+  static std::mutex mu;
+  // Never destroyed: released at exit it would return memory to a pool already torn down.
+  static auto* zeros = new std::shared_ptr<arrow::Buffer>();
+  const int64_t bytes = length * static_cast<int64_t>(sizeof(int32_t));
+  std::shared_ptr<arrow::Buffer> buffer;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (*zeros == nullptr || (*zeros)->size() < bytes) {
+      ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> fresh, arrow::AllocateBuffer(bytes));
+      std::memset(fresh->mutable_data(), 0, static_cast<size_t>(bytes));
+      *zeros = std::move(fresh);
+    }
+    buffer = *zeros;
+  }
+  return std::make_shared<arrow::Int32Array>(length, arrow::SliceBuffer(buffer, 0, bytes));
+}
+}  // namespace
+
 Result<std::shared_ptr<arrow::Array>> MakeConstantColumn(const std::string& value, int64_t length) {
+  if (length < 0 || length > std::numeric_limits<int64_t>::max() / 4) return Status::Invalid("constant column of ", length, " rows");
   ARROW_ASSIGN_OR_RAISE(auto dictionary, arrow::MakeArrayFromScalar(arrow::StringScalar(value), 1));
-  ARROW_ASSIGN_OR_RAISE(auto zeros, arrow::MakeArrayFromScalar(arrow::Int32Scalar(0), length));
+  ARROW_ASSIGN_OR_RAISE(auto zeros, ZeroIndices(length));
   return arrow::DictionaryArray::FromArrays(ConstantType(), zeros, dictionary);
 }
 

@@ -47,5 +47,22 @@ TEST(MetaColumns, EmptySeqnoColumn) {
   EXPECT_TRUE((*column)->ValidateFull().ok());
 }
 
+// Constant columns share one process-wide buffer of zero indices, grown to the longest request:
+// every length reads back as that many copies of its own value, before and after a longer one.
+TEST(MetaColumns, ConstantColumnsOfEveryLength) {
+  for (int64_t length : {int64_t{0}, int64_t{3}, int64_t{100000}, int64_t{5}, int64_t{250000}, int64_t{1}}) {
+    const std::string value = "v" + std::to_string(length);
+    auto column = meta_columns::MakeConstantColumn(value, length);
+    ASSERT_TRUE(column.ok()) << column.status().ToString();
+    ASSERT_EQ((*column)->length(), length);
+    ASSERT_TRUE((*column)->ValidateFull().ok());
+    const auto& dict = static_cast<const arrow::DictionaryArray&>(**column);
+    const auto& indices = static_cast<const arrow::Int32Array&>(*dict.indices());
+    for (int64_t i = 0; i < length; ++i) ASSERT_EQ(indices.Value(i), 0);
+    EXPECT_EQ(static_cast<const arrow::StringArray&>(*dict.dictionary()).GetString(0), value);
+  }
+  EXPECT_FALSE(meta_columns::MakeConstantColumn("x", -1).ok());
+}
+
 }  // namespace
 }  // namespace lakeshore

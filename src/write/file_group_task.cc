@@ -136,7 +136,8 @@ Result<std::shared_ptr<arrow::Buffer>> SerializeFileGroupTask(const FileGroupTas
                 {{"row_group_rows", task.parquet.row_group_rows},
                  {"compression", task.parquet.compression},
                  {"avro_schema", task.parquet.avro_schema},
-                 {"bloom_filter", task.parquet.bloom_filter}}}};
+                 {"bloom_filter", task.parquet.bloom_filter},
+                 {"parallel_within_file", task.parquet.parallel_within_file}}}};
   if (p.old_base) {
     plan["old_base"] = {{"path", p.old_base->path},
                         {"size", p.old_base->size},
@@ -195,6 +196,7 @@ Result<FileGroupTask> ParseFileGroupTask(const std::shared_ptr<arrow::Buffer>& b
   task.parquet.compression = pr.String("compression");
   task.parquet.avro_schema = pr.String("avro_schema");
   task.parquet.bloom_filter = pr.Bool("bloom_filter");
+  task.parquet.parallel_within_file = pr.Bool("parallel_within_file");
   ARROW_RETURN_NOT_OK(pr.status);
   auto old_base = j.find("old_base");
   if (old_base != j.end()) {

@@ -23,6 +23,7 @@ FileGroupTask SampleTask() {
   source.parquet.compression = "zstd";
   source.parquet.row_group_rows = 1000;
   source.parquet.bloom_filter = false;
+  source.parquet.parallel_within_file = false;
   source.parquet.avro_schema = "{\"type\":\"record\"}";
   FileGroupWrite plan;
   plan.partition = "part=x";
@@ -68,6 +69,7 @@ TEST(FileGroupTask, TakesItsOwnRowsAndRoundTripsThroughBytes) {
   EXPECT_EQ(back.parquet.compression, "zstd");
   EXPECT_EQ(back.parquet.row_group_rows, 1000);
   EXPECT_FALSE(back.parquet.bloom_filter);
+  EXPECT_FALSE(back.parquet.parallel_within_file);
   EXPECT_EQ(back.parquet.avro_schema, task.parquet.avro_schema);
   EXPECT_TRUE(back.full_schema->Equals(*task.full_schema, /*check_metadata=*/true));
   EXPECT_TRUE(back.rows->Equals(*task.rows)) << back.rows->ToString() << task.rows->ToString();

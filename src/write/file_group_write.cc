@@ -104,6 +104,18 @@ Result<std::optional<WriteStat>> AppendLogFile(Storage& storage, const FileGroup
   stat.column_stats = std::move(written.column_stats);
   return std::optional<WriteStat>(std::move(stat));
 }
+
+/// Writes `rows` as the group's new base file and completes `stat` with it.
+Result<std::optional<WriteStat>> WriteNewBase(Storage& storage, const FileGroupWrite& plan, const arrow::Table& rows,
+                                              const ParquetWriteSettings& settings, WriteStat stat) {
+  ARROW_ASSIGN_OR_RAISE(auto written, WriteBaseFile(storage, plan.new_path, rows, settings));
+  stat.path = plan.new_path;
+  stat.num_records = written.num_records;
+  stat.file_size = written.size;
+  stat.min_record_key = written.min_record_key;
+  stat.max_record_key = written.max_record_key;
+  return std::optional<WriteStat>(std::move(stat));
+}
 }  // namespace
 
 Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const FileGroupTask& task) {
@@ -128,6 +140,14 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
   // The stored keys are looked up among this task's keys (the smaller side): for each stored
   // row the task row with its key, and for each task row the last stored copy of its key (an
   // insert may have stored a key twice; an update or delete acts on every copy).
+  if (old_rows == 0) {
+    // A new file group (or one whose base is gone): every upsert is an insert, and a delete
+    // finds nothing to remove.
+    stat.num_inserts = static_cast<int64_t>(plan.upserts.size());
+    if (stat.num_inserts == 0) return std::optional<WriteStat>();
+    ARROW_ASSIGN_OR_RAISE(auto fresh, BuildNewRows(task, plan.upserts, std::string(BaseName(plan.new_path))));
+    return WriteNewBase(storage, plan, *fresh, task.parquet, std::move(stat));
+  }
   std::vector<int64_t> match_of_old(static_cast<size_t>(old_rows), -1);
   std::vector<int64_t> last_copy(static_cast<size_t>(key_strings.length()), -1);
   if (old_rows > 0) {
@@ -216,13 +236,7 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
   } else {
     ARROW_ASSIGN_OR_RAISE(merged, arrow::ConcatenateTables(parts));
   }
-  ARROW_ASSIGN_OR_RAISE(auto written, WriteBaseFile(storage, plan.new_path, *merged, task.parquet));
-  stat.path = plan.new_path;
-  stat.num_records = written.num_records;
-  stat.file_size = written.size;
-  stat.min_record_key = written.min_record_key;
-  stat.max_record_key = written.max_record_key;
-  return std::optional<WriteStat>(std::move(stat));
+  return WriteNewBase(storage, plan, *merged, task.parquet, std::move(stat));
 }
 
 Result<std::string> ExecuteSerializedFileGroupWrite(Storage& storage, const std::shared_ptr<arrow::Buffer>& task) {

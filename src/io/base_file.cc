@@ -251,6 +251,12 @@ Result<EncodedParquet> EncodeParquet(
 }
 }  // namespace
 
+ParquetWriteSettings ForFilesAtOnce(ParquetWriteSettings settings, int64_t files, int parallelism) {
+  const int64_t at_once = std::min<int64_t>(std::max<int64_t>(files, 1), std::max(parallelism, 1));
+  settings.parallel_within_file = at_once < static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  return settings;
+}
+
 Result<BaseFileWriteResult> WriteBaseFile(Storage& storage, const std::string& path,
                                           const arrow::Table& rows,
                                           const ParquetWriteSettings& settings) {

@@ -37,6 +37,12 @@ struct ParquetWriteSettings {
   bool parallel_within_file = true;
 };
 
+/// `settings` for one of `files` base files written by an engine of `parallelism` workers: a
+/// file's work is spread over the cores only while fewer files are written at once than there
+/// are cores (see `parallel_within_file`). The one rule the writes, compaction and clustering
+/// follow.
+ParquetWriteSettings ForFilesAtOnce(ParquetWriteSettings settings, int64_t files, int parallelism);
+
 /// What writing a base file produced.
 struct BaseFileWriteResult {
   int64_t size = 0;

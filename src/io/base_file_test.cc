@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <thread>
 
 #include <arrow/api.h>
 #include <parquet/file_reader.h>
@@ -125,6 +126,21 @@ TEST(BaseFile, StreamedWriteEqualsTheParallelOne) {
                           "hoodie_bloom_filter_type_code"}) {
     EXPECT_EQ(kv_a->Get(key).ValueOr("a"), kv_b->Get(key).ValueOr("b")) << key;
   }
+}
+
+// A file's work is spread over the cores only while fewer files are written at once than there
+// are cores: the files written at once are the fewer of the files and the engine's workers.
+TEST(BaseFile, FilesAtOnceDecideParallelWithinAFile) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const ParquetWriteSettings table;
+  EXPECT_EQ(ForFilesAtOnce(table, 1, 8).parallel_within_file, cores > 1);
+  EXPECT_EQ(ForFilesAtOnce(table, 0, 8).parallel_within_file, cores > 1);
+  EXPECT_FALSE(ForFilesAtOnce(table, cores, cores).parallel_within_file);
+  EXPECT_FALSE(ForFilesAtOnce(table, 100, cores + 4).parallel_within_file);
+  EXPECT_EQ(ForFilesAtOnce(table, 100, 1).parallel_within_file, cores > 1);  // one worker: one file at a time
+  ParquetWriteSettings zstd;
+  zstd.compression = "zstd";
+  EXPECT_EQ(ForFilesAtOnce(zstd, 100, cores).compression, "zstd");
 }
 
 TEST(BaseFile, DictionaryOnlyWhereValuesRepeat) {

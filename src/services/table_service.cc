@@ -97,14 +97,14 @@ Result<std::shared_ptr<arrow::Table>> ReadPlannedSlice(TableContext& ctx, const 
 }
 
 Result<BaseFileWriteResult> WriteRewrittenBaseFile(TableContext& ctx, std::shared_ptr<arrow::Table> rows,
-                                                   const std::string& path) {
+                                                   const std::string& path, const ParquetWriteSettings& settings) {
   const int column = rows->schema()->GetFieldIndex(meta_columns::kFileName);
   if (column >= 0) {
     ARROW_ASSIGN_OR_RAISE(auto name, meta_columns::MakeConstantColumn(std::string(BaseName(path)), rows->num_rows()));
     ARROW_ASSIGN_OR_RAISE(rows, rows->SetColumn(column, arrow::field(meta_columns::kFileName, name->type()),
                                                 std::make_shared<arrow::ChunkedArray>(name)));
   }
-  return WriteBaseFile(*ctx.storage, path, *rows, ctx.parquet);
+  return WriteBaseFile(*ctx.storage, path, *rows, settings);
 }
 
 Status ClearPreviousAttempt(Storage& storage, const std::string& time) {

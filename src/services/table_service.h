@@ -75,9 +75,10 @@ Result<std::shared_ptr<arrow::Table>> ReadPlannedSlice(TableContext& ctx, const 
                                                        const PlannedSlice& planned);
 
 /// Writes rewritten records (meta columns kept) as the base file `path`: `_hoodie_file_name`
-/// becomes the new file's name; commit times and sequence numbers stay.
+/// becomes the new file's name; commit times and sequence numbers stay. `settings` are the
+/// table's, for as many files as the service writes at once (`ForFilesAtOnce`).
 Result<BaseFileWriteResult> WriteRewrittenBaseFile(TableContext& ctx, std::shared_ptr<arrow::Table> rows,
-                                                   const std::string& path);
+                                                   const std::string& path, const ParquetWriteSettings& settings);
 
 /// Deletes what a previous attempt of the instant `time` wrote (the files its markers name),
 /// then its markers. Nothing to do when it has none. Idempotent.

@@ -137,9 +137,6 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
     ARROW_ASSIGN_OR_RAISE(old, old->CombineChunks());
   }
   const int64_t old_rows = old ? old->num_rows() : 0;
-  // The stored keys are looked up among this task's keys (the smaller side): for each stored
-  // row the task row with its key, and for each task row the last stored copy of its key (an
-  // insert may have stored a key twice; an update or delete acts on every copy).
   if (old_rows == 0) {
     // A new file group (or one whose base is gone): every upsert is an insert, and a delete
     // finds nothing to remove.
@@ -148,9 +145,12 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
     ARROW_ASSIGN_OR_RAISE(auto fresh, BuildNewRows(task, plan.upserts, std::string(BaseName(plan.new_path))));
     return WriteNewBase(storage, plan, *fresh, task.parquet, std::move(stat));
   }
+  // The stored keys are looked up among this task's keys (the smaller side): for each stored
+  // row the task row with its key, and for each task row the last stored copy of its key (an
+  // insert may have stored a key twice; an update or delete acts on every copy).
   std::vector<int64_t> match_of_old(static_cast<size_t>(old_rows), -1);
   std::vector<int64_t> last_copy(static_cast<size_t>(key_strings.length()), -1);
-  if (old_rows > 0) {
+  {
     std::vector<std::string_view> task_keys(static_cast<size_t>(key_strings.length()));
     for (int64_t r = 0; r < key_strings.length(); ++r) task_keys[static_cast<size_t>(r)] = key_of(r);
     std::vector<int64_t> task_rows = plan.upserts;
@@ -210,16 +210,14 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
   if (stat.num_inserts + stat.num_updates + stat.num_deletes == 0) return std::optional<WriteStat>();
 
   std::vector<std::shared_ptr<arrow::Table>> parts;
-  if (old) {
-    std::vector<int64_t> kept;
-    for (int64_t i = 0; i < old_rows; ++i)
-      if (!dropped[i]) kept.push_back(i);
-    if (static_cast<int64_t>(kept.size()) == old_rows) {
-      parts.push_back(old);
-    } else if (!kept.empty()) {
-      ARROW_ASSIGN_OR_RAISE(auto kept_rows, TakeRows(old, kept));
-      parts.push_back(kept_rows);
-    }
+  std::vector<int64_t> kept;
+  for (int64_t i = 0; i < old_rows; ++i)
+    if (!dropped[i]) kept.push_back(i);
+  if (static_cast<int64_t>(kept.size()) == old_rows) {
+    parts.push_back(old);
+  } else if (!kept.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto kept_rows, TakeRows(old, kept));
+    parts.push_back(kept_rows);
   }
   if (!new_rows.empty()) {
     ARROW_ASSIGN_OR_RAISE(auto fresh, BuildNewRows(task, new_rows, std::string(BaseName(plan.new_path))));

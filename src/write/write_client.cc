@@ -4,7 +4,6 @@
 #include <chrono>
 #include <map>
 #include <set>
-#include <thread>
 
 #include <arrow/array/concatenate.h>
 #include <arrow/compute/api.h>
@@ -389,11 +388,9 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
 
   // Each file group write is a self-contained task; an engine whose workers do not share this
   // process's memory gets it as bytes and answers in bytes.
-  FileGroupTaskSource source{&input, state.instant.time, ctx.config.ordering_field, ctx.full_schema, ctx.parquet};
-  // As many files at once as there are cores keep them busy; fewer leave room for each file's
-  // columns to encode side by side.
-  const size_t files_at_once = std::min(plan.size(), static_cast<size_t>(std::max(1, ctx.engine->parallelism())));
-  source.parquet.parallel_within_file = files_at_once < std::max(1u, std::thread::hardware_concurrency());
+  const FileGroupTaskSource source{&input, state.instant.time, ctx.config.ordering_field, ctx.full_schema,
+                                   ForFilesAtOnce(ctx.parquet, static_cast<int64_t>(plan.size()),
+                                                  ctx.engine->parallelism())};
   const bool serialize = ctx.engine->SerializesTasks();
   std::atomic<int64_t> done{0};
   int64_t total = static_cast<int64_t>(plan.size());

@@ -83,7 +83,8 @@ Result<CommitMetadata> PlanClustering(TableContext& ctx, const Timeline& timelin
 Result<std::vector<WriteStat>> ClusterGroup(TableContext& ctx, const SliceReadSpec& spec,
                                             const CommitMetadata::ClusteringGroup& group,
                                             const std::vector<std::string>& sort_columns,
-                                            const std::vector<std::string>& new_paths) {
+                                            const std::vector<std::string>& new_paths,
+                                            const ParquetWriteSettings& settings) {
   std::vector<std::shared_ptr<arrow::Table>> parts;
   for (const auto& ps : group.slices) {
     ARROW_ASSIGN_OR_RAISE(auto rows, ReadPlannedSlice(ctx, spec, ps));
@@ -108,7 +109,7 @@ Result<std::vector<WriteStat>> ClusterGroup(TableContext& ctx, const SliceReadSp
   std::vector<WriteStat> stats;
   for (int64_t k = 0; k < outputs && (k == 0 || k * per_file < n); ++k) {
     const std::string& path = new_paths[static_cast<size_t>(k)];
-    ARROW_ASSIGN_OR_RAISE(auto written, WriteRewrittenBaseFile(ctx, all->Slice(k * per_file, per_file), path));
+    ARROW_ASSIGN_OR_RAISE(auto written, WriteRewrittenBaseFile(ctx, all->Slice(k * per_file, per_file), path, settings));
     auto parsed = ParseDataFileName(BaseName(path));
     WriteStat stat;
     stat.partition = group.slices.front().partition;
@@ -143,11 +144,13 @@ Status Execute(TableContext& ctx, InstantLifecycle& lifecycle, const CommitMetad
   const int64_t total = static_cast<int64_t>(plan.clustering_groups.size());
   ServiceProgress progress(options.progress, "clustering", total, "groups");
   progress.Start();
+  // A group writes its output files one after another: as many files at once as groups.
+  const ParquetWriteSettings settings = ForFilesAtOnce(ctx.parquet, total, ctx.engine->parallelism());
   ARROW_ASSIGN_OR_RAISE(auto stats, ctx.engine->Map<std::vector<WriteStat>>(
                                         total, [&](int64_t i) -> Result<std::vector<WriteStat>> {
                                           const auto g = static_cast<size_t>(i);
                                           ARROW_ASSIGN_OR_RAISE(auto out, ClusterGroup(ctx, spec, plan.clustering_groups[g],
-                                                                                       plan.clustering_sort_columns, paths[g]));
+                                                                                       plan.clustering_sort_columns, paths[g], settings));
                                           progress.Advance();
                                           return out;
                                         }));

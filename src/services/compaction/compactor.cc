@@ -59,9 +59,9 @@ Result<std::vector<PlannedSlice>> ChooseSlices(TableContext& ctx, const Timeline
 
 /// One slice merged into one new base file at `new_path`.
 Result<WriteStat> CompactSlice(TableContext& ctx, const SliceReadSpec& spec, const PlannedSlice& op,
-                               const std::string& new_path) {
+                               const std::string& new_path, const ParquetWriteSettings& settings) {
   ARROW_ASSIGN_OR_RAISE(auto merged, ReadPlannedSlice(ctx, spec, op));
-  ARROW_ASSIGN_OR_RAISE(auto written, WriteRewrittenBaseFile(ctx, std::move(merged), new_path));
+  ARROW_ASSIGN_OR_RAISE(auto written, WriteRewrittenBaseFile(ctx, std::move(merged), new_path, settings));
   WriteStat stat;
   stat.partition = op.partition;
   stat.file_id = op.file_id;
@@ -86,9 +86,10 @@ Status Execute(TableContext& ctx, InstantLifecycle& lifecycle, const CommitMetad
   const int64_t total = static_cast<int64_t>(plan.compaction.size());
   ServiceProgress progress(options.progress, "compacting", total, "file groups");
   progress.Start();
+  const ParquetWriteSettings settings = ForFilesAtOnce(ctx.parquet, total, ctx.engine->parallelism());
   ARROW_ASSIGN_OR_RAISE(auto stats, ctx.engine->Map<WriteStat>(total, [&](int64_t i) -> Result<WriteStat> {
     ARROW_ASSIGN_OR_RAISE(auto stat, CompactSlice(ctx, spec, plan.compaction[static_cast<size_t>(i)],
-                                                   paths[static_cast<size_t>(i)]));
+                                                   paths[static_cast<size_t>(i)], settings));
     progress.Advance();
     return stat;
   }));

@@ -26,31 +26,45 @@ Result<std::set<std::string>> InstantsWithFiles(const std::vector<std::string>& 
   return out;
 }
 
+bool NotIndexInit(const Instant& i) { return !IsIndexInitTime(i.time); }
+
+/// The choice by the counts and the data bound alone: the data instants a rollback or restore
+/// can reach (its writes, its pending instants and its savepoints; an `indexing` or clean
+/// instant has no metadata deltacommit of its own) keep theirs.
+Result<ArchivalChoice> ChoiceByCounts(const TableContext& ctx, const Timeline& data_timeline,
+                                      const ArchiveOptions& keep) {
+  ARROW_ASSIGN_OR_RAISE(auto counts, KeepCommits(keep, ctx.config.properties));
+  std::string bound;
+  for (const auto& i : data_timeline.instants()) {
+    const bool reachable = actions::WritesData(i.action) || !i.is_completed() || i.action == actions::kSavepoint;
+    if (reachable && (bound.empty() || i.time < bound)) bound = i.time;
+  }
+  return ArchivalChoice{counts.first, counts.second, bound, NotIndexInit, NotIndexInit};
+}
+
 }  // namespace
+
+Result<std::set<std::string>> MetadataInstantsDueForArchival(const TableContext& ctx, const Timeline& mdt_timeline,
+                                                             const Timeline& data_timeline,
+                                                             const ArchiveOptions& keep) {
+  ARROW_ASSIGN_OR_RAISE(auto choice, ChoiceByCounts(ctx, data_timeline, keep));
+  std::set<std::string> out;
+  for (const auto& i : ArchivableInstants(mdt_timeline, choice)) out.insert(i.time);
+  return out;
+}
 
 Result<ArchiveResult> ArchiveMetadataTimeline(TableContext& ctx, Storage& mdt, const Timeline& mdt_timeline,
                                               const Timeline& data_timeline, const std::vector<std::string>& partitions,
                                               const MetadataSlicesOf& slices_of, const ArchiveOptions& keep,
                                               const LockGuard& guard) {
   const auto started = std::chrono::steady_clock::now();
-  ARROW_ASSIGN_OR_RAISE(auto counts, KeepCommits(keep, ctx.config.properties));
-  const auto [keep_min, keep_max] = counts;
   // By the counts first: nothing to move costs no listing.
-  auto not_init = [](const Instant& i) { return !IsIndexInitTime(i.time); };
-  if (ArchivableInstants(mdt_timeline, ArchivalChoice{keep_min, keep_max, "", not_init, not_init}).empty()) {
-    return ArchiveResult{};
-  }
-  // The data instants a rollback or restore can reach: its writes, its pending instants and its
-  // savepoints (an `indexing` or clean instant has no metadata deltacommit of its own).
-  std::string bound;
-  for (const auto& i : data_timeline.instants()) {
-    const bool reachable = actions::WritesData(i.action) || !i.is_completed() || i.action == actions::kSavepoint;
-    if (reachable && (bound.empty() || i.time < bound)) bound = i.time;
-  }
+  ARROW_ASSIGN_OR_RAISE(auto choice, ChoiceByCounts(ctx, data_timeline, keep));
+  if (ArchivableInstants(mdt_timeline, choice).empty()) return ArchiveResult{};
   // A listing holds the files of completed metadata instants; a pending one bounds the choice.
   ARROW_ASSIGN_OR_RAISE(auto with_files, InstantsWithFiles(partitions, slices_of));
-  auto movable = [&](const Instant& i) { return not_init(i) && with_files.count(i.time) == 0; };
-  const auto chosen = ArchivableInstants(mdt_timeline, ArchivalChoice{keep_min, keep_max, bound, not_init, movable});
+  choice.movable = [&](const Instant& i) { return NotIndexInit(i) && with_files.count(i.time) == 0; };
+  const auto chosen = ArchivableInstants(mdt_timeline, choice);
   if (chosen.empty()) return ArchiveResult{};
   const ArchiveTarget target{&mdt, kMetadataTimeline, kMetadataArchiveFolder, ctx.engine.get()};
   ARROW_ASSIGN_OR_RAISE(auto result, ArchiveInstants(target, mdt_timeline, chosen, guard));

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,16 @@ Result<ArchiveResult> ArchiveMetadataTimeline(TableContext& ctx, Storage& mdt, c
                                               const Timeline& data_timeline, const std::vector<std::string>& partitions,
                                               const MetadataSlicesOf& slices_of, const ArchiveOptions& keep,
                                               const LockGuard& guard);
+
+/// The instants of `mdt_timeline` an archival would move if no file held them back: by the keep
+/// counts of `keep`, never an index-init instant, nothing at or after the data bound of
+/// `data_timeline` (rules above). Empty when nothing is due; lists nothing. A metadata
+/// compaction rewrites the file groups whose logs carry one of them, so that no group holds the
+/// archival back for longer than one compaction (Hudi's metadata compaction rewrites every group).
+/// Errors: invalid keep values (Invalid).
+Result<std::set<std::string>> MetadataInstantsDueForArchival(const TableContext& ctx, const Timeline& mdt_timeline,
+                                                             const Timeline& data_timeline,
+                                                             const ArchiveOptions& keep);
 
 /// The same for the table of `ctx`, under its own hold of the table lock (Table::Archive runs it
 /// after archiving the data timeline, which moves the data bound), listing each built

@@ -419,8 +419,8 @@ Result<std::shared_ptr<Storage>> MetadataStorage(TableContext& ctx) {
 
 /// Base files of `partition` at `time`: `entries` bucketed into `groups` file groups.
 Status AddBaseFiles(const std::string& partition, const std::string& time, Entries entries, int64_t groups,
-                    std::vector<std::pair<std::string, std::string>>* files) {
-  auto buckets = Bucket(std::move(entries), groups, GroupOfPartition(partition));
+                    std::vector<std::pair<std::string, std::string>>* files, bool by_secondary_key = true) {
+  auto buckets = Bucket(std::move(entries), groups, GroupOfPartition(partition, by_secondary_key));
   for (int64_t g = 0; g < groups; ++g) {
     ARROW_ASSIGN_OR_RAISE(auto hfile, RenderHFile(buckets[static_cast<size_t>(g)], BaseFileUse(partition)));
     files->emplace_back(BasePath(partition, GroupId(partition, g), time), std::move(hfile));
@@ -568,7 +568,8 @@ Status BuildPartition(TableContext& ctx, Storage& mdt, const std::string& partit
     auto spec = MaintainableSecondaryIndex(ctx, defs, partition, &why);
     if (!spec) return Status::Invalid("cannot build ", partition, " of ", ctx.uri, ": ", why);
     ARROW_ASSIGN_OR_RAISE(auto entries, SecondaryIndexBuildEntries(ctx, *spec));
-    ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, std::move(entries), ctx.metadata.secondary_index_groups, &files));
+    ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, std::move(entries), ctx.metadata.secondary_index_groups, &files,
+                                     spec->by_secondary_key));
   } else if (partition == kMetadataRecordIndex) {
     ARROW_ASSIGN_OR_RAISE(auto stored, ScanRecordLocations(ctx));
     std::vector<RecordIndexEntry> located;
@@ -650,13 +651,25 @@ bool CompactionDue(const Timeline& mdt_timeline, const Timeline& data_timeline, 
   return since >= max;
 }
 
+/// True when a log file of `slice` was written at one of `instants`.
+bool HasLogOf(const FileSlice& slice, const std::set<std::string>& instants) {
+  if (instants.empty()) return false;
+  for (const auto& log : slice.log_files) {
+    auto parsed = ParseDataFileName(BaseName(log));
+    if (parsed && instants.count(parsed->instant_time) > 0) return true;
+  }
+  return false;
+}
+
 /// Folds the valid entries of the file groups worth it (the files partition's; groups whose
-/// logs reach a quarter of their base) into new base files at a new instant, then deletes the
+/// logs reach a quarter of their base, or hold a log of an instant in `due`, which the metadata
+/// archival would move but for that log) into new base files at a new instant, then deletes the
 /// files of slices older than the one it replaces (readers that listed before it still find
 /// theirs). Returns the compaction's time, or "" when no group was worth rewriting.
 Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt,
                                          const Timeline& mdt_timeline, const Timeline& data_timeline,
-                                         const std::vector<std::string>& partitions, const LockGuard& guard) {
+                                         const std::vector<std::string>& partitions,
+                                         const std::set<std::string>& due, const LockGuard& guard) {
   ARROW_ASSIGN_OR_RAISE(std::string time,
                         NextInstantTime(ctx.clock->NowMs(), LatestTime({&mdt_timeline, &data_timeline})));
   const auto valid = ValidDataInstants(data_timeline);
@@ -669,7 +682,9 @@ Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt,
     if (count == 0) continue;
     // The groups worth rewriting: a compaction costs the group's size, so a group is compacted
     // once its logs reach a quarter of its base (or hold many files), and the cost of keeping
-    // the metadata table compact grows with what the writes add, not with the table.
+    // the metadata table compact grows with what the writes add, not with the table; and once
+    // one of its logs is all that keeps an instant on the active metadata timeline, so that
+    // timeline stays short (at most one rewrite of each group per hoodie.keep.max.commits).
     std::vector<const FileGroup*> groups;
     for (const FileGroup* g : all_groups) {
       const FileSlice& latest = g->latest();
@@ -680,7 +695,8 @@ Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt,
       }
       const int64_t base_bytes = latest.base_file ? latest.base_file->size : 0;
       const bool worth = partition == kMetadataFiles || log_bytes * 4 >= base_bytes ||
-                         static_cast<int64_t>(latest.log_files.size()) >= 4 * ctx.metadata.compact_max_delta_commits;
+                         static_cast<int64_t>(latest.log_files.size()) >= 4 * ctx.metadata.compact_max_delta_commits ||
+                         HasLogOf(latest, due);
       if (!latest.log_files.empty() && worth) groups.push_back(g);
     }
     // Hashing keys to groups needs every group: a partially compacted partition keeps the rest.
@@ -940,7 +956,9 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
                      partitions.end());
   }
   if (CompactionDue(mdt_timeline, data_timeline, ctx.metadata.compact_max_delta_commits)) {
-    ARROW_ASSIGN_OR_RAISE(auto compacted, CompactMetadataTable(ctx, *mdt, mdt_timeline, data_timeline, partitions, guard));
+    ARROW_ASSIGN_OR_RAISE(auto due, MetadataInstantsDueForArchival(ctx, mdt_timeline, data_timeline, ArchiveOptions{}));
+    ARROW_ASSIGN_OR_RAISE(auto compacted, CompactMetadataTable(ctx, *mdt, mdt_timeline, data_timeline, partitions, due,
+                                                               guard));
     if (!compacted.empty()) {
       // New base files: list again.
       listed.clear();

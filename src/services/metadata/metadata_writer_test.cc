@@ -562,9 +562,10 @@ TEST(MetadataWriter, ArchivalKeepsTheMetadataTimelineShortAndTheAnswersTheSame) 
     const MetadataTimelines t = LoadMetadataTimelines(f);
     // 36 deltacommits and 18 compactions: the active timeline holds the newest few and the
     // instants whose files are still read, the archive the rest. With one group per partition
-    // it stops growing; with several, a group that compaction skips (its logs small beside its
-    // base) holds its instants until it is compacted.
-    EXPECT_GT(t.archived.size(), one_group ? 35u : 15u);
+    // it stops growing; with several, a group whose logs are small beside its base holds its
+    // instants until the next compaction after they are due, and each compaction whose base
+    // files are still read stays (at most one per group).
+    EXPECT_GT(t.archived.size(), one_group ? 35u : 25u);
     if (one_group) EXPECT_LE(active.back(), active[17] + 2) << "the active metadata timeline keeps growing";
     for (const auto& a : t.archived) EXPECT_FALSE(t.active.Find(a).has_value()) << a << " archived and active";
   }

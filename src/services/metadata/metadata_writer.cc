@@ -122,12 +122,13 @@ Status EnsureMetadataTable(TableContext& ctx, Storage& mdt, const std::string& p
       .status();
 }
 
-/// Sorted (key, value) pairs as one HFile with the metadata record schema in its file info.
 /// How an HFile of the metadata table is compressed. A base file's blocks are deflated (at level
-/// 1: several times faster than Hudi's 6; any reader reads either), except the record index's:
-/// its entries (a key and a location) barely compress, and every tagging and lookup inflates the
-/// blocks it reads. A log block's HFile is small and short-lived, and left uncompressed.
-enum class HFileUse { kBaseFile, kRecordIndexBaseFile, kLogBlock };
+/// 1: several times faster than Hudi's 6; any reader reads either), except where the entries
+/// barely compress and every reader inflates what it reads: the record index's (a key and a
+/// location) and the bloom filters' (a filter's bits are random by design; deflating the 860 KB
+/// of a saturated filter's text took longer than reading the footer it came from). A log
+/// block's HFile is small and short-lived, and left uncompressed.
+enum class HFileUse { kBaseFile, kIncompressibleBaseFile, kLogBlock };
 
 format::HFileWriterOptions HFileOptions(HFileUse use) {
   format::HFileWriterOptions options;
@@ -137,9 +138,11 @@ format::HFileWriterOptions HFileOptions(HFileUse use) {
 }
 
 HFileUse BaseFileUse(const std::string& partition) {
-  return partition == kMetadataRecordIndex ? HFileUse::kRecordIndexBaseFile : HFileUse::kBaseFile;
+  return partition == kMetadataRecordIndex || partition == kMetadataBloomFilters ? HFileUse::kIncompressibleBaseFile
+                                                                                 : HFileUse::kBaseFile;
 }
 
+/// Sorted (key, value) pairs as one HFile with the metadata record schema in its file info.
 Result<std::string> RenderHFile(const std::vector<std::pair<std::string, std::string>>& entries,
                                 HFileUse use, std::string schema = "") {
   if (schema.empty()) {

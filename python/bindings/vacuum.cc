@@ -20,13 +20,24 @@ nb::dict ReportDict(const VacuumReport& r) {
   VisitVacuumReport(r, [&](const char* name, const auto& value) {
     using V = std::decay_t<decltype(value)>;
     if constexpr (std::is_same_v<V, std::vector<VacuumCandidate>>) {
-      nb::list list;
-      nb::str path_key("path"), size_key("size");
+      // Straight through the C API (a presized list, interned keys, no accessor objects): for
+      // a dry run of many thousand candidates this was a tenth of the call.
+      auto list = nb::steal<nb::list>(PyList_New(static_cast<Py_ssize_t>(value.size())));
+      if (!list.is_valid()) throw nb::python_error();
+      auto path_key = nb::steal<nb::object>(PyUnicode_InternFromString("path"));
+      auto size_key = nb::steal<nb::object>(PyUnicode_InternFromString("size"));
+      if (!path_key.is_valid() || !size_key.is_valid()) throw nb::python_error();
+      Py_ssize_t i = 0;
       for (const auto& c : value) {
-        nb::dict item;
-        item[path_key] = text(c.path);
-        item[size_key] = c.size;
-        list.append(item);
+        auto item = nb::steal<nb::object>(PyDict_New());
+        auto path = text(c.path);
+        auto size = nb::steal<nb::object>(PyLong_FromLongLong(c.size));
+        if (!item.is_valid() || !path.is_valid() || !size.is_valid() ||
+            PyDict_SetItem(item.ptr(), path_key.ptr(), path.ptr()) != 0 ||
+            PyDict_SetItem(item.ptr(), size_key.ptr(), size.ptr()) != 0) {
+          throw nb::python_error();
+        }
+        PyList_SET_ITEM(list.ptr(), i++, item.release().ptr());  // steals the reference
       }
       d[name] = list;
     } else if constexpr (std::is_same_v<V, std::vector<std::string>>) {

@@ -266,6 +266,22 @@ def test_properties_reach_the_writer_and_unknown_keys_are_refused(table_path: st
         lakeshore.Table.create(str(tmp_path / "t3"), SCHEMA, record_key="id", table_type="bad")
 
 
+def test_create_refuses_options_that_contradict_each_other(tmp_path: Path) -> None:
+    # Each value alone is valid; together they leave no archival possible, and a table accepted
+    # with them failed every write once its metadata compaction was due. Nothing is created.
+    for keep_min, keep_max in (("30", "20"), ("20", "20")):
+        path = tmp_path / f"t{keep_min}_{keep_max}"
+        props = {"hoodie.keep.min.commits": keep_min, "hoodie.keep.max.commits": keep_max}
+        with pytest.raises(lakeshore.InvalidArgumentError, match="hoodie.keep.min.commits.*hoodie.keep.max.commits"):
+            lakeshore.Table.create(str(path), SCHEMA, record_key="id", properties=props)
+        assert not path.exists() or not any(path.iterdir())
+    only_max = {"hoodie.keep.max.commits": "10"}  # below the default minimum (20)
+    with pytest.raises(lakeshore.InvalidArgumentError, match="got 20 and 10"):
+        lakeshore.Table.create(str(tmp_path / "only_max"), SCHEMA, record_key="id", properties=only_max)
+    fine = {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3"}
+    lakeshore.Table.create(str(tmp_path / "fine"), SCHEMA, record_key="id", properties=fine)
+
+
 def test_threads_share_one_table(table: lakeshore.Table) -> None:
     from concurrent.futures import ThreadPoolExecutor
 

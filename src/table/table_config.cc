@@ -98,7 +98,8 @@ Status TableConfig::Validate() const {
   if (!ordering_field.empty()) {
     ARROW_RETURN_NOT_OK(CheckField(*schema, ordering_field, "ordering", IsOrderableType));
   }
-  return ValidateProperties(properties, table_options::All());
+  ARROW_RETURN_NOT_OK(ValidateProperties(properties, table_options::All()));
+  return table_options::ValidateOptionRelations(properties);
 }
 
 }  // namespace lakeshore

@@ -68,6 +68,20 @@ const ConfigOption<int64_t> kArchiveKeepMaxCommits{
     "hoodie.keep.max.commits", 30, "Completed write instants on the active timeline above which an archival runs.",
     MustBePositive};
 
+Status CheckKeepCommits(int64_t keep_min, int64_t keep_max) {
+  if (keep_min < 1 || keep_max <= keep_min) {
+    return Status::Invalid("archival needs 1 <= hoodie.keep.min.commits < hoodie.keep.max.commits (got ", keep_min,
+                           " and ", keep_max, ")");
+  }
+  return Status::OK();
+}
+
+Status ValidateOptionRelations(const std::map<std::string, std::string>& properties) {
+  ARROW_ASSIGN_OR_RAISE(int64_t keep_min, kArchiveKeepMinCommits.Get(properties));
+  ARROW_ASSIGN_OR_RAISE(int64_t keep_max, kArchiveKeepMaxCommits.Get(properties));
+  return CheckKeepCommits(keep_min, keep_max);
+}
+
 const ConfigOption<bool> kCompactInline{
     "hoodie.compact.inline", false,
     "Merge-on-read: after each write, compact when hoodie.compact.inline.max.delta.commits deltacommits "

@@ -1,6 +1,8 @@
 // The typed settings of a table (kept in hoodie.properties beside Hudi's keys).
 #pragma once
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "lakeshore/config.h"
@@ -41,6 +43,14 @@ extern const ConfigOption<double> kVacuumRetainHours;
 /// runs when more than hoodie.keep.max.commits are active and keeps hoodie.keep.min.commits.
 extern const ConfigOption<int64_t> kArchiveKeepMinCommits;
 extern const ConfigOption<int64_t> kArchiveKeepMaxCommits;
+
+/// The archival's counts together: 1 <= keep_min < keep_max, else Invalid naming both keys and
+/// values (each is valid alone, but an archival needs room between them).
+Status CheckKeepCommits(int64_t keep_min, int64_t keep_max);
+
+/// The rules that tie options to each other (CheckKeepCommits), over `properties` with the
+/// defaults filled in. Table creation checks them after each option's own rule.
+Status ValidateOptionRelations(const std::map<std::string, std::string>& properties);
 
 /// Hudi's inline compaction (merge-on-read): after a write, compact when at least
 /// hoodie.compact.inline.max.delta.commits deltacommits completed since the last compaction.

@@ -192,10 +192,7 @@ Result<std::pair<int64_t, int64_t>> KeepCommits(const ArchiveOptions& options,
   ARROW_ASSIGN_OR_RAISE(int64_t keep_max, options.keep_max_commits
                                               ? Result<int64_t>(*options.keep_max_commits)
                                               : table_options::kArchiveKeepMaxCommits.Get(properties));
-  if (keep_min < 1 || keep_max <= keep_min) {
-    return Status::Invalid("archival needs 1 <= keep_min_commits < keep_max_commits (got ", keep_min, " and ",
-                           keep_max, ")");
-  }
+  ARROW_RETURN_NOT_OK(table_options::CheckKeepCommits(keep_min, keep_max));
   return std::make_pair(keep_min, keep_max);
 }
 

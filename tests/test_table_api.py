@@ -278,6 +278,12 @@ def test_create_refuses_options_that_contradict_each_other(tmp_path: Path) -> No
     only_max = {"hoodie.keep.max.commits": "10"}  # below the default minimum (20)
     with pytest.raises(lakeshore.InvalidArgumentError, match="got 20 and 10"):
         lakeshore.Table.create(str(tmp_path / "only_max"), SCHEMA, record_key="id", properties=only_max)
+    groups = {
+        "hoodie.metadata.record.index.min.filegroup.count": "20",
+        "hoodie.metadata.record.index.max.filegroup.count": "5",
+    }
+    with pytest.raises(lakeshore.InvalidArgumentError, match="min.filegroup.count.*max.filegroup.count"):
+        lakeshore.Table.create(str(tmp_path / "groups"), SCHEMA, record_key="id", properties=groups)
     fine = {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3"}
     lakeshore.Table.create(str(tmp_path / "fine"), SCHEMA, record_key="id", properties=fine)
 

@@ -79,7 +79,14 @@ Status CheckKeepCommits(int64_t keep_min, int64_t keep_max) {
 Status ValidateOptionRelations(const std::map<std::string, std::string>& properties) {
   ARROW_ASSIGN_OR_RAISE(int64_t keep_min, kArchiveKeepMinCommits.Get(properties));
   ARROW_ASSIGN_OR_RAISE(int64_t keep_max, kArchiveKeepMaxCommits.Get(properties));
-  return CheckKeepCommits(keep_min, keep_max);
+  ARROW_RETURN_NOT_OK(CheckKeepCommits(keep_min, keep_max));
+  ARROW_ASSIGN_OR_RAISE(int64_t min_groups, kMetadataRecordIndexMinGroups.Get(properties));
+  ARROW_ASSIGN_OR_RAISE(int64_t max_groups, kMetadataRecordIndexMaxGroups.Get(properties));
+  if (min_groups > max_groups) {
+    return Status::Invalid(kMetadataRecordIndexMinGroups.key(), " (", min_groups, ") must not exceed ",
+                           kMetadataRecordIndexMaxGroups.key(), " (", max_groups, ")");
+  }
+  return Status::OK();
 }
 
 const ConfigOption<bool> kCompactInline{

@@ -48,8 +48,9 @@ extern const ConfigOption<int64_t> kArchiveKeepMaxCommits;
 /// values (each is valid alone, but an archival needs room between them).
 Status CheckKeepCommits(int64_t keep_min, int64_t keep_max);
 
-/// The rules that tie options to each other (CheckKeepCommits), over `properties` with the
-/// defaults filled in. Table creation checks them after each option's own rule.
+/// The rules that tie options to each other (CheckKeepCommits; the record index's fewest file
+/// groups at most its most), over `properties` with the defaults filled in. Table creation
+/// checks them after each option's own rule.
 Status ValidateOptionRelations(const std::map<std::string, std::string>& properties);
 
 /// Hudi's inline compaction (merge-on-read): after a write, compact when at least

@@ -379,7 +379,10 @@ Result<FileEntries> ReadFileEntries(TableContext& ctx, const std::map<std::strin
 /// record, room to grow twofold, 1 GiB a group), within the settings' bounds.
 int64_t RecordIndexGroupCount(const MetadataTableSettings& s, int64_t records) {
   const int64_t wanted = (records * 48 * 2 + (int64_t{1} << 30) - 1) >> 30;
-  return std::clamp(wanted, std::max<int64_t>(1, s.record_index_min_groups), std::max<int64_t>(1, s.record_index_max_groups));
+  // Not std::clamp: a table another writer created may hold a minimum above the maximum (which
+  // Table.create refuses), and the maximum then wins.
+  return std::min(std::max(wanted, std::max<int64_t>(1, s.record_index_min_groups)),
+                  std::max<int64_t>(1, s.record_index_max_groups));
 }
 
 /// The next free index-init instant on the metadata timeline.

@@ -488,3 +488,8 @@ def test_lookup_finds_where_each_record_lives(tmp_path: Path) -> None:
     assert rows[0]["file_id"] in groups and rows[1]["file_id"] in groups
     with pytest.raises(lakeshore.InvalidArgumentError, match="record key field 'id'"):
         t.lookup(pa.table({"city": ["oslo"]}))
+    # A pyarrow array (or chunked array) of the key's values is the key column.
+    assert t.lookup(pa.array([1, 2, 3, 4], pa.int64())).to_pylist() == rows
+    assert t.lookup(pa.chunked_array([[1, 2], [3, 4]], pa.int64())).to_pylist() == rows
+    t.delete(pa.array([2], pa.int64()))
+    assert t.lookup([2]).to_pylist()[0]["file_id"] is None

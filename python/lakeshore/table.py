@@ -270,8 +270,9 @@ class Table:
         return self.write(self._rows_of(partitions, self.partition_by), "delete_partition", progress=progress)
 
     def delete(self, keys: Any, *, progress: ProgressFn | None = None) -> dict[str, Any]:
-        """Deletes records by key. ``keys`` is Arrow data holding the key field(s), or a list of
-        key values (one key field), or a list of tuples or dicts (composite keys). See
+        """Deletes records by key. ``keys`` is Arrow data holding the key field(s), a pyarrow
+        array or a list of key values (one key field), or a list of tuples or dicts (composite
+        keys). See
         :meth:`write` for the result and errors.
 
         On a partitioned table the core deletes by (partition, key). When ``keys`` lacks the
@@ -346,8 +347,14 @@ class Table:
         return self._rows_of(keys, self.record_key)
 
     def _rows_of(self, keys: Any, fields: list[str]) -> Any:
-        """Arrow data of ``fields`` from Arrow data, a list of values (one field), or a list of
-        dicts or tuples."""
+        """Arrow data of ``fields`` from Arrow data (a pyarrow array of one field's values
+        included), a list of values (one field), or a list of dicts or tuples."""
+        if isinstance(keys, (pa.Array, pa.ChunkedArray)) and not pa.types.is_struct(keys.type):
+            if len(fields) != 1:
+                raise TypeError(
+                    f"a composite key is a struct array, a table or tuples of {fields}, not an array of {keys.type}"
+                )
+            return pa.table({fields[0]: keys})
         if (
             hasattr(keys, "__arrow_c_stream__")
             or isinstance(keys, pa.RecordBatch)

@@ -111,6 +111,10 @@ def test_human_output_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[s
     (tmp_path / "x.parquet").write_bytes(b"not parquet")
     assert main(["write", t, str(tmp_path / "x.parquet"), "--json"]) == 1
     assert "error" in json.loads(capsys.readouterr().out)
+    # A key that cannot be the record key's type is a usage error naming the key and the type.
+    assert main(["index", "lookup", t, "7", "abc"]) == 1
+    err = capsys.readouterr().err
+    assert "'abc'" in err and "int64" in err and "record key field 'id'" in err
 
 
 def test_demo_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

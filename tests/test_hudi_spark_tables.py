@@ -600,6 +600,8 @@ def test_the_index_verb_shows_and_looks_up(unzipped: dict[str, Path], capsys: py
     assert found["method"] == "record_index"
     assert [r["record_key"] for r in found["locations"]] == ["TXN-001", "TXN-404"]
     assert found["locations"][0]["file_id"] and found["locations"][1]["file_id"] is None
+    assert main(["index", "lookup", root, "TXN-001", "TXN-404", "--json"]) == 0  # space-separated too
+    assert json.loads(capsys.readouterr().out) == found
     assert main(["index", "show", str(unzipped["sample_table/cow/v9_txns_nonpart_nometa"])]) == 0
     assert "no" in capsys.readouterr().out
 

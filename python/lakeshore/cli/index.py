@@ -52,7 +52,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     show.set_defaults(func=run_show)
     lookup = sub.add_parser("lookup", help="where records live, by key")
     lookup.add_argument("path", help="the table")
-    lookup.add_argument("keys", help="record keys, comma-separated (a single-field key); with --index, column values")
+    lookup.add_argument(
+        "keys",
+        nargs="+",
+        help="record keys (a single-field key), comma- or space-separated; with --index, column values",
+    )
     lookup.add_argument(
         "--index",
         metavar="NAME",
@@ -110,9 +114,15 @@ def run_lookup(args: argparse.Namespace) -> int:
     out = Output(args.json)
     table = Table.open(args.path)
     if args.index:
-        return _lookup_secondary(out, table, args.index, names_list(args.keys))
+        return _lookup_secondary(out, table, args.index, names_list(",".join(args.keys)))
     field = table.schema.field(table.record_key[0])
-    values = pa.array(names_list(args.keys), pa.string()).cast(field.type)
+    keys = names_list(",".join(args.keys))
+    try:
+        values = pa.array(keys, pa.string()).cast(field.type)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+        raise ValueError(
+            f"keys {keys!r} cannot be read as {field.type}, the type of record key field '{field.name}': {e}"
+        ) from e
     found = table.lookup(pa.table({field.name: values}))
     method = (found.schema.metadata or {}).get(b"lookup.method", b"").decode()
     rows = found.to_pylist()

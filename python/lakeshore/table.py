@@ -395,7 +395,8 @@ class Table:
         ``columns`` picks and orders the columns (default: the meta columns, then all user
         columns); ``filter`` keeps only the rows matching ``[(field, op, value), ...]`` (op in
         =, ==, !=, <, <=, >, >=, in, not in; the predicates are ANDed; ``None`` means null, as
-        ``= None``, ``!= None`` and ``in [..., None]``). Predicates on partition fields select
+        ``= None``, ``!= None`` and ``in [..., None]``; a nested column, a blob's included,
+        takes only ``= None`` and ``!= None``). Predicates on partition fields select
         partitions; the others are applied row by row, and skip the file groups whose column
         statistics rule out a match when the metadata table's ``column_stats`` partition is
         built, and, reading the latest snapshot, whole partitions by a ``partition_stats``

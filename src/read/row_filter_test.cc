@@ -103,6 +103,51 @@ TEST(RowFilter, BadPredicatesAreClearErrors) {
   auto null_order = RowFilter::Make(*Schema(), {P("n", ">", Ints({std::nullopt}))});
   ASSERT_FALSE(null_order.ok());
   EXPECT_NE(null_order.status().message().find("a null can only be compared"), std::string::npos);
+  // A nested column (list, struct, map) has no order and no equality the filter can use: the
+  // predicate is refused when the filter is made, not by a compute kernel when rows are read.
+  auto nested = arrow::schema({arrow::field("l", arrow::list(arrow::int64())),
+                               arrow::field("st", arrow::struct_({arrow::field("x", arrow::int64())}))});
+  arrow::ListBuilder lists(arrow::default_memory_pool(), std::make_shared<arrow::Int64Builder>());
+  ASSERT_TRUE(lists.Append().ok());
+  ASSERT_TRUE(static_cast<arrow::Int64Builder*>(lists.value_builder())->Append(1).ok());
+  auto one_list = lists.Finish();
+  ASSERT_TRUE(one_list.ok());
+  for (const char* o : {"=", "<", "in", "!="}) {
+    auto list_filter = RowFilter::Make(*nested, {P("l", o, *one_list)});
+    ASSERT_FALSE(list_filter.ok()) << o;
+    EXPECT_NE(list_filter.status().message().find("filter on 'l': a column of type list<item: int64> cannot be filtered"),
+              std::string::npos)
+        << list_filter.status();
+  }
+  // Whether it is null can be asked.
+  arrow::StructBuilder structs(nested->field(1)->type(), arrow::default_memory_pool(),
+                               {std::make_shared<arrow::Int64Builder>()});
+  ASSERT_TRUE(structs.Append().ok());
+  ASSERT_TRUE(static_cast<arrow::Int64Builder*>(structs.field_builder(0))->Append(7).ok());
+  ASSERT_TRUE(structs.AppendNull().ok());
+  ASSERT_TRUE(lists.Append().ok());
+  ASSERT_TRUE(lists.AppendNull().ok());
+  auto list_column = lists.Finish();
+  auto struct_column = structs.Finish();
+  ASSERT_TRUE(list_column.ok() && struct_column.ok());
+  auto rows = arrow::Table::Make(nested, {*list_column, *struct_column});
+  auto null_value = arrow::MakeArrayOfNull(arrow::null(), 1);
+  ASSERT_TRUE(null_value.ok());
+  for (const auto& [field, op, kept] : std::vector<std::tuple<std::string, std::string, int64_t>>{
+           {"st", "=", 1}, {"st", "!=", 1}, {"l", "=", 1}, {"l", "!=", 1}}) {
+    auto null_filter = RowFilter::Make(*nested, {P(field, op, *null_value)});
+    ASSERT_TRUE(null_filter.ok()) << null_filter.status();
+    auto applied = null_filter->Apply(rows);
+    ASSERT_TRUE(applied.ok()) << applied.status();
+    EXPECT_EQ((*applied)->num_rows(), kept) << field << " " << op;
+  }
+  auto struct_value = RowFilter::Make(*nested, {P("st", "=", arrow::MakeArrayOfNull(arrow::null(), 2).ValueOr(nullptr))});
+  ASSERT_FALSE(struct_value.ok());  // = takes one value
+  auto in_null = RowFilter::Make(*nested, {P("st", "in", *null_value)});
+  ASSERT_FALSE(in_null.ok());
+  EXPECT_NE(in_null.status().message().find("a column of type struct<x: int64> cannot be filtered but by = None"),
+            std::string::npos)
+      << in_null.status();
 }
 
 /// The statistics a file of `rows` has (as its footer would give them), column by column.

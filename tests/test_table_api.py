@@ -137,6 +137,14 @@ def test_projection_filter_time_travel_incremental(table: lakeshore.Table) -> No
     changed = table.read_incremental(r1["instant_time"])
     assert sorted(changed.column("id").to_pylist()) == [1, 4]
     assert table.read_incremental(r1["instant_time"], r1["instant_time"]).num_rows == 0
+    # Hudi's "from the beginning" start (its initial instant, 0s of any length: "000" in its docs).
+    everything = sorted(table.to_arrow().column("id").to_pylist())
+    for start in ("0", "000", "00000000000000", "00000000000000000"):
+        assert sorted(table.read_incremental(start).column("id").to_pylist()) == everything, start
+    with pytest.raises(lakeshore.InvalidArgumentError, match="the incremental start '2024' is not an instant time"):
+        table.read_incremental("2024")
+    with pytest.raises(lakeshore.InvalidArgumentError, match="the incremental end 'x' is not an instant time"):
+        table.read_incremental(r1["instant_time"], "x")
 
 
 def test_timeline_and_files(table: lakeshore.Table, table_path: str) -> None:

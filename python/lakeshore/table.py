@@ -423,7 +423,8 @@ class Table:
     ) -> pa.Table:
         """The records written by the completed instants after ``start`` up to and including
         ``end`` (default: the latest), in their state as of those writes. Deleted records are not
-        reported."""
+        reported. A ``start`` of zeros (``"000"``, Hudi's initial instant) reads from the
+        beginning."""
         start_time = _instant(start, "start")
         if start_time is None:
             raise ValueError("read_incremental needs a start instant (records after it are returned)")

@@ -145,9 +145,9 @@ Status CheckColumns(TableContext& ctx, const std::vector<std::string>& columns) 
 }  // namespace
 
 Result<std::string> ResolveAsOf(const Timeline& timeline, const std::vector<CompletedCommit>& commits,
-                                const std::string& as_of) {
+                                const std::string& as_of, const char* what) {
   if (!LooksLikeInstantTime(as_of) || !ParseInstantTime(as_of).ok()) {
-    return Status::Invalid("as_of '", as_of, "' is not an instant time (yyyyMMddHHmmssSSS)");
+    return Status::Invalid(what, " '", as_of, "' is not an instant time (yyyyMMddHHmmssSSS)");
   }
   auto instant = timeline.Find(as_of);
   if (instant && instant->is_completed()) return instant->completion_time;
@@ -272,12 +272,20 @@ Result<std::shared_ptr<arrow::Table>> ReadIncremental(TableContext& ctx, const s
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
   ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
   std::string start, end;
-  if (!start_exclusive.empty()) {
-    ARROW_ASSIGN_OR_RAISE(start, ResolveAsOf(timeline, commits, start_exclusive));
+  // Hudi's initial instant (zeros, "000" as its docs write it) starts before every instant.
+  const bool from_the_beginning =
+      !start_exclusive.empty() && start_exclusive.size() <= kInstantTimeLength &&
+      start_exclusive.find_first_not_of('0') == std::string::npos;
+  if (from_the_beginning) {
+    // Every instant is in range, archived ones too: refused where those are not read.
+    ARROW_RETURN_NOT_OK(CheckWithinActiveTimeline(ctx, timeline, std::string(kInstantTimeLength, '0'),
+                                                  "the incremental start"));
+  } else if (!start_exclusive.empty()) {
+    ARROW_ASSIGN_OR_RAISE(start, ResolveAsOf(timeline, commits, start_exclusive, "the incremental start"));
     ARROW_RETURN_NOT_OK(CheckWithinActiveTimeline(ctx, timeline, start, "the incremental start"));
   }
   if (!end_inclusive.empty()) {
-    ARROW_ASSIGN_OR_RAISE(end, ResolveAsOf(timeline, commits, end_inclusive));
+    ARROW_ASSIGN_OR_RAISE(end, ResolveAsOf(timeline, commits, end_inclusive, "the incremental end"));
   }
   ARROW_ASSIGN_OR_RAISE(FileSystemView view, TableView(ctx, timeline, commits, end));
   // The instants in range and the file groups they wrote.

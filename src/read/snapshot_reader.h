@@ -16,9 +16,10 @@ namespace lakeshore {
 
 /// The completion-time bound of `as_of`: the completion time of the completed instant with
 /// that time (on the active timeline, else among `commits`, which hold the archived ones), or
-/// `as_of` itself read as a wall-clock time. Invalid for a malformed time or a pending instant.
+/// `as_of` itself read as a wall-clock time. Invalid for a malformed time or a pending instant,
+/// naming the time as `what` ("as_of", "the incremental start").
 Result<std::string> ResolveAsOf(const Timeline& timeline, const std::vector<CompletedCommit>& commits,
-                                const std::string& as_of);
+                                const std::string& as_of, const char* what = "as_of");
 
 /// How this table's file slices are read as of the completion-time `bound` ("" for the latest):
 /// its full schema, merge mode and ordering field, and which log blocks' instants are visible

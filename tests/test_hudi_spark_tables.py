@@ -261,6 +261,8 @@ def test_a_version_6_table_with_archived_instants_reads_as_hudi_rs_reads_it_and_
         assert _rows(t.to_arrow(as_of=when)) == _rows(_hudi_read(root, as_of=when)), when
     with pytest.raises(lakeshore.UnsupportedFeatureError, match="before the active timeline"):
         t.to_arrow(as_of=oldest)
+    with pytest.raises(lakeshore.UnsupportedFeatureError, match="before the active timeline"):
+        t.read_incremental("000")  # from the beginning: the archived instant's writes too
     with pytest.raises(lakeshore.UnsupportedFeatureError, match="archived instants|table version 6"):
         t.upsert(t.to_arrow().select(t.schema.names).slice(0, 1))
     # Vacuum: the archive is not read, so every data file older than the active timeline is kept

@@ -1,7 +1,6 @@
 #include "read/predicate.h"
 
 #include <arrow/compute/api.h>
-#include <arrow/extension_type.h>
 
 #include "table/partition_path.h"
 
@@ -39,14 +38,11 @@ Result<TypedPredicate> TypePredicate(const arrow::Field& field, const PartitionP
   out.field = p.field;
   ARROW_ASSIGN_OR_RAISE(out.op, ParseOp(p.op, what));
   if (p.values == nullptr) return Status::Invalid(what, " on '", p.field, "' has no value");
-  const auto& storage = field.type()->id() == arrow::Type::EXTENSION
-                            ? static_cast<const arrow::ExtensionType&>(*field.type()).storage_type()
-                            : field.type();
   // A nested column (list, struct, map) has no order and no equality a filter can use; only
   // whether it is null can be asked (= None, != None).
   const bool null_check = (out.op == PredicateOp::kEq || out.op == PredicateOp::kNe) && p.values->length() == 1 &&
                           p.values->null_count() == 1;
-  if (arrow::is_nested(storage->id()) && !null_check) {
+  if (arrow::is_nested(field.type()->id()) && !null_check) {
     return Status::Invalid(what, " on '", p.field, "': a column of type ", field.type()->ToString(),
                            " cannot be filtered but by = None or != None (numbers, strings, binaries, booleans, "
                            "decimals, dates, times and timestamps can)");

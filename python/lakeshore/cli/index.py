@@ -113,10 +113,10 @@ def run_lookup(args: argparse.Namespace) -> int:
     """Prints where each key's record lives."""
     out = Output(args.json)
     table = Table.open(args.path)
-    if args.index:
-        return _lookup_secondary(out, table, args.index, names_list(",".join(args.keys)))
-    field = table.schema.field(table.record_key[0])
     keys = names_list(",".join(args.keys))
+    if args.index:
+        return _lookup_secondary(out, table, args.index, keys)
+    field = table.schema.field(table.record_key[0])
     try:
         values = pa.array(keys, pa.string()).cast(field.type)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:

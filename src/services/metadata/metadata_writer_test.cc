@@ -6,6 +6,7 @@
 #include "services/metadata/metadata_writer.h"
 
 #include <atomic>
+#include <functional>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -291,6 +292,28 @@ TEST(MetadataWriter, CompactionKeepsTheSameAnswersAndCleansOldSlices) {
   EXPECT_LE(bases, 2);
 }
 
+/// Calls `fn(file_id, key, value)` for every entry of the latest base file of each live file group
+/// of metadata partition `partition` (the metadata table's own file system view picks them).
+void ScanLatestBaseFiles(const Fixture& f, const std::string& partition,
+                         const std::function<void(const std::string&, std::string_view, std::string_view)>& fn) {
+  auto mdt = SubTreeStorage::Make(f.inner, ".hoodie/metadata");
+  ASSERT_TRUE(mdt.ok()) << mdt.status();
+  auto slices = LoadMetadataPartitionSlices(**mdt, partition);
+  ASSERT_TRUE(slices.ok()) << slices.status();
+  for (const FileGroup* g : slices->view.LiveFileGroupsIn(partition)) {
+    const auto& base = g->latest().base_file;
+    if (!base) continue;
+    auto bytes = (*mdt)->ReadFile(base->path);
+    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    auto reader = format::HFileReader::Open(*bytes, base->path);
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    ASSERT_TRUE((*reader)->Scan([&](std::string_view key, std::string_view value) {
+                             fn(g->file_id, key, value);
+                             return Status::OK();
+                           }).ok());
+  }
+}
+
 TEST(MetadataWriter, CompactionDropsSecondaryIndexEntriesMarkedDeleted) {
   // Every upsert renames the same people, so each leaves entries marked deleted for the names
   // they had; once compacted into base files, those markers are gone and the answers the same.
@@ -303,29 +326,14 @@ TEST(MetadataWriter, CompactionDropsSecondaryIndexEntriesMarkedDeleted) {
     ASSERT_TRUE(table->Write(WriteOperation::kUpsert, PeopleReader(people)).ok());
     ExpectMetadataAgrees(f, *table);
   }
-  auto listed = f.inner->List(".hoodie/metadata/secondary_index_name", false);
-  ASSERT_TRUE(listed.ok()) << listed.status();
-  std::map<std::string, std::pair<std::string, std::string>> latest_base;  // file id -> (instant, path)
-  for (const auto& e : *listed) {
-    auto name = ParseDataFileName(BaseName(e.path));
-    if (!name || name->is_log) continue;
-    auto& latest = latest_base[name->file_id];
-    if (name->instant_time > latest.first) latest = {name->instant_time, e.path};
-  }
-  int bases = 0, entries = 0, markers = 0;
-  for (const auto& [file_id, base] : latest_base) {
-    ++bases;
-    auto bytes = f.inner->ReadFile(base.second);
-    ASSERT_TRUE(bytes.ok()) << bytes.status();
-    auto reader = format::HFileReader::Open(*bytes, base.second);
-    ASSERT_TRUE(reader.ok()) << reader.status();
-    ASSERT_TRUE((*reader)->Scan([&](std::string_view, std::string_view value) {
-                             ++entries;
-                             markers += format::IsDeletionMarker(value);
-                             return Status::OK();
-                           }).ok());
-  }
-  EXPECT_GT(bases, 0);
+  std::set<std::string> bases;
+  int entries = 0, markers = 0;
+  ScanLatestBaseFiles(f, "secondary_index_name", [&](const std::string& file_id, std::string_view, std::string_view value) {
+    bases.insert(file_id);
+    ++entries;
+    markers += format::IsDeletionMarker(value);
+  });
+  EXPECT_GT(bases.size(), 0u);
   EXPECT_EQ(entries, 20);  // the live (name, id) pairs, and nothing else
   EXPECT_EQ(markers, 0);
 }
@@ -356,24 +364,13 @@ TEST(MetadataWriter, ASecondaryIndexBuiltAgainAfterAReplaceHashesAsItsDefinition
     ASSERT_TRUE(table->Write(WriteOperation::kUpsert, PeopleReader(people(i))).ok());
   }
   ExpectMetadataAgrees(f, *table);
-  auto listed = f.inner->List(".hoodie/metadata/secondary_index_name", false);
-  ASSERT_TRUE(listed.ok()) << listed.status();
   int64_t entries = 0;
-  for (const auto& e : *listed) {
-    auto parsed = ParseDataFileName(std::string(BaseName(e.path)));
-    if (!parsed || parsed->is_log) continue;
-    const int64_t number = ParseInt64(parsed->file_id.substr(parsed->file_id.size() - 6, 4)).value_or(-1);
-    auto bytes = f.inner->ReadFile(e.path);
-    ASSERT_TRUE(bytes.ok()) << bytes.status();
-    auto reader = format::HFileReader::Open(*bytes, e.path);
-    ASSERT_TRUE(reader.ok()) << reader.status();
-    ASSERT_TRUE((*reader)->Scan([&](std::string_view key, std::string_view) {
-                           ++entries;
-                           EXPECT_EQ(format::SecondaryIndexEntryFileGroup(key, 4, /*by_secondary_key=*/false), number)
-                               << key << " in " << e.path;
-                           return Status::OK();
-                         }).ok());
-  }
+  ScanLatestBaseFiles(f, "secondary_index_name", [&](const std::string& file_id, std::string_view key, std::string_view) {
+    ++entries;
+    // The group's number is the <NNNN> of its id, <prefix>-<NNNN>-0.
+    const int64_t number = ParseInt64(std::string_view(file_id).substr(file_id.size() - 6, 4)).value_or(-1);
+    EXPECT_EQ(format::SecondaryIndexEntryFileGroup(key, 4, /*by_secondary_key=*/false), number) << key << " in " << file_id;
+  });
   EXPECT_GE(entries, 40);  // the build's, one per record
 }
 

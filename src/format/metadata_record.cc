@@ -240,12 +240,10 @@ std::string EncodeFilesRecord(std::string_view key, MetadataRecordType type,
   return out;
 }
 
-std::string EncodeRecordIndexRecord(std::string_view key, std::string_view partition, std::string_view file_id,
-                                    int64_t instant_ms) {
+std::string RecordIndexValueTail(std::string_view partition, std::string_view file_id, int64_t instant_ms) {
   std::string out;
-  out.reserve(key.size() + partition.size() + 40);
+  out.reserve(partition.size() + file_id.size() + 32);
   AvroWriter w(&out);
-  Head(w, key, MetadataRecordType::kRecordIndex);
   w.Branch(0);  // filesystemMetadata
   w.Branch(0);  // BloomFilterMetadata
   w.Branch(0);  // ColumnStatsMetadata
@@ -276,6 +274,20 @@ std::string EncodeRecordIndexRecord(std::string_view key, std::string_view parti
   w.Branch(0);               // position
   w.Branch(0);               // SecondaryIndexMetadata
   return out;
+}
+
+std::string EncodeRecordIndexRecordWithTail(std::string_view key, std::string_view tail) {
+  std::string out;
+  out.reserve(key.size() + tail.size() + 12);
+  AvroWriter w(&out);
+  Head(w, key, MetadataRecordType::kRecordIndex);
+  out.append(tail);
+  return out;
+}
+
+std::string EncodeRecordIndexRecord(std::string_view key, std::string_view partition, std::string_view file_id,
+                                    int64_t instant_ms) {
+  return EncodeRecordIndexRecordWithTail(key, RecordIndexValueTail(partition, file_id, instant_ms));
 }
 
 namespace {

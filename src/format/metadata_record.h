@@ -70,6 +70,14 @@ std::string EncodeFilesRecord(std::string_view key, MetadataRecordType type,
 std::string EncodeRecordIndexRecord(std::string_view key, std::string_view partition, std::string_view file_id,
                                     int64_t instant_ms);
 
+/// The bytes of a record index value after its key: one location's (`partition`, `file_id`,
+/// `instant_ms`, as EncodeRecordIndexRecord takes them), the same for every key stored there.
+std::string RecordIndexValueTail(std::string_view partition, std::string_view file_id, int64_t instant_ms);
+
+/// The record index value of `key` at the location whose RecordIndexValueTail is `tail`:
+/// EncodeRecordIndexRecord's bytes, with the location encoded once for all its keys.
+std::string EncodeRecordIndexRecordWithTail(std::string_view key, std::string_view tail);
+
 /// A record index value as stored: the location of one key.
 struct RecordIndexValue {
   std::string partition;     ///< as stored ("." for a non-partitioned table)

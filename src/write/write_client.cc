@@ -308,6 +308,9 @@ MetadataChanges RecordIndexChanges(WriteOperation op, const WriteInput& input,
   }
   changes.list_keys = [op, &input, &tags, &plan, &stats](MetadataChanges* out) {
     const bool tagged = op == WriteOperation::kUpsert || op == WriteOperation::kDelete;
+    size_t upserts = 0;
+    for (const FileGroupWrite& w : plan) upserts += w.upserts.size();
+    out->keys_located.reserve(out->keys_located.size() + upserts);
     for (size_t i = 0; i < plan.size(); ++i) {
       const FileGroupWrite& w = plan[i];
       if (i < stats.size() && !stats[i]) continue;  // nothing changed in this group

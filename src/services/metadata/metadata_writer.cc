@@ -284,12 +284,42 @@ std::vector<Entries> Bucket(Entries entries, int64_t groups, const GroupOf& grou
   return out;
 }
 
-Entries RecordIndexEntries(const std::vector<RecordIndexEntry>& located, int64_t instant_ms) {
-  Entries out;
-  out.reserve(located.size());
-  for (const auto& e : located) {
-    out.emplace_back(e.key, format::EncodeRecordIndexRecord(e.key, e.partition, e.file_id, instant_ms));
+/// The record index entries of `located` (first written at `instant_ms`), as Bucket buckets
+/// them into `groups` file groups: each group's keys sorted, the last given of a key kept.
+/// Computed side by side on `engine`: the keys hashed in chunks, then each group sorted and
+/// encoded in its own task, each location's value tail encoded once for all its keys.
+Result<std::vector<Entries>> RecordIndexBuckets(const std::vector<RecordIndexEntry>& located, int64_t instant_ms,
+                                                int64_t groups, Engine& engine) {
+  const int64_t n = static_cast<int64_t>(located.size());
+  std::vector<int64_t> group_of(located.size(), 0);
+  constexpr int64_t kChunk = 16384;
+  if (groups > 1) {
+    ARROW_RETURN_NOT_OK(engine.ParallelFor((n + kChunk - 1) / kChunk, [&](int64_t c) {
+      for (int64_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
+        group_of[static_cast<size_t>(i)] = format::RecordIndexFileGroup(located[static_cast<size_t>(i)].key, groups);
+      }
+      return Status::OK();
+    }));
   }
+  std::vector<std::vector<size_t>> members(static_cast<size_t>(groups));
+  for (size_t i = 0; i < located.size(); ++i) members[static_cast<size_t>(group_of[i])].push_back(i);
+  std::vector<Entries> out(static_cast<size_t>(groups));
+  ARROW_RETURN_NOT_OK(engine.ParallelFor(groups, [&](int64_t g) {
+    auto& rows = members[static_cast<size_t>(g)];
+    auto key_of = [&](size_t r) -> const std::string& { return located[r].key; };
+    std::stable_sort(rows.begin(), rows.end(), [&](size_t a, size_t b) { return key_of(a) < key_of(b); });
+    std::map<std::pair<std::string_view, std::string_view>, std::string> tails;
+    Entries& bucket = out[static_cast<size_t>(g)];
+    bucket.reserve(rows.size());
+    for (size_t j = 0; j < rows.size(); ++j) {
+      if (j + 1 < rows.size() && key_of(rows[j + 1]) == key_of(rows[j])) continue;  // a later copy wins
+      const RecordIndexEntry& e = located[rows[j]];
+      auto [tail, fresh] = tails.try_emplace({e.partition, e.file_id});
+      if (fresh) tail->second = format::RecordIndexValueTail(e.partition, e.file_id, instant_ms);
+      bucket.emplace_back(e.key, format::EncodeRecordIndexRecordWithTail(e.key, tail->second));
+    }
+    return Status::OK();
+  }));
   return out;
 }
 
@@ -423,15 +453,27 @@ Result<std::shared_ptr<Storage>> MetadataStorage(TableContext& ctx) {
   return std::shared_ptr<Storage>(std::move(mdt));
 }
 
-/// Base files of `partition` at `time`: `entries` bucketed into `groups` file groups.
-Status AddBaseFiles(const std::string& partition, const std::string& time, Entries entries, int64_t groups,
-                    std::vector<std::pair<std::string, std::string>>* files, bool by_secondary_key = true) {
-  auto buckets = Bucket(std::move(entries), groups, GroupOfPartition(partition, by_secondary_key));
-  for (int64_t g = 0; g < groups; ++g) {
-    ARROW_ASSIGN_OR_RAISE(auto hfile, RenderHFile(buckets[static_cast<size_t>(g)], BaseFileUse(partition)));
-    files->emplace_back(BasePath(partition, GroupId(partition, g), time), std::move(hfile));
+/// Base files of `partition` at `time`, one per bucket (file group), rendered side by side.
+Status AddBaseFiles(const std::string& partition, const std::string& time, const std::vector<Entries>& buckets,
+                    Engine& engine, std::vector<std::pair<std::string, std::string>>* files) {
+  std::vector<std::string> rendered(buckets.size());
+  ARROW_RETURN_NOT_OK(engine.ParallelFor(static_cast<int64_t>(buckets.size()), [&](int64_t g) -> Status {
+    ARROW_ASSIGN_OR_RAISE(rendered[static_cast<size_t>(g)],
+                          RenderHFile(buckets[static_cast<size_t>(g)], BaseFileUse(partition)));
+    return Status::OK();
+  }));
+  for (size_t g = 0; g < buckets.size(); ++g) {
+    files->emplace_back(BasePath(partition, GroupId(partition, static_cast<int64_t>(g)), time), std::move(rendered[g]));
   }
   return Status::OK();
+}
+
+/// Base files of `partition` at `time`: `entries` bucketed into `groups` file groups.
+Status AddBaseFiles(const std::string& partition, const std::string& time, Entries entries, int64_t groups,
+                    Engine& engine, std::vector<std::pair<std::string, std::string>>* files,
+                    bool by_secondary_key = true) {
+  return AddBaseFiles(partition, time, Bucket(std::move(entries), groups, GroupOfPartition(partition, by_secondary_key)),
+                      engine, files);
 }
 
 /// The columns column_stats covers in `ctx`'s schema: those `ctx.metadata.column_stats_columns`
@@ -574,33 +616,34 @@ Status BuildPartition(TableContext& ctx, Storage& mdt, const std::string& partit
     auto spec = MaintainableSecondaryIndex(ctx, defs, partition, &why);
     if (!spec) return Status::Invalid("cannot build ", partition, " of ", ctx.uri, ": ", why);
     ARROW_ASSIGN_OR_RAISE(auto entries, SecondaryIndexBuildEntries(ctx, *spec));
-    ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, std::move(entries), ctx.metadata.secondary_index_groups, &files,
-                                     spec->by_secondary_key));
+    ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, std::move(entries), ctx.metadata.secondary_index_groups,
+                                     *ctx.engine, &files, spec->by_secondary_key));
   } else if (partition == kMetadataRecordIndex) {
     ARROW_ASSIGN_OR_RAISE(auto stored, ScanRecordLocations(ctx));
     std::vector<RecordIndexEntry> located;
     located.reserve(stored.size());
     for (auto& [key, loc] : stored) located.push_back({key, loc.partition, loc.file_id});
     const int64_t groups = RecordIndexGroupCount(ctx.metadata, static_cast<int64_t>(located.size()));
-    ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, RecordIndexEntries(located, ctx.clock->NowMs()), groups, &files));
+    ARROW_ASSIGN_OR_RAISE(auto buckets, RecordIndexBuckets(located, ctx.clock->NowMs(), groups, *ctx.engine));
+    ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, buckets, *ctx.engine, &files));
   } else {
     ARROW_ASSIGN_OR_RAISE(auto data_timeline, ctx.LoadTimeline());
     ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(data_timeline));
     const auto committed = CommittedFiles(commits);
     if (partition == kMetadataFiles) {
-      ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, FilesRecords(committed, true), 1, &files));
+      ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, FilesRecords(committed, true), 1, *ctx.engine, &files));
     } else if (partition == kMetadataPartitionStats) {
       // From the column_stats partition, which a build of both makes first.
       ARROW_ASSIGN_OR_RAISE(auto entries, PartitionStatsEntries(ctx, PartitionStatsFiles(commits, nullptr, nullptr), {},
                                                                 data_timeline));
       ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, std::move(entries),
-                                       std::max<int64_t>(1, ctx.metadata.partition_stats_groups), &files));
+                                       std::max<int64_t>(1, ctx.metadata.partition_stats_groups), *ctx.engine, &files));
     } else {
       const bool bloom = partition == kMetadataBloomFilters;
       ARROW_ASSIGN_OR_RAISE(auto derived, ReadFileEntries(ctx, committed, {}, bloom, !bloom));
       const int64_t groups = bloom ? ctx.metadata.bloom_filter_groups : ctx.metadata.column_stats_groups;
       ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, bloom ? std::move(derived.bloom_filters) : std::move(derived.column_stats),
-                                       std::max<int64_t>(1, groups), &files));
+                                       std::max<int64_t>(1, groups), *ctx.engine, &files));
     }
   }
   return WriteMetadataInstant(ctx, mdt, time, actions::kDeltaCommit, "bulk_insert", files, timeline.LastTime(), guard)
@@ -759,7 +802,7 @@ Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt,
       }
     }
     // Decoded and re-encoded, the partition is rewritten whole.
-    ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, std::move(entries), count, &files));
+    ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, std::move(entries), count, *ctx.engine, &files));
     retire(all_groups);
   }
   if (files.empty()) return std::string();  // nothing worth rewriting yet
@@ -1028,12 +1071,10 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
     if (partition == kMetadataFiles) {
       if (!changes.files_added.empty()) entries = FilesRecords(changes.files_added, true);
     } else if (partition == kMetadataRecordIndex) {
-      ARROW_ASSIGN_OR_RAISE(int64_t instant_ms, ParseInstantTime(instant_time));
       if (changes.list_keys) {
         ARROW_RETURN_NOT_OK(changes.list_keys(&changes));
         changes.list_keys = nullptr;
       }
-      entries = RecordIndexEntries(changes.keys_located, instant_ms);
       removed = changes.keys_removed;
     } else if (partition == kMetadataBloomFilters) {
       entries = std::move(derived.bloom_filters);
@@ -1044,13 +1085,20 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
     } else if (auto it = secondary_entries.find(partition); it != secondary_entries.end()) {
       entries = std::move(it->second);
     }
-    if (entries.empty() && removed.empty()) continue;
+    const bool record_index = partition == kMetadataRecordIndex;
+    if (entries.empty() && removed.empty() && !(record_index && !changes.keys_located.empty())) continue;
     ARROW_ASSIGN_OR_RAISE(const MetadataPartitionSlices* slices, slices_of(partition));
     const int64_t groups = static_cast<int64_t>(slices->view.LiveFileGroupsIn(partition).size());
     if (groups == 0) return CorruptMetadata("the metadata partition " + partition + " of " + ctx.uri + " has no file groups");
     auto spec = secondary.find(partition);
-    auto buckets = Bucket(std::move(entries), groups,
-                          GroupOfPartition(partition, spec == secondary.end() || spec->second.by_secondary_key));
+    std::vector<Entries> buckets;
+    if (record_index) {
+      ARROW_ASSIGN_OR_RAISE(int64_t instant_ms, ParseInstantTime(instant_time));
+      ARROW_ASSIGN_OR_RAISE(buckets, RecordIndexBuckets(changes.keys_located, instant_ms, groups, *ctx.engine));
+    } else {
+      buckets = Bucket(std::move(entries), groups,
+                       GroupOfPartition(partition, spec == secondary.end() || spec->second.by_secondary_key));
+    }
 
     std::vector<std::vector<LogDelete>> deletes(static_cast<size_t>(groups));
     for (const auto& key : removed) {

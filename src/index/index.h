@@ -5,7 +5,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "lakeshore/engine/engine.h"
 #include "lakeshore/storage/storage.h"
 #include "lakeshore/table/tagging_metrics.h"
+#include "index/key_lookup.h"
 #include "table/file_system_view.h"
 #include "table/partition_path.h"
 
@@ -74,12 +74,19 @@ class Index {
   /// would be stored twice).
   Status CheckKeysUnique(const KeysToTag& keys) const {
     if (!global_) return Status::OK();
-    std::unordered_map<std::string_view, int64_t> seen;
-    seen.reserve(keys.rows.size());
-    for (int64_t r : keys.rows) {
-      auto [it, fresh] = seen.emplace((*keys.record_keys)[static_cast<size_t>(r)], r);
-      if (!fresh) {
-        return Status::Invalid("record key '", it->first, "' comes in partitions '", keys.partitions->PathOf(it->second),
+    // The lookup keeps the first row of each key: a row that finds another has a twin.
+    const KeyLookup first_of(*keys.record_keys, keys.rows);
+    constexpr size_t kBatch = 1024;
+    std::string_view views[kBatch];
+    int64_t found[kBatch];
+    for (size_t start = 0; start < keys.rows.size(); start += kBatch) {
+      const size_t n = std::min(kBatch, keys.rows.size() - start);
+      for (size_t j = 0; j < n; ++j) views[j] = (*keys.record_keys)[static_cast<size_t>(keys.rows[start + j])];
+      first_of.FindMany(views, n, found);
+      for (size_t j = 0; j < n; ++j) {
+        const int64_t r = keys.rows[start + j];
+        if (found[j] == r) continue;
+        return Status::Invalid("record key '", views[j], "' comes in partitions '", keys.partitions->PathOf(found[j]),
                                "' and '", keys.partitions->PathOf(r), "' of one write; the ", name(),
                                " index is global (a key lives in one partition)");
       }

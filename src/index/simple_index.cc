@@ -16,7 +16,6 @@ namespace lakeshore {
 
 Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
     const KeysToTag& keys, const FileSystemView& view, Storage& storage, Engine& engine) {
-  const auto& partitions = *keys.partitions;
   const auto& record_keys = *keys.record_keys;
   std::vector<std::optional<std::string>> out(record_keys.size());
   StartMetrics(keys);

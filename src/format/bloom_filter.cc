@@ -175,16 +175,29 @@ std::vector<uint32_t> BloomFilter::ProbePrefixes(const std::string_view* keys, s
 bool BloomFilter::MightContain(std::string_view key, const uint32_t* prefix) const {
   if (key.empty()) return true;
   const int32_t known = std::min(kProbePrefix, num_hashes_);
-  std::vector<uint32_t> positions;  // the whole chain, hashed only when a row passes the prefix
+  // The whole chain, hashed only when a row passes the prefix (on the stack for Hudi's usual
+  // hash counts: a probe of many filters must not allocate).
+  constexpr int32_t kOnStack = 64;
+  uint32_t on_stack[kOnStack];
+  std::vector<uint32_t> on_heap;
+  const uint32_t* positions = nullptr;
   auto set = [](const Row& row, uint32_t bit) { return (row.bits[bit >> 3] & (1u << (bit & 7))) != 0; };
   for (const Row& row : rows_) {
     bool maybe = true;
     for (int32_t k = 0; k < known && maybe; ++k) maybe = set(row, prefix[k]);
     if (!maybe) continue;
-    if (positions.empty()) positions = PositionsOf(key, num_hashes_, vector_size_);
-    if (std::all_of(positions.begin() + known, positions.end(), [&](uint32_t bit) { return set(row, bit); })) {
-      return true;
+    if (positions == nullptr) {
+      uint32_t* into = on_stack;
+      if (num_hashes_ > kOnStack) {
+        on_heap.resize(static_cast<size_t>(num_hashes_));
+        into = on_heap.data();
+      }
+      BloomBitPositions(&key, 1, num_hashes_, static_cast<uint32_t>(vector_size_), into, BloomHashKernel::kScalar);
+      positions = into;
     }
+    bool all = true;
+    for (int32_t k = known; k < num_hashes_ && all; ++k) all = set(row, positions[k]);
+    if (all) return true;
   }
   return false;
 }

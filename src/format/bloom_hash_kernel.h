@@ -14,7 +14,7 @@ enum class BloomHashKernel { kBest, kScalar, kAvx2 };
 
 /// For each of `count` keys, the `num_hashes` bit positions Hadoop's HashFunction gives with
 /// Hudi's MurmurHash: seed_0 = 0, seed_{k+1} = murmur(key, seed_k), position_k =
-/// |seed_{k+1}| mod `vector_size`. Writes them to `positions[i * num_hashes + k]`.
+/// |seed_{k+1}| mod `vector_size`. Writes them hash-major, to `positions[k * count + i]`.
 /// Contract: `vector_size` > 0; `positions` holds count * num_hashes values. Empty keys get
 /// positions too (callers skip them, as Hudi never adds one). kAvx2 on a CPU without AVX2
 /// falls back to kScalar.

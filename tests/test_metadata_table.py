@@ -334,6 +334,25 @@ def test_a_damaged_metadata_table_fails_clearly_and_can_be_dropped(tmp_path: Pat
         assert _hudi_rows(root) == _rows(t3)
 
 
+def test_a_record_index_whose_file_groups_are_gone_fails_clearly(tmp_path: Path) -> None:
+    # Keys hash over the partition's file groups; with none left on storage, where a key lives
+    # cannot be said: a CorruptMetadataError naming the partition (it was a division by zero),
+    # and the write tags nothing as new.
+    root = tmp_path / "t"
+    t = lakeshore.Table.create(str(root), SCHEMA, record_key="id", partition_by="p")
+    t.upsert(_batch({f"k{i}": i for i in range(20)}))
+    t.create_index("record_index")
+    before = _rows(t)
+    for f in (root / ".hoodie" / "metadata" / "record_index").iterdir():
+        f.unlink()
+    t2 = lakeshore.Table.open(str(root), properties={"hoodie.index.type": "RECORD_INDEX"})
+    with pytest.raises(lakeshore.CorruptMetadataError, match="record_index has no file groups"):
+        t2.lookup(["k1"])
+    with pytest.raises(lakeshore.CorruptMetadataError, match="record_index has no file groups"):
+        t2.upsert(_batch({"k1": 99}))
+    assert _rows(lakeshore.Table.open(str(root))) == before
+
+
 CITY_SCHEMA = pa.schema([("id", pa.string()), ("v", pa.int64()), ("p", pa.string()), ("city", pa.string())])
 CITIES = ["Oslo", "Lima", "Pune", "a$b", "back\\slash", "", None]
 

@@ -49,29 +49,33 @@ std::string PartitionStatsIndexKey(std::string_view partition_path, std::string_
 }
 
 int64_t RecordIndexFileGroup(std::string_view record_key, int64_t num_groups) {
-  // Java's int arithmetic wraps: keep 32 bits.
-  uint32_t h = 0;
-  auto add = [&h](uint32_t unit) { h = 31 * h + unit; };
-  bool utf8 = true;
-  std::vector<uint32_t> points;
-  for (size_t i = 0; i < record_key.size() && utf8;) {
-    const auto c = static_cast<uint8_t>(record_key[i]);
-    const int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (len == 0 || i + static_cast<size_t>(len) > record_key.size()) {
-      utf8 = false;
-      break;
-    }
-    uint32_t cp = len == 1 ? c : c & (0x7f >> len);
-    for (int k = 1; k < len; ++k) {
-      const auto cont = static_cast<uint8_t>(record_key[i + static_cast<size_t>(k)]);
-      if ((cont >> 6) != 2) utf8 = false;
-      cp = (cp << 6) | (cont & 0x3f);
-    }
-    points.push_back(cp);
-    i += static_cast<size_t>(len);
+  // Java's String.hashCode over the key's UTF-16 code units; Java's int arithmetic wraps: keep
+  // 32 bits. A key of ASCII bytes has one code unit per byte; a key that is not UTF-8 is hashed
+  // over its bytes. Nothing is allocated: this runs once per looked-up key.
+  uint32_t bytes_hash = 0;
+  bool ascii = true;
+  for (char c : record_key) {
+    bytes_hash = 31 * bytes_hash + static_cast<uint8_t>(c);
+    ascii = ascii && static_cast<uint8_t>(c) < 0x80;
   }
-  if (utf8) {
-    for (uint32_t cp : points) {
+  uint32_t h = bytes_hash;
+  if (!ascii) {
+    uint32_t units_hash = 0;
+    auto add = [&units_hash](uint32_t unit) { units_hash = 31 * units_hash + unit; };
+    bool utf8 = true;
+    for (size_t i = 0; i < record_key.size() && utf8;) {
+      const auto c = static_cast<uint8_t>(record_key[i]);
+      const int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+      if (len == 0 || i + static_cast<size_t>(len) > record_key.size()) {
+        utf8 = false;
+        break;
+      }
+      uint32_t cp = len == 1 ? c : c & (0x7f >> len);
+      for (int k = 1; k < len; ++k) {
+        const auto cont = static_cast<uint8_t>(record_key[i + static_cast<size_t>(k)]);
+        if ((cont >> 6) != 2) utf8 = false;
+        cp = (cp << 6) | (cont & 0x3f);
+      }
       if (cp > 0xffff) {  // a surrogate pair, as Java's UTF-16 strings hold it
         cp -= 0x10000;
         add(0xd800 + (cp >> 10));
@@ -79,9 +83,9 @@ int64_t RecordIndexFileGroup(std::string_view record_key, int64_t num_groups) {
       } else {
         add(cp);
       }
+      i += static_cast<size_t>(len);
     }
-  } else {
-    for (char c : record_key) add(static_cast<uint8_t>(c));
+    if (utf8) h = units_hash;
   }
   const auto signed_h = static_cast<int32_t>(h);
   // Math.abs(Integer.MIN_VALUE) is Integer.MIN_VALUE in Java; the remainder keeps its sign.

@@ -74,22 +74,26 @@ struct KeySelection {
   std::function<int64_t(const FileGroup& group)> number_of;
 };
 
-/// A looked-up key and where it was asked, ordered by key: its first 8 bytes compared as one
-/// integer first, so sorting a group's keys rarely reaches memcmp.
+/// A looked-up key and where it was asked, ordered by key: its first 16 bytes compared as two
+/// integers first, so sorting a group's keys rarely reaches memcmp (time-ordered keys share
+/// their first 8 bytes).
 struct AskedKey {
-  uint64_t head = 0;  ///< the first 8 bytes, big-endian, zero-padded
+  uint64_t head = 0;  ///< bytes 0-7, big-endian, zero-padded
+  uint64_t next = 0;  ///< bytes 8-15, likewise
   std::string_view key;
   size_t position = 0;
 
-  static AskedKey Of(std::string_view key, size_t position) {
-    uint64_t head = 0;
-    for (size_t i = 0; i < 8; ++i) {
-      head = (head << 8) | (i < key.size() ? static_cast<unsigned char>(key[i]) : 0u);
+  static uint64_t Word(std::string_view key, size_t from) {
+    uint64_t word = 0;
+    for (size_t i = from; i < from + 8; ++i) {
+      word = (word << 8) | (i < key.size() ? static_cast<unsigned char>(key[i]) : 0u);
     }
-    return {head, key, position};
+    return word;
   }
+  static AskedKey Of(std::string_view key, size_t position) { return {Word(key, 0), Word(key, 8), key, position}; }
   bool operator<(const AskedKey& other) const {
     if (head != other.head) return head < other.head;
+    if (next != other.next) return next < other.next;
     return key < other.key;
   }
 };
@@ -166,6 +170,11 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
   const std::string prefix = table->root_uri() + "/" + kMetadataFolder + "/";
   // Each asked-for key's group, hashed once (in parallel chunks).
   std::vector<int64_t> key_group;
+  if (selection.keys != nullptr && !selection.keys->empty() && group_count == 0) {
+    // Keys hash over the groups: with none, where a key lives cannot be said (Hudi writes a
+    // partition's file groups when it builds it, so none is damage).
+    return CorruptMetadata("metadata table partition " + prefix + partition + " has no file groups");
+  }
   if (selection.keys != nullptr) {
     const auto n = static_cast<int64_t>(selection.keys->size());
     key_group.resize(static_cast<size_t>(n));
@@ -180,10 +189,8 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
   }
   // The positions of the keys of each group number, in one pass (a group whose number its name
   // does not say takes every key).
-  std::map<int64_t, std::vector<size_t>> keys_of_number;
-  if (selection.keys != nullptr) {
-    for (size_t k = 0; k < key_group.size(); ++k) keys_of_number[key_group[k]].push_back(k);
-  }
+  std::vector<std::vector<size_t>> keys_of_number(selection.keys != nullptr ? group_count : 0);
+  for (size_t k = 0; k < key_group.size(); ++k) keys_of_number[static_cast<size_t>(key_group[k])].push_back(k);
   const std::vector<size_t> no_keys;
   auto read_group = [&](int64_t g) -> Result<std::map<std::string, T>> {
     const FileGroup* group = groups[static_cast<size_t>(g)];
@@ -199,8 +206,8 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
         asked.reserve(selection.keys->size());
         for (size_t k = 0; k < selection.keys->size(); ++k) asked.push_back(AskedKey::Of((*selection.keys)[k], k));
       } else {
-        auto mine = keys_of_number.find(number);
-        const std::vector<size_t>& positions = mine == keys_of_number.end() ? no_keys : mine->second;
+        const std::vector<size_t>& positions =
+            static_cast<size_t>(number) < keys_of_number.size() ? keys_of_number[static_cast<size_t>(number)] : no_keys;
         asked.reserve(positions.size());
         for (size_t k : positions) asked.push_back(AskedKey::Of((*selection.keys)[k], k));
       }

@@ -408,3 +408,61 @@ def test_merge_on_read_merges_log_files_across_schema_versions(tmp_path: Path) -
     assert read(t.to_arrow()) == expected
     assert read(t.to_arrow(read_optimized=True)) == expected
     assert read(_hudi(root).select(["id", "v", "n", "note"])) == expected
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_an_empty_partition_value_lives_where_hudis_key_generators_put_it(tmp_path: Path, table_type: str) -> None:
+    """Hudi's key generators (KeyGenUtils) put an empty partition value in the default folder,
+    beside null: a Hudi writer upserting such a record looks for it there. Filters still tell
+    "" from null, and an upsert finds the record it updates."""
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("zone", pa.string()), pa.field("v", pa.int64())])
+    root = tmp_path / "t"
+    t = lakeshore.Table.create(str(root), schema, record_key="id", partition_by="zone", table_type=table_type)
+    rows = [{"id": 1, "zone": "", "v": 1}, {"id": 2, "zone": None, "v": 1}, {"id": 3, "zone": "eu", "v": 1}]
+    t.upsert(pa.Table.from_pylist(rows, schema=schema))
+    t.upsert(pa.Table.from_pylist([{"id": 1, "zone": "", "v": 2}], schema=schema))
+    folders = sorted(p.name for p in root.iterdir() if not p.name.startswith("."))
+    assert folders == ["zone=__HIVE_DEFAULT_PARTITION__", "zone=eu"]
+    got = t.to_arrow()
+    assert sorted((r["id"], r["zone"], r["v"]) for r in got.to_pylist()) == [(1, "", 2), (2, None, 1), (3, "eu", 1)]
+    paths = {r["id"]: r["_hoodie_partition_path"] for r in got.to_pylist()}
+    assert paths == {1: "zone=__HIVE_DEFAULT_PARTITION__", 2: "zone=__HIVE_DEFAULT_PARTITION__", 3: "zone=eu"}
+    _same(got, _hudi(root), "snapshot")
+
+    def ids(*predicate: Any) -> list[int]:
+        return sorted(t.to_arrow(columns=["id"], filter=[predicate]).column("id").to_pylist())
+
+    assert ids("zone", "=", "") == [1]
+    assert ids("zone", "=", None) == [2]
+    assert ids("zone", "!=", "") == [3]
+    assert ids("zone", "!=", None) == [1, 3]
+    assert ids("zone", "in", ["", None]) == [1, 2]
+    assert ids("zone", "in", [""]) == [1]
+    assert ids("zone", "not in", [""]) == [3]
+    assert ids("zone", ">=", "") == [1, 3]
+    assert ids("zone", "<", "eu") == [1]
+    assert ids("zone", "=", "eu") == [3]
+    # Deleting by key finds the record in the default folder; dropping that partition drops both.
+    t.delete([1])
+    assert sorted(t.to_arrow(columns=["id"]).column("id").to_pylist()) == [2, 3]
+    t.upsert(pa.Table.from_pylist([{"id": 4, "zone": "", "v": 1}], schema=schema))
+    t.delete_partitions([""])
+    assert t.to_arrow(columns=["id"]).column("id").to_pylist() == [3]
+    _same(t.to_arrow(), _hudi(root), "after the partition was dropped")
+
+
+def test_a_plain_partitioned_table_takes_an_empty_value_into_the_default_folder(tmp_path: Path) -> None:
+    """A table that does not url-encode its paths (as Spark may write one) refused "" (no folder
+    name); Hudi writes it to the default folder, and so do we."""
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("zone", pa.string())])
+    root = tmp_path / "t"
+    lakeshore.Table.create(str(root), schema, record_key="id", partition_by="zone")
+    props = root / ".hoodie" / "hoodie.properties"  # its checksum covers the table's name only
+    text = props.read_text().replace("hive_style_partitioning=true", "hive_style_partitioning=false")
+    props.write_text(text.replace("partitionpath.urlencode=true", "partitionpath.urlencode=false"))
+    t = lakeshore.Table.open(str(root))
+    t.upsert(pa.Table.from_pylist([{"id": 1, "zone": ""}, {"id": 2, "zone": "eu"}, {"id": 3, "zone": None}], schema=schema))
+    assert sorted(p.name for p in root.iterdir() if not p.name.startswith(".")) == ["__HIVE_DEFAULT_PARTITION__", "eu"]
+    assert t.to_arrow(columns=["id"], filter=[("zone", "=", "")]).column("id").to_pylist() == [1]
+    assert t.to_arrow(columns=["id"], filter=[("zone", "=", None)]).column("id").to_pylist() == [3]
+    _same(t.to_arrow(), _hudi(root), "snapshot")

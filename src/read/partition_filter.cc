@@ -46,6 +46,12 @@ struct CompiledPredicate {
   Order order = Order::kText;
   std::vector<std::string> values;  ///< the non-null values, rendered
   bool has_null = false;            ///< a null was among the values
+  bool may_be_empty = false;        ///< the null folder also holds "" for this field
+
+  /// Whether the null folder may hold a match: a null value, or "" where it lives there too.
+  bool MatchesNullFolder() const { return Matches(std::nullopt) || (may_be_empty && Matches(std::string())); }
+  /// Whether the rows of the null folder must be filtered too: null and "" answer differently.
+  bool SplitsNullFolder() const { return may_be_empty && Matches(std::nullopt) != Matches(std::string()); }
 
   bool Matches(const std::optional<std::string>& value) const {
     auto any_equal = [&] {
@@ -68,7 +74,7 @@ struct CompiledPredicate {
   }
 };
 
-Result<CompiledPredicate> Compile(const TableConfig& config, const PartitionPredicate& p) {
+Result<CompiledPredicate> Compile(const TableConfig& config, const PartitionPredicate& p, bool empty_in_null_folder) {
   bool known = false;
   for (const auto& f : config.partition_fields) known |= (f == p.field);
   auto field = config.schema->GetFieldByName(p.field);
@@ -82,6 +88,7 @@ Result<CompiledPredicate> Compile(const TableConfig& config, const PartitionPred
   out.order = OrderOf(*field->type());
   out.op = typed.op;
   out.has_null = typed.has_null;
+  out.may_be_empty = empty_in_null_folder && arrow::is_base_binary_like(field->type()->id());
   ARROW_ASSIGN_OR_RAISE(auto rendered, ValuesAsStrings(std::make_shared<arrow::ChunkedArray>(typed.values)));
   for (auto& v : rendered) {
     if (v) out.values.push_back(std::move(*v));
@@ -100,17 +107,18 @@ PartitionPredicate PartitionPredicate::FromStrings(std::string field, std::strin
   return {std::move(field), std::move(op), std::move(array)};
 }
 
-Result<PartitionPathFilter> MakePartitionFilter(const TableConfig& config,
-                                                const std::vector<PartitionPredicate>& predicates) {
-  if (predicates.empty()) return PartitionPathFilter();
+Result<PartitionFilter> MakePartitionFilter(const TableConfig& config, const std::vector<PartitionPredicate>& predicates,
+                                            bool empty_in_null_folder) {
+  PartitionFilter out;
+  if (predicates.empty()) return out;
   std::vector<CompiledPredicate> compiled;
   for (const auto& p : predicates) {
-    ARROW_ASSIGN_OR_RAISE(auto c, Compile(config, p));
+    ARROW_ASSIGN_OR_RAISE(auto c, Compile(config, p, empty_in_null_folder));
+    if (c.SplitsNullFolder()) out.on_rows.push_back(p);
     compiled.push_back(std::move(c));
   }
   const PartitionStyle style{config.hive_style_partitioning, config.url_encode_partitions};
-  return PartitionPathFilter([compiled = std::move(compiled), fields = config.partition_fields,
-                              style](const std::string& path) {
+  out.paths = [compiled = std::move(compiled), fields = config.partition_fields, style](const std::string& path) {
     auto parsed = ParsePartitionPath(path, fields, style);
     if (!parsed.ok()) return false;
     for (const auto& p : compiled) {
@@ -121,10 +129,11 @@ Result<PartitionPathFilter> MakePartitionFilter(const TableConfig& config,
         present = true;
         if (v != kNullPartitionValue) value = v;
       }
-      if (!present || !p.Matches(value)) return false;
+      if (!present || !(value ? p.Matches(value) : p.MatchesNullFolder())) return false;
     }
     return true;
-  });
+  };
+  return out;
 }
 
 }  // namespace lakeshore

@@ -124,12 +124,19 @@ Result<EncodedColumn> EncodeColumn(const arrow::Table& table, const std::string&
   // removed by an abort, so a value that would make one is refused before anything is written.
   constexpr size_t kMaxNameBytes = 255;
   const std::string name = style.hive_style ? field + "=" : std::string();
-  for (const auto& v : values) {
-    if (v && !style.url_encode && (v->find('/') != std::string::npos || *v == "." || *v == ".." || v->empty())) {
+  // Hudi's key generators (KeyGenUtils) put an empty value where they put a null, in the
+  // default folder: the dictionary's "" takes the null code, so both rows share one partition.
+  const int32_t null_code = static_cast<int32_t>(values.size());
+  std::vector<int32_t> code_of_value(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    const auto& v = values[i];
+    code_of_value[i] = v && v->empty() ? null_code : static_cast<int32_t>(i);
+    if (v && !style.url_encode && (v->find('/') != std::string::npos || *v == "." || *v == "..")) {
       return SchemaMismatch("partition field '" + field + "' has the value '" + *v + "', which cannot be a folder name "
                             "in a table that does not url-encode partition paths");
     }
-    std::string segment = name + (v ? (style.url_encode ? EscapePartitionValue(*v) : *v) : kNullPartitionValue);
+    std::string segment = name + (v && !v->empty() ? (style.url_encode ? EscapePartitionValue(*v) : *v)
+                                                   : std::string(kNullPartitionValue));
     if (segment.size() > kMaxNameBytes) {
       return SchemaMismatch("partition field '" + field + "' has a value whose folder name '" + segment.substr(0, 40) +
                             "...' is " + std::to_string(segment.size()) + " bytes long; file systems allow " +
@@ -138,9 +145,8 @@ Result<EncodedColumn> EncodeColumn(const arrow::Table& table, const std::string&
     out.segments.push_back(std::move(segment));
   }
   out.segments.push_back(name + kNullPartitionValue);
-  int32_t null_code = static_cast<int32_t>(out.segments.size() - 1);
   for (int64_t i = 0; i < dict.length(); ++i) {
-    out.codes.push_back(dict.IsNull(i) ? null_code : static_cast<int32_t>(dict.GetValueIndex(i)));
+    out.codes.push_back(dict.IsNull(i) ? null_code : code_of_value[static_cast<size_t>(dict.GetValueIndex(i))]);
   }
   return out;
 }

@@ -14,7 +14,8 @@
 
 namespace lakeshore {
 
-/// The folder name Hive uses for a null partition value.
+/// The folder name Hive uses for a null partition value; Hudi's key generators put an empty
+/// value there too (KeyGenUtils), so for them the folder holds null or "".
 inline constexpr const char* kNullPartitionValue = "__HIVE_DEFAULT_PARTITION__";
 
 /// Escapes a partition value as Hive does (percent-encodes '/', '=', '%', ':', control
@@ -46,10 +47,11 @@ struct PartitionedRows {
 };
 
 /// Assigns every row of `table` its partition path from the partition columns (values in
-/// their canonical string rendering, escaped when `style` url-encodes; null as
-/// kNullPartitionValue). A value that cannot be a folder name is refused (kSchemaMismatch): one
-/// over 255 bytes, or, unescaped, one holding '/' or being "." or "..". Vectorized: each column
-/// is dictionary-encoded once and only the distinct values are rendered.
+/// their canonical string rendering, escaped when `style` url-encodes; null and "" as
+/// kNullPartitionValue, in one partition, as Hudi's key generators lay them out). A value that
+/// cannot be a folder name is refused (kSchemaMismatch): one over 255 bytes, or, unescaped, one
+/// holding '/' or being "." or "..". Vectorized: each column is dictionary-encoded once and only
+/// the distinct values are rendered.
 Result<PartitionedRows> ComputePartitions(const arrow::Table& table, const std::vector<std::string>& fields,
                                           PartitionStyle style);
 

@@ -57,5 +57,25 @@ TEST(PartitionPath, AssignsDistinctTuplesAcrossChunksWithNulls) {
   EXPECT_TRUE(IsError(ComputePartitions(*t1, {"a"}, PartitionStyle{false, false}).status(), ErrorKind::kSchemaMismatch));
 }
 
+TEST(PartitionPath, AnEmptyValueSharesTheNullFolderAsHudisKeyGeneratorsLayItOut) {
+  // KeyGenUtils: a null or empty partition value goes to __HIVE_DEFAULT_PARTITION__; two rows
+  // with "" and null are in one partition (one path id), in every style.
+  arrow::StringBuilder a;
+  ASSERT_OK(a.AppendValues({"", "x"}));
+  ASSERT_OK(a.AppendNull());
+  ASSERT_OK(a.Append(""));
+  auto schema = arrow::schema({arrow::field("a", arrow::utf8())});
+  auto table = arrow::Table::Make(schema, {*a.Finish()});
+  for (auto style : {PartitionStyle{}, PartitionStyle{false, false}, PartitionStyle{true, false}}) {
+    ASSERT_OK_AND_ASSIGN(auto parts, ComputePartitions(*table, {"a"}, style));
+    const std::string def = std::string(style.hive_style ? "a=" : "") + kNullPartitionValue;
+    EXPECT_EQ(parts.PathOf(0), def);
+    EXPECT_EQ(parts.PathOf(2), def);
+    EXPECT_EQ(parts.id_of_row[0], parts.id_of_row[2]);
+    EXPECT_EQ(parts.id_of_row[0], parts.id_of_row[3]);
+    EXPECT_EQ(parts.paths.size(), 2u);
+  }
+}
+
 }  // namespace
 }  // namespace lakeshore

@@ -1,11 +1,13 @@
 #include "table/record_key.h"
 
 #include <charconv>
+#include <string_view>
 
 #include <arrow/array.h>
 #include <arrow/buffer.h>
 #include <arrow/compute/api.h>
 #include <arrow/scalar.h>
+#include <arrow/util/string.h>
 
 namespace lakeshore {
 namespace {
@@ -61,26 +63,70 @@ Result<std::shared_ptr<arrow::ChunkedArray>> AsUtf8(const std::shared_ptr<arrow:
 }
 }  // namespace
 
-/// Refuses a value holding ',' in a complex key: the encoding would be ambiguous.
-Status CheckUnambiguous(const arrow::ChunkedArray& text, const std::string& field) {
+namespace {
+// Hudi's placeholders for a null and an empty value in a complex key (KeyGenUtils).
+constexpr std::string_view kNullKeyPlaceholder = "__null__";
+constexpr std::string_view kEmptyKeyPlaceholder = "__empty__";
+
+/// Refuses an empty value in a plain key, as Hudi's SIMPLE key generator does.
+Status CheckNotEmpty(const arrow::ChunkedArray& text, const std::string& field) {
   int64_t row = 0;
   for (const auto& chunk : text.chunks()) {
     const auto& values = static_cast<const arrow::StringArray&>(*chunk);
     for (int64_t i = 0; i < values.length(); ++i, ++row) {
-      if (values.GetView(i).find(',') != std::string_view::npos) {
-        return SchemaMismatch("record key field '" + field + "' holds '" + std::string(values.GetView(i)) + "' (row " +
-                              std::to_string(row) + "): a ',' in a composite key makes Hudi's key encoding "
-                              "(f1:v1,f2:v2) ambiguous, so two different keys could merge");
+      if (values.value_length(i) == 0) {
+        return SchemaMismatch("record key field '" + field + "' is empty in row " + std::to_string(row) +
+                              ": Hudi's key generators refuse a null or empty record key");
       }
     }
   }
   return Status::OK();
 }
 
+/// Checks one field's values of a complex key: a ',' or a value spelled like one of Hudi's
+/// placeholders would make the encoding (f1:v1,f2:v2) ambiguous. Counts each row's empty values
+/// in `empties` (Hudi writes them as __empty__); true when there was one.
+Result<bool> CheckComplexKeyPart(const arrow::ChunkedArray& text, const std::string& field,
+                                 std::vector<uint8_t>* empties) {
+  bool has_empty = false;
+  int64_t row = 0;
+  for (const auto& chunk : text.chunks()) {
+    const auto& values = static_cast<const arrow::StringArray&>(*chunk);
+    for (int64_t i = 0; i < values.length(); ++i, ++row) {
+      const std::string_view v = values.GetView(i);
+      if (v.empty()) {
+        ++(*empties)[static_cast<size_t>(row)];
+        has_empty = true;
+        continue;
+      }
+      const bool comma = v.find(',') != std::string_view::npos;
+      if (comma || v == kNullKeyPlaceholder || v == kEmptyKeyPlaceholder) {
+        return SchemaMismatch("record key field '" + field + "' holds '" + std::string(v) + "' (row " +
+                              std::to_string(row) + "): " +
+                              (comma ? "a ','" : "a value spelled like Hudi's placeholder for a null or empty one") +
+                              " in a composite key makes Hudi's key encoding (f1:v1,f2:v2) ambiguous, so two "
+                              "different keys could merge");
+      }
+    }
+  }
+  return has_empty;
+}
+
+/// `text` with every empty value replaced by Hudi's __empty__.
+Result<std::shared_ptr<arrow::ChunkedArray>> WithEmptyPlaceholders(const std::shared_ptr<arrow::ChunkedArray>& text) {
+  auto empty = std::make_shared<arrow::StringScalar>("");
+  auto placeholder = std::make_shared<arrow::StringScalar>(std::string(kEmptyKeyPlaceholder));
+  ARROW_ASSIGN_OR_RAISE(auto is_empty, arrow::compute::CallFunction("equal", {text, empty}));
+  ARROW_ASSIGN_OR_RAISE(auto replaced, arrow::compute::IfElse(is_empty, placeholder, text));
+  return replaced.chunked_array();
+}
+}  // namespace
+
 Result<std::shared_ptr<arrow::ChunkedArray>> ComputeRecordKeys(const arrow::Table& table,
                                                                const std::vector<std::string>& key_fields,
                                                                bool complex_encoding) {
   std::vector<arrow::Datum> parts;
+  std::vector<uint8_t> empties(complex_encoding ? static_cast<size_t>(table.num_rows()) : 0);
   for (size_t f = 0; f < key_fields.size(); ++f) {
     auto column = table.GetColumnByName(key_fields[f]);
     if (column == nullptr) {
@@ -88,10 +134,23 @@ Result<std::shared_ptr<arrow::ChunkedArray>> ComputeRecordKeys(const arrow::Tabl
     }
     ARROW_RETURN_NOT_OK(CheckNoNulls(*column, key_fields[f]));
     ARROW_ASSIGN_OR_RAISE(auto text, AsUtf8(column));
-    if (!complex_encoding) return text;
-    ARROW_RETURN_NOT_OK(CheckUnambiguous(*text, key_fields[f]));
+    if (!complex_encoding) {
+      ARROW_RETURN_NOT_OK(CheckNotEmpty(*text, key_fields[f]));
+      return text;
+    }
+    ARROW_ASSIGN_OR_RAISE(bool has_empty, CheckComplexKeyPart(*text, key_fields[f], &empties));
+    if (has_empty) {
+      ARROW_ASSIGN_OR_RAISE(text, WithEmptyPlaceholders(text));
+    }
     parts.emplace_back(std::make_shared<arrow::StringScalar>((f > 0 ? "," : "") + key_fields[f] + ":"));
     parts.emplace_back(text);
+  }
+  for (size_t row = 0; row < empties.size(); ++row) {
+    if (empties[row] == key_fields.size()) {
+      return SchemaMismatch("record key fields " + arrow::internal::JoinStrings(key_fields, ", ") +
+                            " are all empty in row " + std::to_string(row) +
+                            ": Hudi's key generators refuse a record key that is entirely null or empty");
+    }
   }
   parts.emplace_back(std::make_shared<arrow::StringScalar>(""));  // the separator comes last
   ARROW_ASSIGN_OR_RAISE(auto joined, arrow::compute::CallFunction("binary_join_element_wise", parts));

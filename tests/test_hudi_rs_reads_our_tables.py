@@ -480,8 +480,17 @@ def test_empty_record_key_values_are_keyed_as_hudis_key_generators_key_them(tmp_
     got = {r["_hoodie_record_key"]: r["v"] for r in t.to_arrow().to_pylist()}
     assert got == {"a:__empty__,b:y": 2, "a:x,b:__empty__": 1}
     _same(t.to_arrow(), _hudi(root), "snapshot")
-    with pytest.raises(lakeshore.SchemaMismatchError, match="all empty in row 0"):
+    with pytest.raises(lakeshore.SchemaMismatchError, match="all null or empty in row 0"):
         t.upsert(pa.Table.from_pylist([{"a": "", "b": "", "v": 1}], schema=schema))
+    nullable = pa.schema([pa.field("a", pa.string()), pa.field("b", pa.string()), pa.field("v", pa.int64())])
+    t2 = lakeshore.Table.create(str(tmp_path / "nullable"), nullable, record_key=["a", "b"])
+    t2.upsert(pa.Table.from_pylist([{"a": None, "b": "y", "v": 1}, {"a": "", "b": "y", "v": 1}], schema=nullable))
+    t2.upsert(pa.Table.from_pylist([{"a": None, "b": "y", "v": 2}], schema=nullable))
+    got = {r["_hoodie_record_key"]: r["v"] for r in t2.to_arrow().to_pylist()}
+    assert got == {"a:__null__,b:y": 2, "a:__empty__,b:y": 1}
+    t2.delete([(None, "y")])
+    assert t2.to_arrow(columns=["a"]).column("a").to_pylist() == [""]
+    _same(t2.to_arrow(), _hudi(tmp_path / "nullable"), "nullable keys")
     with pytest.raises(lakeshore.SchemaMismatchError, match="placeholder"):
         t.upsert(pa.Table.from_pylist([{"a": "__empty__", "b": "y", "v": 1}], schema=schema))
     plain = lakeshore.Table.create(str(tmp_path / "plain"), schema, record_key="a")

@@ -47,7 +47,7 @@ Result<std::shared_ptr<arrow::ChunkedArray>> IntegersToUtf8(const arrow::Chunked
 
 Result<std::shared_ptr<arrow::ChunkedArray>> AsUtf8(const std::shared_ptr<arrow::ChunkedArray>& column) {
   if (column->type()->id() == arrow::Type::STRING) return column;
-  // Callers checked for nulls; 21 bytes fit any 64-bit integer, so offsets stay 32-bit up to
+  // A null's slot renders whatever it holds (callers refuse or replace nulls); 21 bytes fit any 64-bit integer, so offsets stay 32-bit up to
   // ~100M rows per batch, beyond which the generic cast below (64-bit safe) takes over.
   if (column->length() < (1LL << 31) / 21) {
     switch (column->type()->id()) {
@@ -83,19 +83,35 @@ Status CheckNotEmpty(const arrow::ChunkedArray& text, const std::string& field) 
   return Status::OK();
 }
 
+/// Which rows of `column` are null (empty when none is).
+std::vector<uint8_t> NullRows(const arrow::ChunkedArray& column) {
+  std::vector<uint8_t> out;
+  if (column.null_count() == 0) return out;
+  out.reserve(static_cast<size_t>(column.length()));
+  for (const auto& chunk : column.chunks()) {
+    for (int64_t i = 0; i < chunk->length(); ++i) out.push_back(chunk->IsNull(i) ? 1 : 0);
+  }
+  return out;
+}
+
 /// Checks one field's values of a complex key: a ',' or a value spelled like one of Hudi's
-/// placeholders would make the encoding (f1:v1,f2:v2) ambiguous. Counts each row's empty values
-/// in `empties` (Hudi writes them as __empty__); true when there was one.
-Result<bool> CheckComplexKeyPart(const arrow::ChunkedArray& text, const std::string& field,
-                                 std::vector<uint8_t>* empties) {
+/// placeholders would make the encoding (f1:v1,f2:v2) ambiguous. Counts each row's null
+/// (`null_rows`) and empty values in `missing` (Hudi writes them as __null__ and __empty__);
+/// true when a value was empty.
+Result<bool> CheckComplexKeyPart(const arrow::ChunkedArray& text, const std::vector<uint8_t>& null_rows,
+                                 const std::string& field, std::vector<uint8_t>* missing) {
   bool has_empty = false;
-  int64_t row = 0;
+  size_t row = 0;
   for (const auto& chunk : text.chunks()) {
     const auto& values = static_cast<const arrow::StringArray&>(*chunk);
     for (int64_t i = 0; i < values.length(); ++i, ++row) {
+      if (!null_rows.empty() && null_rows[row]) {
+        ++(*missing)[row];
+        continue;
+      }
       const std::string_view v = values.GetView(i);
       if (v.empty()) {
-        ++(*empties)[static_cast<size_t>(row)];
+        ++(*missing)[row];
         has_empty = true;
         continue;
       }
@@ -112,13 +128,31 @@ Result<bool> CheckComplexKeyPart(const arrow::ChunkedArray& text, const std::str
   return has_empty;
 }
 
-/// `text` with every empty value replaced by Hudi's __empty__.
-Result<std::shared_ptr<arrow::ChunkedArray>> WithEmptyPlaceholders(const std::shared_ptr<arrow::ChunkedArray>& text) {
-  auto empty = std::make_shared<arrow::StringScalar>("");
-  auto placeholder = std::make_shared<arrow::StringScalar>(std::string(kEmptyKeyPlaceholder));
-  ARROW_ASSIGN_OR_RAISE(auto is_empty, arrow::compute::CallFunction("equal", {text, empty}));
-  ARROW_ASSIGN_OR_RAISE(auto replaced, arrow::compute::IfElse(is_empty, placeholder, text));
+/// `text` with the values of `mask` replaced by `placeholder`.
+Result<std::shared_ptr<arrow::ChunkedArray>> Replace(const arrow::Datum& mask, std::string_view placeholder,
+                                                     const std::shared_ptr<arrow::ChunkedArray>& text) {
+  auto value = std::make_shared<arrow::StringScalar>(std::string(placeholder));
+  ARROW_ASSIGN_OR_RAISE(auto replaced, arrow::compute::IfElse(mask, value, text));
   return replaced.chunked_array();
+}
+
+/// One field's part of a complex key: its values as text, an empty one as __empty__ and a null
+/// one as __null__, each row's missing values counted in `missing`.
+Result<std::shared_ptr<arrow::ChunkedArray>> ComplexKeyPart(const std::shared_ptr<arrow::ChunkedArray>& column,
+                                                            const std::string& field, std::vector<uint8_t>* missing) {
+  const std::vector<uint8_t> null_rows = NullRows(*column);
+  ARROW_ASSIGN_OR_RAISE(auto text, AsUtf8(column));
+  ARROW_ASSIGN_OR_RAISE(bool has_empty, CheckComplexKeyPart(*text, null_rows, field, missing));
+  if (has_empty) {
+    auto empty = std::make_shared<arrow::StringScalar>("");
+    ARROW_ASSIGN_OR_RAISE(auto is_empty, arrow::compute::CallFunction("equal", {text, empty}));
+    ARROW_ASSIGN_OR_RAISE(text, Replace(is_empty, kEmptyKeyPlaceholder, text));
+  }
+  if (!null_rows.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto is_null, arrow::compute::IsNull(column));
+    ARROW_ASSIGN_OR_RAISE(text, Replace(is_null, kNullKeyPlaceholder, text));
+  }
+  return text;
 }
 }  // namespace
 
@@ -126,29 +160,27 @@ Result<std::shared_ptr<arrow::ChunkedArray>> ComputeRecordKeys(const arrow::Tabl
                                                                const std::vector<std::string>& key_fields,
                                                                bool complex_encoding) {
   std::vector<arrow::Datum> parts;
-  std::vector<uint8_t> empties(complex_encoding ? static_cast<size_t>(table.num_rows()) : 0);
+  // Per row, how many of its key fields are null or empty: all of them is refused.
+  std::vector<uint8_t> missing(complex_encoding ? static_cast<size_t>(table.num_rows()) : 0);
   for (size_t f = 0; f < key_fields.size(); ++f) {
     auto column = table.GetColumnByName(key_fields[f]);
     if (column == nullptr) {
       return SchemaMismatch("the batch has no record key column '" + key_fields[f] + "'");
     }
-    ARROW_RETURN_NOT_OK(CheckNoNulls(*column, key_fields[f]));
-    ARROW_ASSIGN_OR_RAISE(auto text, AsUtf8(column));
     if (!complex_encoding) {
+      ARROW_RETURN_NOT_OK(CheckNoNulls(*column, key_fields[f]));
+      ARROW_ASSIGN_OR_RAISE(auto text, AsUtf8(column));
       ARROW_RETURN_NOT_OK(CheckNotEmpty(*text, key_fields[f]));
       return text;
     }
-    ARROW_ASSIGN_OR_RAISE(bool has_empty, CheckComplexKeyPart(*text, key_fields[f], &empties));
-    if (has_empty) {
-      ARROW_ASSIGN_OR_RAISE(text, WithEmptyPlaceholders(text));
-    }
+    ARROW_ASSIGN_OR_RAISE(auto text, ComplexKeyPart(column, key_fields[f], &missing));
     parts.emplace_back(std::make_shared<arrow::StringScalar>((f > 0 ? "," : "") + key_fields[f] + ":"));
     parts.emplace_back(text);
   }
-  for (size_t row = 0; row < empties.size(); ++row) {
-    if (empties[row] == key_fields.size()) {
+  for (size_t row = 0; row < missing.size(); ++row) {
+    if (missing[row] == key_fields.size()) {
       return SchemaMismatch("record key fields " + arrow::internal::JoinStrings(key_fields, ", ") +
-                            " are all empty in row " + std::to_string(row) +
+                            " are all null or empty in row " + std::to_string(row) +
                             ": Hudi's key generators refuse a record key that is entirely null or empty");
     }
   }

@@ -497,3 +497,34 @@ def test_empty_record_key_values_are_keyed_as_hudis_key_generators_key_them(tmp_
     with pytest.raises(lakeshore.SchemaMismatchError, match="'a' is empty in row 1"):
         plain.upsert(pa.Table.from_pylist([{"a": "x", "b": "", "v": 1}, {"a": "", "b": "", "v": 1}], schema=schema))
     assert plain.to_arrow().num_rows == 0
+
+
+def test_a_complex_key_generator_over_one_field_keys_as_the_table_says(tmp_path: Path) -> None:
+    """HUDI-7001: Hudi's COMPLEX key generator over one record key field writes `id:1` at table
+    version 9 (and where hoodie.table.complex.keygen.encoding says FIELD_PREFIXED), `1` where it
+    says VALUE_ONLY; a version-8 table without the key cannot say, and is not written."""
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string()), pa.field("v", pa.int64())])
+    root = tmp_path / "t"
+    lakeshore.Table.create(str(root), schema, record_key="id", partition_by="p")
+    props = root / ".hoodie" / "hoodie.properties"  # its checksum covers the table's name only
+    simple = props.read_text()
+    props.write_text(simple.replace("keygenerator.type=SIMPLE", "keygenerator.type=COMPLEX"))
+    t = lakeshore.Table.open(str(root))
+    t.upsert(pa.Table.from_pylist([{"id": 1, "p": "a", "v": 1}], schema=schema))
+    t.upsert(pa.Table.from_pylist([{"id": 1, "p": "a", "v": 2}], schema=schema))
+    assert [(r["_hoodie_record_key"], r["v"]) for r in t.to_arrow().to_pylist()] == [("id:1", 2)]
+    assert t.lookup([1]).num_rows == 1
+    _same(t.to_arrow(), _hudi(root), "field-prefixed keys")
+
+    v8 = props.read_text().replace("hoodie.table.version=9", "hoodie.table.version=8")
+    props.write_text(v8)
+    t = lakeshore.Table.open(str(root))
+    assert t.to_arrow().num_rows == 1  # reads need no key encoding
+    with pytest.raises(lakeshore.LakeshoreError, match="complex.keygen.encoding"):
+        t.upsert(pa.Table.from_pylist([{"id": 1, "p": "a", "v": 3}], schema=schema))
+    with pytest.raises(lakeshore.UnsupportedFeatureError, match="HUDI-7001"):
+        t.lookup([1])
+    props.write_text(v8 + "hoodie.table.complex.keygen.encoding=FIELD_PREFIXED\n")
+    t = lakeshore.Table.open(str(root))
+    t.upsert(pa.Table.from_pylist([{"id": 1, "p": "a", "v": 3}], schema=schema))
+    assert [(r["_hoodie_record_key"], r["v"]) for r in t.to_arrow().to_pylist()] == [("id:1", 3)]

@@ -191,13 +191,19 @@ std::optional<std::string> WhyNotWritable(const HoodieTableConfig& hoodie) {
   }
   if (!hoodie.populate_meta_fields) return std::string("a table without meta fields");
   if (hoodie.merge_mode == RecordMergeMode::kCustom) return std::string("a table with a CUSTOM record merge mode");
-  const bool complex = UsesComplexKeyEncoding(hoodie.record_key_fields.size(), hoodie.partition_fields.size());
   switch (hoodie.key_generator) {
     case KeyGeneratorKind::kSimple:
-      if (complex) return std::string("a SIMPLE key generator over several fields");
+      if (hoodie.record_key_fields.size() > 1 || hoodie.partition_fields.size() > 1) {
+        return std::string("a SIMPLE key generator over several fields");
+      }
       break;
     case KeyGeneratorKind::kComplex:
-      if (!complex) return std::string("a COMPLEX key generator over one key and one partition field");
+      if (!hoodie.complex_record_keys) {
+        return "a version-8 table whose COMPLEX key generator over one field does not record " +
+               std::string(kComplexKeyGenEncodingKey) +
+               " (Hudi 0.14.1 to 1.0.2 wrote its keys as bare values, older releases as 'field:value': HUDI-7001; "
+               "set it to FIELD_PREFIXED or VALUE_ONLY as its _hoodie_record_key values show)";
+      }
       break;
     case KeyGeneratorKind::kNonPartitioned:
       break;
@@ -258,6 +264,9 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOpti
   ctx.config.partition_fields = hoodie.partition_fields;
   ctx.config.hive_style_partitioning = hoodie.hive_style_partitioning;
   ctx.config.url_encode_partitions = hoodie.url_encode_partitions;
+  ctx.config.record_key_encoding = !hoodie.complex_record_keys ? TableConfig::KeyEncoding::kUnknown
+                                  : *hoodie.complex_record_keys ? TableConfig::KeyEncoding::kComplex
+                                                                : TableConfig::KeyEncoding::kPlain;
   ctx.config.ordering_field = hoodie.ordering_fields.empty() ? "" : hoodie.ordering_fields[0];
   ctx.config.table_type = hoodie.is_merge_on_read() ? TableType::kMergeOnRead : TableType::kCopyOnWrite;
   // Lakeshore's typed options live in hoodie.properties beside Hudi's keys.

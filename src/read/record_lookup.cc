@@ -53,7 +53,7 @@ Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
     key_fields.push_back(config.schema->GetFieldByName(k));
   }
   ARROW_ASSIGN_OR_RAISE(auto conformed, ConformToSchema(input, arrow::schema(key_fields), "the lookup keys"));
-  const bool complex = UsesComplexKeyEncoding(config.record_key_fields.size(), config.partition_fields.size());
+  ARROW_ASSIGN_OR_RAISE(const bool complex, config.ComplexRecordKeys());
   ARROW_ASSIGN_OR_RAISE(auto record_keys, ComputeRecordKeys(*conformed, config.record_key_fields, complex));
 
   const bool has_record_index =

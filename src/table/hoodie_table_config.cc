@@ -1,5 +1,7 @@
 #include "table/hoodie_table_config.h"
 
+#include <arrow/util/string.h>
+
 #include "common/parse_number.h"
 #include "format/table_checksum.h"
 #include "lakeshore/table/table_options.h"
@@ -225,7 +227,23 @@ Result<HoodieTableConfig> HoodieTableConfig::Parse(std::string_view text, const 
   c.create_schema = p.Get("hoodie.table.create.schema").value_or("");
   c.metadata_partitions = SplitList(p.Get("hoodie.table.metadata.partitions").value_or(""));
   c.metadata_partitions_inflight = SplitList(p.Get("hoodie.table.metadata.partitions.inflight").value_or(""));
+  ARROW_ASSIGN_OR_RAISE(c.complex_record_keys, RecordKeyEncodingOf(c, source));
   return c;
+}
+
+Result<std::optional<bool>> RecordKeyEncodingOf(const HoodieTableConfig& table, const std::string& source) {
+  if (table.record_key_fields.size() > 1 || table.key_generator != KeyGeneratorKind::kComplex) {
+    return std::optional<bool>(UsesComplexKeyEncoding(table.record_key_fields.size(), table.partition_fields.size()));
+  }
+  const auto encoding = table.properties.Get(kComplexKeyGenEncodingKey);
+  if (!encoding) {
+    return table.table_version >= 9 ? std::optional<bool>(true) : std::optional<bool>();
+  }
+  const std::string value = arrow::internal::AsciiToUpper(arrow::internal::TrimString(*encoding));
+  if (value == "FIELD_PREFIXED") return std::optional<bool>(true);
+  if (value == "VALUE_ONLY") return std::optional<bool>(false);
+  return Corrupt(source, std::string(kComplexKeyGenEncodingKey) + " is '" + *encoding +
+                             "', not FIELD_PREFIXED or VALUE_ONLY");
 }
 
 Properties HoodieTableConfig::TableOptions() const {

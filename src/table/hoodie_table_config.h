@@ -64,6 +64,9 @@ struct HoodieTableConfig {
   /// The ordering (precombine) fields; empty when none.
   std::vector<std::string> ordering_fields;
   KeyGeneratorKind key_generator = KeyGeneratorKind::kSimple;
+  /// Whether _hoodie_record_key is Hudi's complex encoding `f1:v1,...` (true) or the bare value
+  /// (false): see RecordKeyEncodingOf. nullopt when the table cannot say (HUDI-7001).
+  std::optional<bool> complex_record_keys;
   bool hive_style_partitioning = false;
   bool url_encode_partitions = false;
   bool populate_meta_fields = true;
@@ -95,8 +98,20 @@ struct HoodieTableConfig {
 
 /// True when record keys use Hudi's complex encoding "f1:v1,f2:v2" (several key fields, or
 /// several partition fields, as Hudi's COMPLEX key generator); false for the plain value of a
-/// SIMPLE or NON_PARTITION table.
+/// SIMPLE or NON_PARTITION table. The rule Lakeshore creates tables by; an opened table's
+/// encoding is RecordKeyEncodingOf's.
 bool UsesComplexKeyEncoding(size_t key_fields, size_t partition_fields);
+
+/// Hudi's key for how a COMPLEX key generator over one field encodes its keys (Hudi 1.1).
+inline constexpr const char* kComplexKeyGenEncodingKey = "hoodie.table.complex.keygen.encoding";
+
+/// How a table's record keys are encoded: the complex `f1:v1,...` with several key fields; for a
+/// COMPLEX key generator over one field as hoodie.table.complex.keygen.encoding says
+/// (FIELD_PREFIXED or VALUE_ONLY), and when it is absent FIELD_PREFIXED at table version 9 and
+/// nullopt below it (Hudi 0.14.1 to 1.0.2 wrote bare values there, older releases prefixed
+/// ones: HUDI-7001); otherwise by UsesComplexKeyEncoding. kCorruptMetadata naming `source` for
+/// another value of the key.
+Result<std::optional<bool>> RecordKeyEncodingOf(const HoodieTableConfig& table, const std::string& source);
 
 /// What Lakeshore needs to create a table.
 struct NewHoodieTable {

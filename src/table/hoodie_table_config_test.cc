@@ -6,6 +6,7 @@
 
 #include "table/file_naming.h"
 #include "testing/hudi_tables.h"
+#include "testing/status_test_util.h"
 #include "timeline/commit_metadata.h"
 
 namespace lakeshore {
@@ -66,6 +67,30 @@ TEST(HoodieTableConfig, RefusesWhatItCannotRead) {
   auto st = with("hoodie.table.version=9", "hoodie.table.version=9\nhoodie.table.checksum=12345");
   EXPECT_TRUE(IsError(st, ErrorKind::kCorruptMetadata)) << st;
   EXPECT_NE(st.message().find("edited"), std::string::npos);
+}
+
+TEST(HoodieTableConfig, RecordKeyEncodingFollowsHudisComplexKeyGenEncoding) {
+  // HUDI-7001: a COMPLEX key generator over one field prefixes the field name unless the table
+  // says VALUE_ONLY; at version 8 without the key the table cannot say.
+  auto parse = [](std::string text, const std::string& extra) {
+    text.replace(text.find("keygenerator.type=SIMPLE"), 24, "keygenerator.type=COMPLEX");
+    return HoodieTableConfig::Parse(text + extra, "edited");
+  };
+  ASSERT_OK_AND_ASSIGN(auto simple, HoodieTableConfig::Parse(kV9, "v9"));
+  EXPECT_EQ(simple.complex_record_keys, std::optional<bool>(false));
+  ASSERT_OK_AND_ASSIGN(auto v9, parse(kV9, ""));
+  EXPECT_EQ(v9.complex_record_keys, std::optional<bool>(true));
+  ASSERT_OK_AND_ASSIGN(auto value_only, parse(kV9, "hoodie.table.complex.keygen.encoding= value_only\n"));
+  EXPECT_EQ(value_only.complex_record_keys, std::optional<bool>(false));
+  std::string v8 = kV9;
+  v8.replace(v8.find("hoodie.table.version=9"), 22, "hoodie.table.version=8");
+  ASSERT_OK_AND_ASSIGN(auto unknown, parse(v8, ""));
+  EXPECT_EQ(unknown.complex_record_keys, std::nullopt);
+  ASSERT_OK_AND_ASSIGN(auto prefixed, parse(v8, "hoodie.table.complex.keygen.encoding=FIELD_PREFIXED\n"));
+  EXPECT_EQ(prefixed.complex_record_keys, std::optional<bool>(true));
+  auto bad = parse(kV9, "hoodie.table.complex.keygen.encoding=SOMETIMES\n");
+  EXPECT_TRUE(IsError(bad.status(), ErrorKind::kCorruptMetadata)) << bad.status();
+  EXPECT_NE(bad.status().message().find("SOMETIMES"), std::string::npos) << bad.status();
 }
 
 TEST(HoodieTableConfig, Version6InfersMergeModeFromThePayload) {

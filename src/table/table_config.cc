@@ -6,6 +6,7 @@
 #include "common/utf8.h"
 #include "lakeshore/table/blob.h"
 #include "lakeshore/table/table_options.h"
+#include "table/hoodie_table_config.h"
 #include "table/meta_columns.h"
 #include "format/avro_schema.h"
 
@@ -100,6 +101,19 @@ Status TableConfig::Validate() const {
   }
   ARROW_RETURN_NOT_OK(ValidateProperties(properties, table_options::All()));
   return table_options::ValidateOptionRelations(properties);
+}
+
+Result<bool> TableConfig::ComplexRecordKeys() const {
+  switch (record_key_encoding) {
+    case KeyEncoding::kByFieldCounts: return UsesComplexKeyEncoding(record_key_fields.size(), partition_fields.size());
+    case KeyEncoding::kComplex: return true;
+    case KeyEncoding::kPlain: return false;
+    case KeyEncoding::kUnknown: break;
+  }
+  return UnsupportedFeature("table " + name + " has a COMPLEX key generator over one record key field and table version "
+                            "8 without hoodie.table.complex.keygen.encoding: Hudi 0.14.1 to 1.0.2 wrote its keys as "
+                            "bare values, older releases as 'field:value' (HUDI-7001), so its keys cannot be matched; "
+                            "set the key to FIELD_PREFIXED or VALUE_ONLY as its _hoodie_record_key values show");
 }
 
 }  // namespace lakeshore

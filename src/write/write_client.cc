@@ -471,7 +471,7 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> LocateKeysToDelete(TableContex
   ReadOptions read;
   read.columns = columns;
   ARROW_ASSIGN_OR_RAISE(auto stored, ReadSnapshot(ctx, read));
-  const bool complex = UsesComplexKeyEncoding(config.record_key_fields.size(), config.partition_fields.size());
+  ARROW_ASSIGN_OR_RAISE(const bool complex, config.ComplexRecordKeys());
   std::vector<std::shared_ptr<arrow::Field>> key_fields;
   for (const auto& k : config.record_key_fields) key_fields.push_back(config.schema->GetFieldByName(k));
   ARROW_ASSIGN_OR_RAISE(auto wanted_keys_table, ConformToSchema(wanted, arrow::schema(key_fields), "the keys to delete"));

@@ -193,9 +193,8 @@ Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation o
   }
   ARROW_RETURN_NOT_OK(CheckKeyColumnsAreUtf8(*in.table, config));
   ARROW_RETURN_NOT_OK(CheckBlobValues(*in.table));
-  ARROW_ASSIGN_OR_RAISE(in.key_column, ComputeRecordKeys(*in.table, config.record_key_fields,
-                                                            UsesComplexKeyEncoding(config.record_key_fields.size(),
-                                                                                   config.partition_fields.size())));
+  ARROW_ASSIGN_OR_RAISE(const bool complex_keys, config.ComplexRecordKeys());
+  ARROW_ASSIGN_OR_RAISE(in.key_column, ComputeRecordKeys(*in.table, config.record_key_fields, complex_keys));
   in.record_keys = StringViews(*in.key_column);
   if (in.table->num_rows() > 0) {
     in.bytes_per_record = std::max<int64_t>(1, arrow::util::TotalBufferSize(*in.table) / in.table->num_rows());

@@ -45,6 +45,19 @@ struct TableConfig {
   TableType table_type = TableType::kCopyOnWrite;
   /// Typed settings by key (see table_options.h); unknown keys are refused on create.
   std::map<std::string, std::string> properties;
+  /// How record keys are encoded: Hudi's complex `f1:v1,f2:v2` or the bare value.
+  enum class KeyEncoding {
+    kByFieldCounts,  ///< complex with several key or partition fields, as Table::Create chooses
+    kComplex,
+    kPlain,
+    kUnknown,  ///< the table cannot say (HUDI-7001: a version-8 COMPLEX key generator over one field)
+  };
+  /// Set from hoodie.properties when a table is opened; ignored by Table::Create.
+  KeyEncoding record_key_encoding = KeyEncoding::kByFieldCounts;
+
+  /// Whether record keys use the complex encoding; kUnsupportedFeature for kUnknown, saying
+  /// which key the table needs.
+  Result<bool> ComplexRecordKeys() const;
 
   /// The names of the blob columns (top-level fields of BlobType()).
   std::vector<std::string> BlobColumns() const;

@@ -415,7 +415,9 @@ def test_an_empty_partition_value_lives_where_hudis_key_generators_put_it(tmp_pa
     """Hudi's key generators (KeyGenUtils) put an empty partition value in the default folder,
     beside null: a Hudi writer upserting such a record looks for it there. Filters still tell
     "" from null, and an upsert finds the record it updates."""
-    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("zone", pa.string()), pa.field("v", pa.int64())])
+    schema = pa.schema(
+        [pa.field("id", pa.int64(), nullable=False), pa.field("zone", pa.string()), pa.field("v", pa.int64())]
+    )
     root = tmp_path / "t"
     t = lakeshore.Table.create(str(root), schema, record_key="id", partition_by="zone", table_type=table_type)
     rows = [{"id": 1, "zone": "", "v": 1}, {"id": 2, "zone": None, "v": 1}, {"id": 3, "zone": "eu", "v": 1}]
@@ -461,7 +463,9 @@ def test_a_plain_partitioned_table_takes_an_empty_value_into_the_default_folder(
     text = props.read_text().replace("hive_style_partitioning=true", "hive_style_partitioning=false")
     props.write_text(text.replace("partitionpath.urlencode=true", "partitionpath.urlencode=false"))
     t = lakeshore.Table.open(str(root))
-    t.upsert(pa.Table.from_pylist([{"id": 1, "zone": ""}, {"id": 2, "zone": "eu"}, {"id": 3, "zone": None}], schema=schema))
+    t.upsert(
+        pa.Table.from_pylist([{"id": 1, "zone": ""}, {"id": 2, "zone": "eu"}, {"id": 3, "zone": None}], schema=schema)
+    )
     assert sorted(p.name for p in root.iterdir() if not p.name.startswith(".")) == ["__HIVE_DEFAULT_PARTITION__", "eu"]
     assert t.to_arrow(columns=["id"], filter=[("zone", "=", "")]).column("id").to_pylist() == [1]
     assert t.to_arrow(columns=["id"], filter=[("zone", "=", None)]).column("id").to_pylist() == [3]
@@ -471,8 +475,13 @@ def test_a_plain_partitioned_table_takes_an_empty_value_into_the_default_folder(
 def test_empty_record_key_values_are_keyed_as_hudis_key_generators_key_them(tmp_path: Path) -> None:
     """KeyGenUtils: a composite key writes an empty value as `__empty__`, so a Hudi writer's
     upsert of the same record finds it; an empty plain key is refused, as Hudi refuses it."""
-    schema = pa.schema([pa.field("a", pa.string(), nullable=False), pa.field("b", pa.string(), nullable=False),
-                        pa.field("v", pa.int64())])
+    schema = pa.schema(
+        [
+            pa.field("a", pa.string(), nullable=False),
+            pa.field("b", pa.string(), nullable=False),
+            pa.field("v", pa.int64()),
+        ]
+    )
     root = tmp_path / "composite"
     t = lakeshore.Table.create(str(root), schema, record_key=["a", "b"])
     t.upsert(pa.Table.from_pylist([{"a": "", "b": "y", "v": 1}, {"a": "x", "b": "", "v": 1}], schema=schema))
@@ -503,7 +512,9 @@ def test_a_complex_key_generator_over_one_field_keys_as_the_table_says(tmp_path:
     """HUDI-7001: Hudi's COMPLEX key generator over one record key field writes `id:1` at table
     version 9 (and where hoodie.table.complex.keygen.encoding says FIELD_PREFIXED), `1` where it
     says VALUE_ONLY; a version-8 table without the key cannot say, and is not written."""
-    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string()), pa.field("v", pa.int64())])
+    schema = pa.schema(
+        [pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string()), pa.field("v", pa.int64())]
+    )
     root = tmp_path / "t"
     lakeshore.Table.create(str(root), schema, record_key="id", partition_by="p")
     props = root / ".hoodie" / "hoodie.properties"  # its checksum covers the table's name only

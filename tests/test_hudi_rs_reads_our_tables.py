@@ -563,3 +563,48 @@ def test_a_complex_key_generator_over_one_field_keys_as_the_table_says(tmp_path:
     t = lakeshore.Table.open(str(root))
     t.upsert(pa.Table.from_pylist([{"id": 1, "p": "a", "v": 3}], schema=schema))
     assert [(r["_hoodie_record_key"], r["v"]) for r in t.to_arrow().to_pylist()] == [("id:1", 3)]
+
+
+def _rewrite_meta_column(file: str, column: str, values: list[str]) -> None:
+    """Rewrites one meta column of a base file in place, as another writer would have keyed it."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(file)
+    metadata = pq.read_metadata(file).metadata
+    table = table.set_column(table.schema.get_field_index(column), column, pa.array(values, pa.string()))
+    pq.write_table(table.replace_schema_metadata(metadata), file)
+
+
+def test_a_table_keyed_by_another_writers_text_of_a_timestamp_is_not_upserted_into(tmp_path: Path) -> None:
+    """Hudi's writers render a timestamp key by their own rules (Spark's row path: a
+    java.sql.Timestamp in the JVM's zone; the Avro path: epoch microseconds); Lakeshore writes
+    ISO text in UTC. Where the stored keys differ from ours, an upsert would write twins of the
+    records (and a lookup would find nothing), so both are refused, naming the file and both
+    texts; a table keyed as ours is written."""
+    schema = pa.schema(
+        [pa.field("ts", pa.timestamp("us"), nullable=False), pa.field("d", pa.date32()), pa.field("v", pa.int64())]
+    )
+    rows = [
+        {"ts": datetime.datetime(2024, 1, 2, 3, 4, 5), "d": datetime.date(2024, 1, 2), "v": 1},
+        {"ts": datetime.datetime(2024, 1, 2, 3, 4, 6), "d": datetime.date(2024, 1, 2), "v": 1},
+    ]
+    for column, stored in (
+        ("_hoodie_record_key", ["2024-01-02 03:04:05.0", "2024-01-02 03:04:06.0"]),
+        ("_hoodie_partition_path", ["d=19724", "d=19724"]),
+    ):
+        root = tmp_path / column
+        t = lakeshore.Table.create(str(root), schema, record_key="ts", partition_by="d")
+        t.upsert(pa.Table.from_pylist(rows, schema=schema))
+        t.upsert(pa.Table.from_pylist([{**rows[0], "v": 2}], schema=schema))  # keyed as ours: updated
+        assert sorted(r["v"] for r in t.to_arrow().to_pylist()) == [1, 2]
+        _rewrite_meta_column(t.files()[0], column, stored)
+        other = lakeshore.Table.open(str(root))
+        before = other.timeline()
+        with pytest.raises(lakeshore.UnsupportedFeatureError, match=f"{column} is '{stored[0]}'"):
+            other.upsert(pa.Table.from_pylist([{**rows[0], "v": 3}], schema=schema))
+        with pytest.raises(lakeshore.UnsupportedFeatureError, match="twins"):
+            other.delete(pa.Table.from_pylist([rows[1]], schema=schema))
+        with pytest.raises(lakeshore.UnsupportedFeatureError, match="looks keys up"):
+            other.lookup(pa.Table.from_pylist([rows[1]], schema=schema).select(["ts"]))
+        assert other.timeline() == before
+        assert sorted(r["v"] for r in other.to_arrow().to_pylist()) == [1, 2]

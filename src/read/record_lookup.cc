@@ -12,6 +12,7 @@
 #include "io/base_file.h"
 #include "io/metadata_files.h"
 #include "read/snapshot_reader.h"
+#include "read/stored_key_check.h"
 #include "table/file_naming.h"
 #include "table/meta_columns.h"
 #include "table/record_key.h"
@@ -54,6 +55,7 @@ Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
   }
   ARROW_ASSIGN_OR_RAISE(auto conformed, ConformToSchema(input, arrow::schema(key_fields), "the lookup keys"));
   ARROW_ASSIGN_OR_RAISE(const bool complex, config.ComplexRecordKeys());
+  ARROW_RETURN_NOT_OK(CheckStoredKeysMatchOurs(ctx));
   ARROW_ASSIGN_OR_RAISE(auto record_keys, ComputeRecordKeys(*conformed, config.record_key_fields, complex));
 
   const bool has_record_index =

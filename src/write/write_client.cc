@@ -24,6 +24,7 @@
 #include "write/file_group_write.h"
 #include "write/commit_decision.h"
 #include "write/rollback.h"
+#include "read/stored_key_check.h"
 #include "write/write_input.h"
 #include "write/write_planner.h"
 
@@ -508,6 +509,7 @@ Result<WriteResult> ExecuteWrite(TableContext& ctx, WriteOperation op,
                                  const WriteOptions& options) {
   ARROW_RETURN_NOT_OK(ctx.CheckNotInsideProgressCallback("write to"));
   std::lock_guard<std::mutex> serial(ctx.write_mu);
+  ARROW_RETURN_NOT_OK(CheckStoredKeysMatchOurs(ctx));
   auto start = std::chrono::steady_clock::now();
   ProgressReporter progress(options.progress, ctx.progress_caller);
   std::shared_ptr<arrow::RecordBatchReader> rows = data;

@@ -75,6 +75,11 @@ Status CompareWithOneBaseFile(TableContext& ctx) {
   ARROW_ASSIGN_OR_RAISE(auto rows, ReadBaseFile(*ctx.storage, base->path, columns));
   rows = rows->Slice(0, kRowsChecked);
   ARROW_ASSIGN_OR_RAISE(auto values, ConformToSchema(rows, arrow::schema(typed), base->path));
+  // The meta columns as utf8, whatever string type the file's writer chose.
+  auto utf8 = [](const char* name) { return arrow::field(name, arrow::utf8()); };
+  ARROW_ASSIGN_OR_RAISE(rows, ConformToSchema(rows, arrow::schema({utf8(meta_columns::kRecordKey),
+                                                                    utf8(meta_columns::kPartition)}),
+                                              base->path));
 
   ARROW_ASSIGN_OR_RAISE(const bool complex, config.ComplexRecordKeys());
   ARROW_ASSIGN_OR_RAISE(auto keys, ComputeRecordKeys(*values, config.record_key_fields, complex));

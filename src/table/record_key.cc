@@ -47,8 +47,9 @@ Result<std::shared_ptr<arrow::ChunkedArray>> IntegersToUtf8(const arrow::Chunked
 
 Result<std::shared_ptr<arrow::ChunkedArray>> AsUtf8(const std::shared_ptr<arrow::ChunkedArray>& column) {
   if (column->type()->id() == arrow::Type::STRING) return column;
-  // A null's slot renders whatever it holds (callers refuse or replace nulls); 21 bytes fit any 64-bit integer, so offsets stay 32-bit up to
-  // ~100M rows per batch, beyond which the generic cast below (64-bit safe) takes over.
+  // A null's slot renders whatever it holds (callers refuse or replace nulls). 21 bytes fit any
+  // 64-bit integer, so offsets stay 32-bit up to ~100M rows per batch, beyond which the generic
+  // cast below (64-bit safe) takes over.
   if (column->length() < (1LL << 31) / 21) {
     switch (column->type()->id()) {
       case arrow::Type::INT64: return IntegersToUtf8<arrow::Int64Array>(*column);
@@ -61,9 +62,7 @@ Result<std::shared_ptr<arrow::ChunkedArray>> AsUtf8(const std::shared_ptr<arrow:
   ARROW_ASSIGN_OR_RAISE(auto datum, arrow::compute::Cast(arrow::Datum(column), arrow::utf8()));
   return datum.chunked_array();
 }
-}  // namespace
 
-namespace {
 // Hudi's placeholders for a null and an empty value in a complex key (KeyGenUtils).
 constexpr std::string_view kNullKeyPlaceholder = "__null__";
 constexpr std::string_view kEmptyKeyPlaceholder = "__empty__";

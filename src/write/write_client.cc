@@ -25,6 +25,7 @@
 #include "write/commit_decision.h"
 #include "write/rollback.h"
 #include "read/stored_key_check.h"
+#include "table/meta_columns.h"
 #include "write/write_input.h"
 #include "write/write_planner.h"
 
@@ -469,19 +470,22 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> LocateKeysToDelete(TableContex
   for (const auto& p : config.partition_fields) {
     if (std::find(columns.begin(), columns.end(), p) == columns.end()) columns.push_back(p);
   }
+  // The stored records' own keys (_hoodie_record_key) are matched, as Hudi matches them: a
+  // record stored before a keying rule changed is still found by the key it was written with.
   ReadOptions read;
   read.columns = columns;
+  read.columns.push_back(meta_columns::kRecordKey);
   ARROW_ASSIGN_OR_RAISE(auto stored, ReadSnapshot(ctx, read));
   ARROW_ASSIGN_OR_RAISE(const bool complex, config.ComplexRecordKeys());
   std::vector<std::shared_ptr<arrow::Field>> key_fields;
   for (const auto& k : config.record_key_fields) key_fields.push_back(config.schema->GetFieldByName(k));
   ARROW_ASSIGN_OR_RAISE(auto wanted_keys_table, ConformToSchema(wanted, arrow::schema(key_fields), "the keys to delete"));
   ARROW_ASSIGN_OR_RAISE(auto wanted_keys, ComputeRecordKeys(*wanted_keys_table, config.record_key_fields, complex));
-  ARROW_ASSIGN_OR_RAISE(auto stored_keys, ComputeRecordKeys(*stored, config.record_key_fields, complex));
   ARROW_ASSIGN_OR_RAISE(auto value_set, arrow::Concatenate(wanted_keys->chunks()));
-  ARROW_ASSIGN_OR_RAISE(auto mask, arrow::compute::IsIn(stored_keys, arrow::compute::SetLookupOptions(value_set)));
+  ARROW_ASSIGN_OR_RAISE(auto mask, arrow::compute::IsIn(stored->GetColumnByName(meta_columns::kRecordKey),
+                                                        arrow::compute::SetLookupOptions(value_set)));
   ARROW_ASSIGN_OR_RAISE(auto located, arrow::compute::Filter(stored, mask));
-  auto table = located.table();
+  ARROW_ASSIGN_OR_RAISE(auto table, located.table()->RemoveColumn(static_cast<int>(columns.size())));
   return std::make_shared<arrow::TableBatchReader>(table);
 }
 

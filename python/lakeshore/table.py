@@ -276,9 +276,9 @@ class Table:
         :meth:`write` for the result and errors.
 
         On a partitioned table the core deletes by (partition, key). When ``keys`` lacks the
-        partition field(s), the core looks them up first by reading the key and partition
-        columns of the latest snapshot (a key that is not stored is skipped); pass them along to
-        spare that read.
+        partition field(s), the core looks them up first by reading the key, partition and
+        ``_hoodie_record_key`` columns of the latest snapshot (a key that is not stored is
+        skipped); pass them along to spare that read.
         """
         return self.write(self._keys_to_arrow(keys), "delete", progress=progress)
 

@@ -454,8 +454,8 @@ Result<std::map<FileGroupKey, std::string>> FileGroupsUnderClustering(TableConte
 
 /// Deletes name keys; on a partitioned table a key lives in a partition. When `keys` lacks the
 /// partition fields, the stored records of those keys give them (one delete per partition the
-/// key is stored in; a key stored nowhere is dropped): the key and partition columns of the
-/// latest snapshot are read, nothing else.
+/// key is stored in; a key stored nowhere is dropped): the key, partition and
+/// `_hoodie_record_key` columns of the latest snapshot are read, nothing else.
 Result<std::shared_ptr<arrow::RecordBatchReader>> LocateKeysToDelete(TableContext& ctx,
                                                                      const std::shared_ptr<arrow::RecordBatchReader>& keys) {
   const auto& config = ctx.config;

@@ -608,3 +608,23 @@ def test_a_table_keyed_by_another_writers_text_of_a_timestamp_is_not_upserted_in
             other.lookup(pa.Table.from_pylist([rows[1]], schema=schema).select(["ts"]))
         assert other.timeline() == before
         assert sorted(r["v"] for r in other.to_arrow().to_pylist()) == [1, 2]
+
+
+def test_lookups_into_a_table_whose_folders_are_formatted_by_its_key_generator_compare_only_keys(
+    tmp_path: Path,
+) -> None:
+    """A timestamp-based key generator formats its folders (`2024/01/02`) rather than writing the
+    column's text, so the stored-key check compares record keys only there: lookups by key work
+    while writes stay refused (this build does not write such tables)."""
+    schema = pa.schema([pa.field("id", pa.string(), nullable=False), pa.field("d", pa.date32())])
+    root = tmp_path / "t"
+    t = lakeshore.Table.create(str(root), schema, record_key="id", partition_by="d")
+    t.upsert(pa.Table.from_pylist([{"id": "k", "d": datetime.date(2024, 1, 2)}], schema=schema))
+    _rewrite_meta_column(t.files()[0], "_hoodie_partition_path", ["2024/01/02"])
+    props = root / ".hoodie" / "hoodie.properties"  # its checksum covers the table's name only
+    props.write_text(props.read_text().replace("keygenerator.type=SIMPLE", "keygenerator.type=TIMESTAMP"))
+    other = lakeshore.Table.open(str(root))
+    found = other.lookup(["k"])
+    assert found.column("file_id").null_count == 0
+    with pytest.raises(lakeshore.UnsupportedFeatureError, match="timestamp-based"):
+        other.upsert(pa.Table.from_pylist([{"id": "k", "d": datetime.date(2024, 1, 2)}], schema=schema))

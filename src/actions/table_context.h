@@ -68,7 +68,7 @@ struct TableContext {
   CommitMetadataCache commits;
   ArchivedCommits archived_commits;
   std::mutex write_mu;  ///< serializes writes through one Table object
-  /// Whether stored records are keyed as this build keys them (write/stored_key_check), once
+  /// Whether stored records are keyed as this build keys them (read/stored_key_check), once
   /// known; guarded by stored_keys_mu.
   std::optional<Status> stored_keys_check;
   std::mutex stored_keys_mu;

@@ -198,12 +198,7 @@ std::optional<std::string> WhyNotWritable(const HoodieTableConfig& hoodie) {
       }
       break;
     case KeyGeneratorKind::kComplex:
-      if (!hoodie.complex_record_keys) {
-        return "a version-8 table whose COMPLEX key generator over one field does not record " +
-               std::string(kComplexKeyGenEncodingKey) +
-               " (Hudi 0.14.1 to 1.0.2 wrote its keys as bare values, older releases as 'field:value': HUDI-7001; "
-               "set it to FIELD_PREFIXED or VALUE_ONLY as its _hoodie_record_key values show)";
-      }
+      if (hoodie.record_key_encoding == TableConfig::KeyEncoding::kUnknown) return UnknownKeyEncodingReason();
       break;
     case KeyGeneratorKind::kNonPartitioned:
       break;
@@ -264,9 +259,7 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOpti
   ctx.config.partition_fields = hoodie.partition_fields;
   ctx.config.hive_style_partitioning = hoodie.hive_style_partitioning;
   ctx.config.url_encode_partitions = hoodie.url_encode_partitions;
-  ctx.config.record_key_encoding = !hoodie.complex_record_keys ? TableConfig::KeyEncoding::kUnknown
-                                  : *hoodie.complex_record_keys ? TableConfig::KeyEncoding::kComplex
-                                                                : TableConfig::KeyEncoding::kPlain;
+  ctx.config.record_key_encoding = hoodie.record_key_encoding;
   ctx.config.ordering_field = hoodie.ordering_fields.empty() ? "" : hoodie.ordering_fields[0];
   ctx.config.table_type = hoodie.is_merge_on_read() ? TableType::kMergeOnRead : TableType::kCopyOnWrite;
   // Lakeshore's typed options live in hoodie.properties beside Hudi's keys.

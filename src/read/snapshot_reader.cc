@@ -212,12 +212,8 @@ Result<ReadFilters> CompileFilters(TableContext& ctx, const ReadOptions& options
     const auto& fields = ctx.config.partition_fields;
     (std::find(fields.begin(), fields.end(), p.field) != fields.end() ? on_partitions : on_rows).push_back(p);
   }
-  // SIMPLE and COMPLEX key generators write a column's own values into its folders, "" into
-  // the null one (KeyGenUtils); a table without the partition columns in its files cannot
-  // tell them apart there.
-  const bool empty_in_null_folder = ctx.hoodie && !ctx.hoodie->drop_partition_columns &&
-                                    (ctx.hoodie->key_generator == KeyGeneratorKind::kSimple ||
-                                     ctx.hoodie->key_generator == KeyGeneratorKind::kComplex);
+  // Where folders hold the columns' own text, "" lives in the null folder (KeyGenUtils).
+  const bool empty_in_null_folder = ctx.hoodie && ctx.hoodie->FoldersHoldColumnValues();
   ARROW_ASSIGN_OR_RAISE(auto partitions, MakePartitionFilter(ctx.config, on_partitions, empty_in_null_folder));
   out.partitions = std::move(partitions.paths);
   on_rows.insert(on_rows.end(), partitions.on_rows.begin(), partitions.on_rows.end());

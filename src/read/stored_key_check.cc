@@ -20,6 +20,15 @@ bool TextIsTheSameForEveryWriter(const arrow::DataType& type) {
   return arrow::is_string(type.id()) || arrow::is_integer(type.id());
 }
 
+/// True when one of `fields` is of a type whose text differs between Hudi's writers.
+bool TextMayDiffer(const TableConfig& config, const std::vector<std::string>& fields) {
+  for (const auto& name : fields) {
+    auto field = config.schema->GetFieldByName(name);
+    if (field != nullptr && !TextIsTheSameForEveryWriter(*field->type())) return true;
+  }
+  return false;
+}
+
 /// The first value of `stored` (utf8) that differs from `ours`, as (row, stored, ours).
 std::optional<std::tuple<int64_t, std::string, std::string>> FirstDifference(
     const arrow::ChunkedArray& stored, const std::vector<std::string_view>& ours) {
@@ -49,9 +58,12 @@ Status Mismatch(const TableContext& ctx, const std::string& path, const char* wh
 
 Status CompareWithOneBaseFile(TableContext& ctx) {
   const TableConfig& config = ctx.config;
-  if (!KeyTextMayDifferBetweenWriters(config) || !ctx.hoodie || !ctx.hoodie->populate_meta_fields) {
-    return Status::OK();
-  }
+  if (!ctx.hoodie || !ctx.hoodie->populate_meta_fields) return Status::OK();
+  // Folders a key generator formats (timestamp-based, custom) are not the columns' text: there
+  // only the record keys are compared.
+  const bool check_partitions = ctx.hoodie->FoldersHoldColumnValues() && !config.partition_fields.empty() &&
+                                TextMayDiffer(config, config.partition_fields);
+  if (!check_partitions && !TextMayDiffer(config, config.record_key_fields)) return Status::OK();
   ARROW_ASSIGN_OR_RAISE(auto view, ViewAsOf(ctx, std::nullopt));
   const BaseFile* base = nullptr;
   for (const FileGroup* group : view.LiveFileGroups()) {
@@ -61,9 +73,8 @@ Status CompareWithOneBaseFile(TableContext& ctx) {
     }
   }
   if (base == nullptr) return Status::OK();
-  const bool partitions_stored = !ctx.hoodie->drop_partition_columns;
   std::vector<std::string> fields = config.record_key_fields;
-  if (partitions_stored) {
+  if (check_partitions) {
     for (const auto& p : config.partition_fields) {
       if (std::find(fields.begin(), fields.end(), p) == fields.end()) fields.push_back(p);
     }
@@ -86,7 +97,7 @@ Status CompareWithOneBaseFile(TableContext& ctx) {
   if (auto d = FirstDifference(*rows->GetColumnByName(meta_columns::kRecordKey), StringViews(*keys))) {
     return Mismatch(ctx, base->path, "its record key", meta_columns::kRecordKey, *d);
   }
-  if (!partitions_stored || config.partition_fields.empty()) return Status::OK();
+  if (!check_partitions) return Status::OK();
   ARROW_ASSIGN_OR_RAISE(auto partitions,
                         ComputePartitions(*values, config.partition_fields,
                                           PartitionStyle{config.hive_style_partitioning, config.url_encode_partitions}));
@@ -99,16 +110,6 @@ Status CompareWithOneBaseFile(TableContext& ctx) {
 }
 
 }  // namespace
-
-bool KeyTextMayDifferBetweenWriters(const TableConfig& config) {
-  for (const auto* fields : {&config.record_key_fields, &config.partition_fields}) {
-    for (const auto& name : *fields) {
-      auto field = config.schema->GetFieldByName(name);
-      if (field != nullptr && !TextIsTheSameForEveryWriter(*field->type())) return true;
-    }
-  }
-  return false;
-}
 
 Status CheckStoredKeysMatchOurs(TableContext& ctx) {
   std::lock_guard<std::mutex> lock(ctx.stored_keys_mu);

@@ -227,23 +227,30 @@ Result<HoodieTableConfig> HoodieTableConfig::Parse(std::string_view text, const 
   c.create_schema = p.Get("hoodie.table.create.schema").value_or("");
   c.metadata_partitions = SplitList(p.Get("hoodie.table.metadata.partitions").value_or(""));
   c.metadata_partitions_inflight = SplitList(p.Get("hoodie.table.metadata.partitions.inflight").value_or(""));
-  ARROW_ASSIGN_OR_RAISE(c.complex_record_keys, RecordKeyEncodingOf(c, source));
+  ARROW_ASSIGN_OR_RAISE(c.record_key_encoding, RecordKeyEncodingOf(c, source));
   return c;
 }
 
-Result<std::optional<bool>> RecordKeyEncodingOf(const HoodieTableConfig& table, const std::string& source) {
+Result<TableConfig::KeyEncoding> RecordKeyEncodingOf(const HoodieTableConfig& table, const std::string& source) {
+  using Encoding = TableConfig::KeyEncoding;
   if (table.record_key_fields.size() > 1 || table.key_generator != KeyGeneratorKind::kComplex) {
-    return std::optional<bool>(UsesComplexKeyEncoding(table.record_key_fields.size(), table.partition_fields.size()));
+    return UsesComplexKeyEncoding(table.record_key_fields.size(), table.partition_fields.size()) ? Encoding::kComplex
+                                                                                                 : Encoding::kPlain;
   }
   const auto encoding = table.properties.Get(kComplexKeyGenEncodingKey);
-  if (!encoding) {
-    return table.table_version >= 9 ? std::optional<bool>(true) : std::optional<bool>();
-  }
+  if (!encoding) return table.table_version >= 9 ? Encoding::kComplex : Encoding::kUnknown;
   const std::string value = arrow::internal::AsciiToUpper(arrow::internal::TrimString(*encoding));
-  if (value == "FIELD_PREFIXED") return std::optional<bool>(true);
-  if (value == "VALUE_ONLY") return std::optional<bool>(false);
+  if (value == "FIELD_PREFIXED") return Encoding::kComplex;
+  if (value == "VALUE_ONLY") return Encoding::kPlain;
   return Corrupt(source, std::string(kComplexKeyGenEncodingKey) + " is '" + *encoding +
                              "', not FIELD_PREFIXED or VALUE_ONLY");
+}
+
+std::string UnknownKeyEncodingReason() {
+  return "a version-8 table whose COMPLEX key generator over one record key field does not record " +
+         std::string(kComplexKeyGenEncodingKey) +
+         ": Hudi 0.14.1 to 1.0.2 wrote its keys as bare values, older releases as 'field:value' (HUDI-7001), so its "
+         "keys cannot be matched; set the key to FIELD_PREFIXED or VALUE_ONLY as its _hoodie_record_key values show";
 }
 
 Properties HoodieTableConfig::TableOptions() const {

@@ -11,6 +11,7 @@
 #include "lakeshore/config.h"
 #include "lakeshore/status.h"
 #include "lakeshore/storage/storage.h"
+#include "lakeshore/table/table_config.h"
 
 namespace lakeshore {
 
@@ -64,9 +65,9 @@ struct HoodieTableConfig {
   /// The ordering (precombine) fields; empty when none.
   std::vector<std::string> ordering_fields;
   KeyGeneratorKind key_generator = KeyGeneratorKind::kSimple;
-  /// Whether _hoodie_record_key is Hudi's complex encoding `f1:v1,...` (true) or the bare value
-  /// (false): see RecordKeyEncodingOf. nullopt when the table cannot say (HUDI-7001).
-  std::optional<bool> complex_record_keys;
+  /// How _hoodie_record_key is encoded (kComplex, kPlain, or kUnknown: HUDI-7001); see
+  /// RecordKeyEncodingOf.
+  TableConfig::KeyEncoding record_key_encoding = TableConfig::KeyEncoding::kPlain;
   bool hive_style_partitioning = false;
   bool url_encode_partitions = false;
   bool populate_meta_fields = true;
@@ -94,6 +95,13 @@ struct HoodieTableConfig {
   /// Lakeshore's typed table options (table_options.h) set in the file, beside Hudi's keys.
   Properties TableOptions() const;
   bool is_partitioned() const { return !partition_fields.empty(); }
+  /// True when partition folders hold the partition columns' own text (SIMPLE and COMPLEX key
+  /// generators, KeyGenUtils: "" in the null folder) and the files hold the columns too; a
+  /// timestamp-based or custom key generator formats its folders instead.
+  bool FoldersHoldColumnValues() const {
+    return !drop_partition_columns &&
+           (key_generator == KeyGeneratorKind::kSimple || key_generator == KeyGeneratorKind::kComplex);
+  }
 };
 
 /// True when record keys use Hudi's complex encoding "f1:v1,f2:v2" (several key fields, or
@@ -111,7 +119,11 @@ inline constexpr const char* kComplexKeyGenEncodingKey = "hoodie.table.complex.k
 /// nullopt below it (Hudi 0.14.1 to 1.0.2 wrote bare values there, older releases prefixed
 /// ones: HUDI-7001); otherwise by UsesComplexKeyEncoding. kCorruptMetadata naming `source` for
 /// another value of the key.
-Result<std::optional<bool>> RecordKeyEncodingOf(const HoodieTableConfig& table, const std::string& source);
+Result<TableConfig::KeyEncoding> RecordKeyEncodingOf(const HoodieTableConfig& table, const std::string& source);
+
+/// Why a table of TableConfig::KeyEncoding::kUnknown cannot be keyed: the one text writes and
+/// lookups give.
+std::string UnknownKeyEncodingReason();
 
 /// What Lakeshore needs to create a table.
 struct NewHoodieTable {

@@ -110,10 +110,7 @@ Result<bool> TableConfig::ComplexRecordKeys() const {
     case KeyEncoding::kPlain: return false;
     case KeyEncoding::kUnknown: break;
   }
-  return UnsupportedFeature("table " + name + " has a COMPLEX key generator over one record key field and table version "
-                            "8 without hoodie.table.complex.keygen.encoding: Hudi 0.14.1 to 1.0.2 wrote its keys as "
-                            "bare values, older releases as 'field:value' (HUDI-7001), so its keys cannot be matched; "
-                            "set the key to FIELD_PREFIXED or VALUE_ONLY as its _hoodie_record_key values show");
+  return UnsupportedFeature("table " + name + " is " + UnknownKeyEncodingReason());
 }
 
 }  // namespace lakeshore

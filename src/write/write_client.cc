@@ -16,6 +16,8 @@
 #include "services/metadata/metadata_writer.h"
 #include "io/base_file.h"
 #include "read/snapshot_reader.h"
+#include "read/stored_key_check.h"
+#include "table/meta_columns.h"
 #include "table/record_key.h"
 #include "format/java_properties.h"
 #include "timeline/instant_time.h"
@@ -24,8 +26,6 @@
 #include "write/file_group_write.h"
 #include "write/commit_decision.h"
 #include "write/rollback.h"
-#include "read/stored_key_check.h"
-#include "table/meta_columns.h"
 #include "write/write_input.h"
 #include "write/write_planner.h"
 

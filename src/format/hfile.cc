@@ -381,34 +381,77 @@ Status HFileReader::LoadIndex() {
     for (const auto& [n, b] : kv.bytes) (n == 1 ? key : value) = std::string(b);
     file_info_[key] = value;
   }
+  has_tags_ = file_info_.count("hfile.MAX_TAGS_LEN") > 0;
+  auto kv_version = file_info_.find("KEY_VALUE_VERSION");
+  has_mvcc_ = kv_version == file_info_.end() || kv_version->second != std::string("\0\0\0\0", 4);
   return Status::OK();
 }
 
-Result<std::pair<std::shared_ptr<arrow::Buffer>, std::vector<HFileReader::Entry>>> HFileReader::DecodeDataBlock(
-    size_t i) const {
+namespace {
+uint32_t BigEndian32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return __builtin_bswap32(v);
+}
+
+/// a < b bytewise, as std::string_view compares: the first eight bytes as one big-endian word
+/// where both have them (most record keys differ there), the rest only when those are equal.
+inline bool KeyLess(std::string_view a, std::string_view b) {
+  if (a.size() >= 8 && b.size() >= 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data(), 8);
+    std::memcpy(&y, b.data(), 8);
+    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y);
+  }
+  return a < b;
+}
+}  // namespace
+
+template <typename Visit>
+Status HFileReader::WalkBlock(size_t i, Visit&& visit) const {
   const IndexEntry& e = index_[i];
   ARROW_ASSIGN_OR_RAISE(auto block, ReadBlock(e.offset, e.size, kDataMagic));
   blocks_decoded_.fetch_add(1);
-  // Hudi's HFiles carry a memstore timestamp (a vlong, 0) after each value and no tags.
-  auto tags = file_info_.find("hfile.MAX_TAGS_LEN");
-  const bool has_tags = tags != file_info_.end();
-  auto version = file_info_.find("KEY_VALUE_VERSION");
-  const bool has_mvcc = version == file_info_.end() || version->second != std::string("\0\0\0\0", 4);
-  Cursor c{std::string_view(reinterpret_cast<const char*>(block->data()), static_cast<size_t>(block->size()))};
-  std::vector<Entry> entries;
-  while (c.ok && c.pos < c.bytes.size()) {
-    const int32_t key_len = c.Int32();
-    const int32_t value_len = c.Int32();
+  // Each key-value: int32 key length, int32 value length, the key (int16 row length, the row,
+  // ...), the value, the tags when the file has them, the memstore timestamp (a vlong: Hudi's
+  // HFiles carry one, 0, and no tags). Parsed in place: a block holds hundreds.
+  const char* p = reinterpret_cast<const char*>(block->data());
+  const char* const end = p + block->size();
+  auto truncated = [&] { return Corrupt("has a truncated key-value in the block at byte " + std::to_string(e.offset)); };
+  while (p < end) {
+    if (end - p < 8) return truncated();
+    const auto key_len = static_cast<int32_t>(BigEndian32(p));
+    const auto value_len = static_cast<int32_t>(BigEndian32(p + 4));
+    p += 8;
     if (key_len < 2 || value_len < 0) return Corrupt("has a damaged key-value in the block at byte " + std::to_string(e.offset));
-    const std::string_view key = c.Take(static_cast<size_t>(key_len));
-    const std::string_view value = c.Take(static_cast<size_t>(value_len));
-    if (has_tags) c.Take(static_cast<size_t>(std::max<int16_t>(c.Int16(), 0)));
-    if (has_mvcc) c.VLong();
-    auto row = RowOf(key);
-    if (!c.ok || !row) return Corrupt("has a truncated key-value in the block at byte " + std::to_string(e.offset));
-    entries.push_back({*row, value});
+    if (end - p < static_cast<int64_t>(key_len) + value_len) return truncated();
+    const std::string_view key(p, static_cast<size_t>(key_len));
+    p += key_len;
+    const std::string_view value(p, static_cast<size_t>(value_len));
+    p += value_len;
+    if (has_tags_) {
+      if (end - p < 2) return truncated();
+      const auto tags_len = static_cast<int16_t>((static_cast<uint8_t>(p[0]) << 8) | static_cast<uint8_t>(p[1]));
+      p += 2;
+      if (tags_len > 0) {
+        if (end - p < tags_len) return truncated();
+        p += tags_len;
+      }
+    }
+    if (has_mvcc_) {
+      if (p >= end) return truncated();
+      const auto first = static_cast<int8_t>(*p++);
+      if (first < -112) {
+        const int more = (first < -120 ? -119 - first : -111 - first) - 1;  // Hadoop's vlong
+        if (end - p < more) return truncated();
+        p += more;
+      }
+    }
+    const auto row_len = static_cast<int16_t>((static_cast<uint8_t>(key[0]) << 8) | static_cast<uint8_t>(key[1]));
+    if (row_len < 0 || row_len > key_len - 2) return truncated();
+    if (!visit(key.substr(2, static_cast<size_t>(row_len)), value)) break;
   }
-  return std::make_pair(std::move(block), std::move(entries));
+  return Status::OK();
 }
 
 size_t HFileReader::BlockFor(std::string_view key) const {
@@ -420,8 +463,12 @@ size_t HFileReader::BlockFor(std::string_view key) const {
 
 Status HFileReader::Scan(const std::function<Status(std::string_view, std::string_view)>& visit) const {
   for (size_t i = 0; i < index_.size(); ++i) {
-    ARROW_ASSIGN_OR_RAISE(auto block, DecodeDataBlock(i));
-    for (const Entry& e : block.second) ARROW_RETURN_NOT_OK(visit(e.key, e.value));
+    Status st;
+    ARROW_RETURN_NOT_OK(WalkBlock(i, [&](std::string_view key, std::string_view value) {
+      st = visit(key, value);
+      return st.ok();
+    }));
+    ARROW_RETURN_NOT_OK(st);
   }
   return Status::OK();
 }
@@ -432,44 +479,60 @@ Result<std::optional<std::string>> HFileReader::Get(std::string_view key) const 
 }
 
 Result<std::vector<std::optional<std::string>>> HFileReader::GetSorted(const std::vector<std::string_view>& keys) const {
-  if (!std::is_sorted(keys.begin(), keys.end())) return Status::Invalid("HFile lookup keys must be sorted");
   std::vector<std::optional<std::string>> out(keys.size());
-  if (index_.empty()) return out;
-  size_t loaded = index_.size();  // none yet
-  std::pair<std::shared_ptr<arrow::Buffer>, std::vector<Entry>> block;
-  size_t pos = 0;  // within the loaded block: keys are sorted, so the scan only moves forward
-  for (size_t k = 0; k < keys.size(); ++k) {
-    // Sorted keys mostly stay in the loaded block: one comparison with the next block's first
-    // key says so, and only a key past it searches the index.
-    const bool same_block = loaded < index_.size() &&
-                            (loaded + 1 == index_.size() ||
-                             keys[k] < std::string_view(index_[loaded + 1].first_key));
-    const size_t b = same_block ? loaded : BlockFor(keys[k]);
-    if (b != loaded) {
-      ARROW_ASSIGN_OR_RAISE(block, DecodeDataBlock(b));
-      loaded = b;
-      pos = 0;
-    }
-    const auto& entries = block.second;
-    while (pos < entries.size() && entries[pos].key < keys[k]) ++pos;
-    if (pos < entries.size() && entries[pos].key == keys[k]) out[k] = std::string(entries[pos].value);
-  }
+  ARROW_RETURN_NOT_OK(VisitSorted(keys, [&](size_t k, std::string_view value) {
+    out[k] = std::string(value);
+    return Status::OK();
+  }));
   return out;
+}
+
+Status HFileReader::VisitSorted(const std::vector<std::string_view>& keys,
+                                const std::function<Status(size_t k, std::string_view value)>& found) const {
+  if (!std::is_sorted(keys.begin(), keys.end())) return Status::Invalid("HFile lookup keys must be sorted");
+  const size_t n = keys.size();
+  size_t k = 0;
+  while (k < n && !index_.empty()) {
+    // The block keys[k] falls in, walked once for every key before the next block's first key:
+    // the keys and the block's entries are both sorted, so each entry costs one comparison
+    // until it reaches the next asked key.
+    const size_t b = BlockFor(keys[k]);
+    const bool last = b + 1 == index_.size();
+    const std::string_view next_first = last ? std::string_view() : std::string_view(index_[b + 1].first_key);
+    auto in_block = [&](std::string_view key) { return last || key < next_first; };
+    Status st;
+    ARROW_RETURN_NOT_OK(WalkBlock(b, [&](std::string_view row, std::string_view value) {
+      if (KeyLess(row, keys[k])) return true;
+      while (k < n && KeyLess(keys[k], row)) ++k;  // keys between two entries: not in the file
+      // The first entry of a key answers it (and a key asked twice, twice).
+      while (k < n && keys[k] == row) {
+        st = found(k++, value);
+        if (!st.ok()) return false;
+      }
+      return k < n && in_block(keys[k]);
+    }));
+    ARROW_RETURN_NOT_OK(st);
+    while (k < n && in_block(keys[k])) ++k;  // past the block's last entry: not in the file
+  }
+  return Status::OK();
 }
 
 Status HFileReader::ScanPrefix(std::string_view prefix,
                                const std::function<Status(std::string_view, std::string_view)>& visit) const {
-  for (size_t i = BlockFor(prefix); i < index_.size(); ++i) {
+  bool past = false;  // an entry past every key with the prefix ends the scan
+  for (size_t i = BlockFor(prefix); i < index_.size() && !past; ++i) {
     // A block whose first key is past every key with the prefix ends the scan.
     if (i > 0 && index_[i].first_key.compare(0, prefix.size(), prefix) > 0) break;
-    ARROW_ASSIGN_OR_RAISE(auto block, DecodeDataBlock(i));
-    for (const Entry& e : block.second) {
-      if (e.key.substr(0, prefix.size()) == prefix) {
-        ARROW_RETURN_NOT_OK(visit(e.key, e.value));
-      } else if (e.key > prefix) {
-        return Status::OK();
+    Status st;
+    ARROW_RETURN_NOT_OK(WalkBlock(i, [&](std::string_view key, std::string_view value) {
+      if (key.substr(0, prefix.size()) == prefix) {
+        st = visit(key, value);
+        return st.ok();
       }
-    }
+      past = key > prefix;
+      return !past;
+    }));
+    ARROW_RETURN_NOT_OK(st);
   }
   return Status::OK();
 }

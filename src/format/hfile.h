@@ -64,6 +64,12 @@ class HFileReader {
   /// pass: each data block is decoded at most once. nullopt for a key not in the file.
   Result<std::vector<std::optional<std::string>>> GetSorted(const std::vector<std::string_view>& keys) const;
 
+  /// As GetSorted, without copying: calls `found(k, value)` for each key `keys[k]` in the file,
+  /// in order, with a view of its value that lives only during the call (the block it lies in
+  /// is then released). Stops at the first error `found` returns.
+  Status VisitSorted(const std::vector<std::string_view>& keys,
+                     const std::function<Status(size_t k, std::string_view value)>& found) const;
+
   /// Calls `visit` for every entry whose key starts with `prefix`, in key order; decodes only
   /// the blocks that can hold such keys.
   Status ScanPrefix(std::string_view prefix,
@@ -92,19 +98,17 @@ class HFileReader {
     int64_t offset = 0;
     int32_t size = 0;
   };
-  struct Entry {
-    std::string_view key;
-    std::string_view value;
-  };
-
   HFileReader() = default;
   Status LoadIndex();
   /// The decoded data of the block at `offset` (`size` bytes on disk with header, -1: from the
   /// header), checked to be of type `magic`.
   Result<std::shared_ptr<arrow::Buffer>> ReadBlock(int64_t offset, int64_t size, std::string_view magic,
                                                    int64_t* on_disk_size = nullptr) const;
-  /// The entries of data block `i`, and the buffer they point into.
-  Result<std::pair<std::shared_ptr<arrow::Buffer>, std::vector<Entry>>> DecodeDataBlock(size_t i) const;
+  /// Calls `visit(row, value)` (returning false to stop) for the key-values of data block `i` in
+  /// order, each parsed as it is reached; the views live during the call. A visitor that fails
+  /// keeps its own Status and stops.
+  template <typename Visit>
+  Status WalkBlock(size_t i, Visit&& visit) const;
   /// The index of the first data block that may hold `key` (the last whose first key <= key).
   size_t BlockFor(std::string_view key) const;
   Status Corrupt(const std::string& what) const;
@@ -120,6 +124,8 @@ class HFileReader {
   int index_levels_ = 1;
   std::vector<IndexEntry> index_;
   std::map<std::string, std::string> file_info_;
+  bool has_tags_ = false;  ///< key-values carry tags (hfile.MAX_TAGS_LEN in the file info)
+  bool has_mvcc_ = true;   ///< key-values end with a memstore timestamp (KEY_VALUE_VERSION 1)
   mutable std::atomic<int64_t> blocks_decoded_{0};
 };
 

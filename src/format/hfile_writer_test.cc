@@ -4,6 +4,7 @@
 #include "format/hfile_writer.h"
 
 #include <cstdio>
+#include <map>
 #include <random>
 #include <set>
 
@@ -235,6 +236,52 @@ TEST_P(HFileWriterCodecTest, ALazyReaderReadsOnlyTheBlocksItsKeysFallIn) {
     return Status::OK();
   }).ok());
   EXPECT_EQ(n, 2000);
+}
+
+TEST_P(HFileWriterCodecTest, SortedBatchesAgreeWithAMapOfEveryEntry) {
+  // Keys of other lengths than the file's eight bytes, between, before and after the file's,
+  // and asked twice: each answer is the map's, in both readers.
+  const int entries = 3000;
+  auto bytes = NumberedFile(GetParam(), /*block_size=*/700, entries, /*value_bytes=*/9);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto whole = HFileReader::Open(arrow::Buffer::FromString(*bytes), "whole.hfile");
+  ASSERT_TRUE(whole.ok());
+  auto lazy = HFileReader::OpenLazy(std::make_shared<arrow::io::BufferReader>(arrow::Buffer::FromString(*bytes)),
+                                    static_cast<int64_t>(bytes->size()), "lazy.hfile");
+  ASSERT_TRUE(lazy.ok());
+  ASSERT_GT((*whole)->num_data_blocks(), 50);
+  std::map<std::string, std::string> stored;
+  for (int i = 0; i < entries; ++i) {
+    char key[16];
+    std::snprintf(key, sizeof(key), "key%05d", i);
+    stored[key] = std::string(9, static_cast<char>('a' + i % 26));
+  }
+  std::mt19937 random(7);
+  for (int round = 0; round < 40; ++round) {
+    std::vector<std::string> asked = {"a", "key", "kez", "key0"};
+    const int n = static_cast<int>(random() % 400);
+    for (int j = 0; j < n; ++j) {
+      char key[24];
+      const int i = static_cast<int>(random() % (entries + 50)) - 25;
+      std::snprintf(key, sizeof(key), "key%05d", i < 0 ? 0 : i);
+      std::string k = key;
+      if (random() % 4 == 0) k += "x";                // just after a stored key
+      if (random() % 9 == 0) k = k.substr(0, 7);      // shorter than the stored ones
+      asked.push_back(k);
+      if (random() % 10 == 0) asked.push_back(k);     // asked twice
+    }
+    std::sort(asked.begin(), asked.end());
+    const std::vector<std::string_view> views(asked.begin(), asked.end());
+    for (const auto* reader : {&*whole, &*lazy}) {
+      auto values = (*reader)->GetSorted(views);
+      ASSERT_TRUE(values.ok()) << values.status();
+      for (size_t k = 0; k < asked.size(); ++k) {
+        auto it = stored.find(asked[k]);
+        ASSERT_EQ((*values)[k], it == stored.end() ? std::nullopt : std::optional<std::string>(it->second))
+            << "round " << round << ", key '" << asked[k] << "'";
+      }
+    }
+  }
 }
 
 TEST_P(HFileWriterCodecTest, AnEmptyFileRoundTrips) {

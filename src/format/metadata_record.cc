@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include <arrow/compute/api.h>
@@ -175,9 +176,9 @@ const nlohmann::json* FieldType(const nlohmann::json& record, std::string_view n
   }
   return nullptr;
 }
-}  // namespace
 
-bool IsCompatibleMetadataSchema(std::string_view schema_json, bool column_stats) {
+/// IsCompatibleMetadataSchema's judgement, uncached.
+bool JudgeMetadataSchema(std::string_view schema_json, bool column_stats) {
   auto ours_text = MetadataRecordSchema();
   if (!ours_text.ok()) return false;
   const nlohmann::json theirs = nlohmann::json::parse(schema_json, nullptr, /*allow_exceptions=*/false);
@@ -216,6 +217,26 @@ bool IsCompatibleMetadataSchema(std::string_view schema_json, bool column_stats)
     }
   }
   return false;
+}
+}  // namespace
+
+bool IsCompatibleMetadataSchema(std::string_view schema_json, bool column_stats) {
+  // Asked for every metadata file and log block read, and a process meets few distinct
+  // schemas: each text is judged once (parsing it and ours costs milliseconds).
+  static std::mutex mu;
+  static auto* judged = new std::unordered_map<std::string, bool>();
+  std::string key(column_stats ? "1" : "0");
+  key.append(schema_json);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = judged->find(key);
+    if (it != judged->end()) return it->second;
+  }
+  const bool compatible = JudgeMetadataSchema(schema_json, column_stats);
+  std::lock_guard<std::mutex> lock(mu);
+  if (judged->size() >= 256) judged->clear();  // bounded, whatever a process reads
+  judged->emplace(std::move(key), compatible);
+  return compatible;
 }
 
 std::string EncodeFilesRecord(std::string_view key, MetadataRecordType type,
@@ -297,6 +318,14 @@ struct AvroCursor {
   size_t pos = 0;
   bool ok = true;
   int64_t Long() {
+    // Most values here (union branches, small ints) are one byte.
+    if (pos < bytes.size() && (static_cast<uint8_t>(bytes[pos]) & 0x80) == 0) {
+      const auto b = static_cast<uint8_t>(bytes[pos++]);
+      return static_cast<int64_t>(b >> 1) ^ -static_cast<int64_t>(b & 1);
+    }
+    return LongOfBytes();
+  }
+  int64_t LongOfBytes() {
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (pos >= bytes.size()) {

@@ -1,7 +1,7 @@
 #include "io/metadata_files.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <charconv>
 #include <optional>
 #include <set>
 
@@ -242,17 +242,12 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
         return Status::OK();
       }
       // Exact keys: the versions go straight to the wanted key's slot, no map.
-      ARROW_ASSIGN_OR_RAISE(auto values, hfile.GetSorted(wanted));
-      for (size_t k = 0; k < wanted.size(); ++k) {
-        if (!values[k]) continue;
-        ARROW_ASSIGN_OR_RAISE(T decoded, decode(wanted[k], *values[k], decoder));
-        if (found[k]) {
-          ARROW_RETURN_NOT_OK(combine(*found[k], std::move(decoded), decoder.where()));
-        } else {
-          found[k] = std::move(decoded);
-        }
-      }
-      return Status::OK();
+      return hfile.VisitSorted(wanted, [&](size_t k, std::string_view value) -> Status {
+        ARROW_ASSIGN_OR_RAISE(T decoded, decode(wanted[k], value, decoder));
+        if (found[k]) return combine(*found[k], std::move(decoded), decoder.where());
+        found[k] = std::move(decoded);
+        return Status::OK();
+      });
     };
     auto remove = [&](const std::string& key) {
       if (!exact) {
@@ -341,14 +336,26 @@ Result<nlohmann::json> DecodeJson(std::string_view, std::string_view value, Valu
   return decoder.Json(value);
 }
 
-/// A Java UUID's text from its two halves.
-std::string UuidText(uint64_t high, uint64_t low) {
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%08llx-%04llx-%04llx-%04llx-%012llx",
-                static_cast<unsigned long long>(high >> 32), static_cast<unsigned long long>((high >> 16) & 0xffff),
-                static_cast<unsigned long long>(high & 0xffff), static_cast<unsigned long long>(low >> 48),
-                static_cast<unsigned long long>(low & 0xffffffffffffULL));
-  return buf;
+/// A file id of Hudi's encoding 0: a Java UUID's text from its two halves, "-", the index.
+std::string UuidFileId(uint64_t high, uint64_t low, int64_t index) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  char buf[64];
+  size_t n = 0;
+  auto hex = [&](uint64_t v, int digits) {
+    for (int d = digits - 1; d >= 0; --d) buf[n++] = kHex[(v >> (4 * d)) & 0xf];
+  };
+  hex(high >> 32, 8);
+  buf[n++] = '-';
+  hex(high >> 16, 4);
+  buf[n++] = '-';
+  hex(high, 4);
+  buf[n++] = '-';
+  hex(low >> 48, 4);
+  buf[n++] = '-';
+  hex(low, 12);
+  buf[n++] = '-';
+  const auto [end, ec] = std::to_chars(buf + n, buf + sizeof(buf), index);
+  return std::string(buf, ec == std::errc() ? static_cast<size_t>(end - buf) : n);
 }
 
 }  // namespace
@@ -458,7 +465,7 @@ Result<RecordLocation> DecodeLocation(std::string_view key, std::string_view val
     if (auto v = format::DecodeRecordIndexValue(value)) {
       loc.partition = v->partition == "." ? std::string() : std::move(v->partition);
       loc.instant_ms = v->instant_ms;
-      loc.file_id = v->uuid_file_id ? UuidText(v->high, v->low) + "-" + std::to_string(v->index) : std::move(v->file_id);
+      loc.file_id = v->uuid_file_id ? UuidFileId(v->high, v->low, v->index) : std::move(v->file_id);
       return loc;
     }
   }
@@ -485,7 +492,7 @@ Result<RecordLocation> DecodeLocation(std::string_view key, std::string_view val
     if (!high || !low || index == info->end() || !index->is_number_integer()) {
       return CorruptMetadata(where + " has an incomplete file id");
     }
-    loc.file_id = UuidText(*high, *low) + "-" + std::to_string(index->get<int64_t>());
+    loc.file_id = UuidFileId(*high, *low, index->get<int64_t>());
   } else {
     loc.file_id = info->value("fileId", "");
     if (loc.file_id.empty()) return CorruptMetadata(where + " has an empty file id");

@@ -21,6 +21,7 @@
 #include <parquet/statistics.h>
 #include <parquet/properties.h>
 
+#include "common/arrow_cast.h"
 #include "common/side_by_side.h"
 #include "format/bloom_filter.h"
 #include "table/meta_columns.h"
@@ -166,13 +167,13 @@ Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arro
       continue;
     }
     if (!column->type()->Equals(*field->type())) {
-      auto cast = arrow::compute::Cast(column, field->type());
+      auto cast = CastColumn(column, field->type());
       if (!cast.ok()) {
         return Status::Invalid(source, ": column '", field->name(), "' of type ", column->type()->ToString(),
                                " cannot be read as the table's ", field->type()->ToString(), ": ",
                                cast.status().message());
       }
-      column = cast->chunked_array();
+      column = *cast;
     }
     columns.push_back(std::move(column));
   }

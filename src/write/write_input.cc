@@ -8,6 +8,7 @@
 #include <arrow/util/byte_size.h>
 #include <arrow/util/hashing.h>
 
+#include "common/arrow_cast.h"
 #include "table/partition_path.h"
 #include "lakeshore/table/blob.h"
 #include "table/hoodie_table_config.h"
@@ -32,13 +33,13 @@ Result<std::shared_ptr<arrow::Table>> Conform(const arrow::Table& input, const a
       // The table stores Hudi's (Avro's) types: an int16 column goes in as int32, a nanosecond
       // timestamp as microseconds, ... Only lossless casts are taken (a timestamp with
       // sub-microsecond digits is refused).
-      auto cast = arrow::compute::Cast(column, field->type(), arrow::compute::CastOptions::Safe());
+      auto cast = CastColumn(column, field->type());
       if (!cast.ok()) {
         return SchemaMismatch("column '" + field->name() + "' has type " + column->type()->ToString() +
                               " but the table expects " + field->type()->ToString() + " (" +
                               cast.status().message() + ")");
       }
-      column = cast->chunked_array();
+      column = *cast;
     }
     if (!field->nullable() && column->null_count() > 0) {
       return SchemaMismatch("column '" + field->name() + "' is not nullable but the batch has " +

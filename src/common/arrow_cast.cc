@@ -1,0 +1,142 @@
+#include "common/arrow_cast.h"
+
+#include <limits>
+
+#include <arrow/array.h>
+#include <arrow/buffer_builder.h>
+#include <arrow/builder.h>
+#include <arrow/compute/api.h>
+#include <arrow/util/bitmap_ops.h>
+#include <arrow/memory_pool.h>
+#include <arrow/type.h>
+
+namespace lakeshore {
+namespace {
+
+bool HasListView(const arrow::DataType& type) {
+  if (type.id() == arrow::Type::LIST_VIEW || type.id() == arrow::Type::LARGE_LIST_VIEW) return true;
+  for (const auto& f : type.fields()) {
+    if (HasListView(*f->type())) return true;
+  }
+  return false;
+}
+
+/// A list view as a list of the same values: each valid entry's values gathered in order (a
+/// view's entries may overlap or run out of order; a list's may not). Arrow's own
+/// ListArray::FromListView (25.0) loses a sliced view's validity: every entry came out null.
+template <typename ListType, typename ViewArray>
+Result<std::shared_ptr<arrow::Array>> ViewAsList(const ViewArray& view, arrow::MemoryPool* pool) {
+  using Offset = typename ListType::offset_type;
+  const int64_t n = view.length();
+  arrow::TypedBufferBuilder<Offset> offsets(pool);
+  arrow::Int64Builder indices(pool);
+  ARROW_RETURN_NOT_OK(offsets.Reserve(n + 1));
+  int64_t end = 0;
+  offsets.UnsafeAppend(0);
+  for (int64_t i = 0; i < n; ++i) {
+    if (view.IsValid(i)) {
+      const int64_t from = view.value_offset(i);
+      const int64_t size = view.value_length(i);
+      ARROW_RETURN_NOT_OK(indices.Reserve(size));
+      for (int64_t k = 0; k < size; ++k) indices.UnsafeAppend(from + k);
+      end += size;
+      if (end > std::numeric_limits<Offset>::max()) {
+        return Status::Invalid("a ", view.type()->ToString(), " holds more values than a list of its offsets can");
+      }
+    }
+    offsets.UnsafeAppend(static_cast<Offset>(end));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto index_array, indices.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto gathered, arrow::compute::Take(*view.values(), *index_array));
+  ARROW_ASSIGN_OR_RAISE(auto offsets_buffer, offsets.Finish());
+  std::shared_ptr<arrow::Buffer> validity;
+  if (view.null_count() > 0) {
+    ARROW_ASSIGN_OR_RAISE(validity, arrow::internal::CopyBitmap(pool, view.null_bitmap_data(), view.offset(), n));
+  }
+  auto type = std::make_shared<ListType>(view.type()->field(0));
+  return std::make_shared<typename arrow::TypeTraits<ListType>::ArrayType>(type, n, std::move(offsets_buffer),
+                                                                          std::move(gathered), std::move(validity),
+                                                                          view.null_count());
+}
+
+/// `data` with every list view in it made a list (large_list for a large one), same values.
+Result<std::shared_ptr<arrow::ArrayData>> ListViewsAsLists(const std::shared_ptr<arrow::ArrayData>& data) {
+  const arrow::DataType& type = *data->type;
+  if (!HasListView(type)) return data;
+  auto* pool = arrow::default_memory_pool();
+  if (type.id() == arrow::Type::LIST_VIEW) {
+    ARROW_ASSIGN_OR_RAISE(auto list, ViewAsList<arrow::ListType>(arrow::ListViewArray(data), pool));
+    return ListViewsAsLists(list->data());  // its values may hold list views too
+  }
+  if (type.id() == arrow::Type::LARGE_LIST_VIEW) {
+    ARROW_ASSIGN_OR_RAISE(auto list, ViewAsList<arrow::LargeListType>(arrow::LargeListViewArray(data), pool));
+    return ListViewsAsLists(list->data());
+  }
+  auto out = data->Copy();
+  arrow::FieldVector fields;
+  for (size_t i = 0; i < data->child_data.size(); ++i) {
+    ARROW_ASSIGN_OR_RAISE(out->child_data[i], ListViewsAsLists(data->child_data[i]));
+    fields.push_back(type.field(static_cast<int>(i))->WithType(out->child_data[i]->type));
+  }
+  switch (type.id()) {
+    case arrow::Type::LIST:
+      out->type = arrow::list(fields[0]);
+      break;
+    case arrow::Type::LARGE_LIST:
+      out->type = arrow::large_list(fields[0]);
+      break;
+    case arrow::Type::FIXED_SIZE_LIST:
+      out->type = arrow::fixed_size_list(fields[0], static_cast<const arrow::FixedSizeListType&>(type).list_size());
+      break;
+    case arrow::Type::MAP: {
+      ARROW_ASSIGN_OR_RAISE(out->type,
+                            arrow::MapType::Make(fields[0], static_cast<const arrow::MapType&>(type).keys_sorted()));
+      break;
+    }
+    case arrow::Type::STRUCT:
+      out->type = arrow::struct_(fields);
+      break;
+    default:
+      return Status::NotImplemented("list views inside ", type.ToString(), " are not read");
+  }
+  return out;
+}
+
+Result<std::shared_ptr<arrow::Array>> CastChunk(const std::shared_ptr<arrow::Array>& chunk,
+                                                const std::shared_ptr<arrow::DataType>& type,
+                                                const arrow::compute::CastOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(auto lists, ListViewsAsLists(chunk->data()));
+  auto source = arrow::MakeArray(lists);
+  std::shared_ptr<arrow::Array> cast = source;
+  if (!source->type()->Equals(*type)) {
+    ARROW_ASSIGN_OR_RAISE(cast, arrow::compute::Cast(*source, type, options));
+  }
+  Status valid = cast->Validate();
+  if (!valid.ok()) {
+    return Status::Invalid("casting ", chunk->type()->ToString(), " to ", type->ToString(),
+                           " gave a malformed array: ", valid.message());
+  }
+  return cast;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<arrow::Array>> CastArray(const std::shared_ptr<arrow::Array>& array,
+                                                const std::shared_ptr<arrow::DataType>& type,
+                                                const arrow::compute::CastOptions& options) {
+  return CastChunk(array, type, options);
+}
+
+Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(const std::shared_ptr<arrow::ChunkedArray>& column,
+                                                        const std::shared_ptr<arrow::DataType>& type,
+                                                        const arrow::compute::CastOptions& options) {
+  arrow::ArrayVector chunks;
+  chunks.reserve(column->chunks().size());
+  for (const auto& chunk : column->chunks()) {
+    ARROW_ASSIGN_OR_RAISE(auto cast, CastChunk(chunk, type, options));
+    chunks.push_back(std::move(cast));
+  }
+  return arrow::ChunkedArray::Make(std::move(chunks), type);
+}
+
+}  // namespace lakeshore

@@ -1,0 +1,32 @@
+// Internal: casting Arrow data to the types a table stores.
+#pragma once
+
+#include <memory>
+
+#include <arrow/chunked_array.h>
+#include <arrow/compute/cast.h>
+#include <arrow/type_fwd.h>
+
+#include "lakeshore/status.h"
+
+namespace lakeshore {
+
+/// `column` as `type`, by Arrow's cast with `options`, made safe for what reads it next (the
+/// Parquet writer, compute kernels, which trust an array's buffers):
+/// - list views (list_view, large_list_view, at any depth: in structs, lists and map values)
+///   become lists first: Arrow 25's cast from a list view yields an array whose offsets buffer
+///   is one entry short, and the Parquet writer read past it (a segfault);
+/// - every chunk of the result is validated (Arrow's structural Validate: buffer sizes, child
+///   lengths; O(chunks), not O(rows)), so a cast kernel's malformed output is an error here.
+/// Errors: the cast's own (kInvalid, kNotImplemented), or kInvalid for a malformed result.
+Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(
+    const std::shared_ptr<arrow::ChunkedArray>& column, const std::shared_ptr<arrow::DataType>& type,
+    const arrow::compute::CastOptions& options = arrow::compute::CastOptions::Safe());
+
+/// The same for one array.
+Result<std::shared_ptr<arrow::Array>> CastArray(const std::shared_ptr<arrow::Array>& array,
+                                                const std::shared_ptr<arrow::DataType>& type,
+                                                const arrow::compute::CastOptions& options =
+                                                    arrow::compute::CastOptions::Safe());
+
+}  // namespace lakeshore

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -501,3 +502,22 @@ def test_lookup_finds_where_each_record_lives(tmp_path: Path) -> None:
     assert t.lookup(pa.chunked_array([[1, 2], [3, 4]], pa.int64())).to_pylist() == rows
     t.delete(pa.array([2], pa.int64()))
     assert t.lookup([2]).to_pylist()[0]["file_id"] is None
+
+
+def test_table_paths_may_be_path_objects_and_an_undecodable_one_is_a_clear_error(tmp_path: Path) -> None:
+    # pathlib paths are what most scripts hold: create() failed on them with
+    # "'PosixPath' object has no attribute 'split'".
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False)])
+    t = lakeshore.Table.create(tmp_path / "t", schema, record_key="id")
+    t.insert(pa.table({"id": [1]}, schema=schema))
+    assert lakeshore.Table.open(tmp_path / "t").to_arrow(columns=["id"]).to_pylist() == [{"id": 1}]
+    assert lakeshore.Table.open(tmp_path / "t").config["name"] == "t"
+    # A folder name that is not UTF-8 (Python spells its bytes with surrogates): named, not a
+    # TypeError about argument types.
+    undecodable = os.fsdecode(bytes(tmp_path) + b"/\xff")
+    with pytest.raises(lakeshore.InvalidArgumentError, match="not valid UTF-8"):
+        lakeshore.Table.create(undecodable, schema, record_key="id")
+    with pytest.raises(lakeshore.InvalidArgumentError, match="not valid UTF-8"):
+        lakeshore.Table.open(undecodable)
+    with pytest.raises(lakeshore.InvalidArgumentError, match="not valid UTF-8"):
+        lakeshore.vacuum(undecodable)

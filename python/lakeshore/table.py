@@ -9,6 +9,7 @@ releases the GIL while the native core works.
 from __future__ import annotations
 
 import datetime as _dt
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ import pyarrow as pa
 
 from lakeshore import _core
 from lakeshore._arrow import schema_capsule, schema_from_capsule, stream_capsule, table_from_capsule
+from lakeshore._paths import table_path
 
 __all__ = ["ProgressFn", "Table", "format_instant_time"]
 
@@ -127,7 +129,7 @@ class Table:
     @classmethod
     def create(
         cls,
-        path: str,
+        path: str | os.PathLike[str],
         schema: pa.Schema,
         record_key: str | Sequence[str],
         partition_by: str | Sequence[str] | None = None,
@@ -151,6 +153,7 @@ class Table:
         the new table would delete files it does not track), and InvalidArgumentError naming
         the field if the config is invalid.
         """
+        path = table_path(path)
         native = _core.Table.create(
             path,
             schema_capsule(schema),
@@ -167,7 +170,7 @@ class Table:
     @classmethod
     def open(
         cls,
-        path: str,
+        path: str | os.PathLike[str],
         *,
         properties: Mapping[str, str] | None = None,
         storage_options: Mapping[str, str] | None = None,
@@ -176,7 +179,7 @@ class Table:
         keys :meth:`create` takes, such as ``hoodie.index.type``), over those stored with the
         table. Raises CorruptMetadataError naming the file if its hoodie.properties is damaged,
         StorageError if nothing is there, InvalidArgumentError for an unknown option."""
-        return cls(_core.Table.open(path, dict(storage_options or {}), dict(properties or {})))
+        return cls(_core.Table.open(table_path(path), dict(storage_options or {}), dict(properties or {})))
 
     # ---- what the table is ----------------------------------------------------------------
 

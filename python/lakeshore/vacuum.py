@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lakeshore import _core
+from lakeshore._paths import table_path
 
 __all__ = ["vacuum"]
 
@@ -60,7 +61,7 @@ def vacuum(
         raise ValueError(f"format must be 'auto', 'delta' or 'hudi', got {format!r}")
     return dict(
         _core.vacuum(
-            os.fspath(path),
+            table_path(path),
             None if retain_hours is None else float(retain_hours),
             bool(enforce_retention),
             bool(dry_run),

@@ -7,6 +7,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -427,6 +428,12 @@ def test_filter_value_that_is_not_of_the_field_type_is_a_clear_error(table_path:
         t.to_arrow(filter=[("nope", "=", 1)])
     assert t.to_arrow(columns=["id"], filter=[("y", "=", "7")]).num_rows == 1
     assert t.to_arrow(columns=["id"], filter=[("id", "=", 1)]).num_rows == 1
+    # A fractional number is no integer: pyarrow typed 1.5 as 1, and "id = 1.5" found id 1 and
+    # "id < 1.5" missed it. It is refused; a whole one (7.0) is the integer it equals.
+    for op, value, field in (("=", 1.5, "id"), ("<", 1.5, "id"), ("in", [1, 7.5], "y"), ("=", Decimal("1.5"), "id")):
+        with pytest.raises(lakeshore.LakeshoreError, match=f"'{field}'.*cannot be read as the field's type int"):
+            t.to_arrow(filter=[(field, op, value)])
+    assert t.to_arrow(columns=["id"], filter=[("y", "=", 7.0), ("id", "<=", 1.0)]).num_rows == 1
 
 
 def test_in_memory_table_is_shared_within_the_process() -> None:

@@ -72,6 +72,10 @@ def _filter_values(values: list[Any], field_type: pa.DataType | None) -> Any:
             array = pa.array(values, type=field_type)
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError):
             array = None
+        # pyarrow types 1.5 as the integer 1: a value the field's integers cannot hold exactly
+        # goes as what it is, and the core refuses it, naming the field.
+        if array is not None and pa.types.is_integer(field_type) and array.to_pylist() != values:
+            array = None
     if array is None:
         try:
             array = pa.array(values)

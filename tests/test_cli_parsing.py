@@ -135,3 +135,15 @@ def test_create_with_an_empty_or_bad_schema_is_a_usage_error(tmp_path: Path, sch
     assert "--schema" in done.stderr and "name:type" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "t").exists()
+
+
+def test_input_with_a_column_the_table_lacks_is_refused_unless_only_keys_are_read(tmp_path: Path) -> None:
+    # The API refuses a batch with a column the table lacks; the CLI dropped it silently (a
+    # misspelt column, or one the user meant to add, was lost without a word).
+    path = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"id": [1], "name": ["a"], "extra": [9]}), path)
+    schema = pa.schema([("id", pa.int64()), ("name", pa.string())])
+    with pytest.raises(ValueError, match=r"has the column\(s\) \['extra'\], which the table lacks"):
+        open_input([str(path)], None, schema)
+    # Deletes read only the key fields of whole rows.
+    assert open_input([str(path)], None, pa.schema([("id", pa.int64())]), other_columns=True).count_rows() == 1

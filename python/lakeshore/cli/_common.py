@@ -71,9 +71,13 @@ def detect_format(path: str, explicit: str | None) -> str:
     return fmt
 
 
-def open_input(paths: Sequence[str], fmt: str | None, schema: pa.Schema | None) -> ds.Dataset:
+def open_input(
+    paths: Sequence[str], fmt: str | None, schema: pa.Schema | None, *, other_columns: bool = False
+) -> ds.Dataset:
     """A dataset over the input files (all of one format). With ``schema``, CSV and JSON values are
-    parsed as the table's types and the columns come out in the table's order."""
+    parsed as the table's types and the columns come out in the table's order; a file lacking one
+    of its columns is refused, and so is a file with a column it lacks unless ``other_columns``
+    (a delete reads only the key fields of whole rows)."""
     formats = {detect_format(p, fmt) for p in paths}
     if len(formats) != 1:
         raise ValueError(f"input files mix formats {sorted(formats)}; write them one format at a time")
@@ -83,10 +87,16 @@ def open_input(paths: Sequence[str], fmt: str | None, schema: pa.Schema | None) 
             raise FileNotFoundError(f"input file {p!r} does not exist")
         if schema is not None:
             # A dataset with an explicit schema fills absent columns with nulls: refuse instead.
-            present = set(ds.dataset(p, format=fmt).schema.names)
+            present = ds.dataset(p, format=fmt).schema.names
             missing = [n for n in schema.names if n not in present]
             if missing:
                 raise ValueError(f"input file {p!r} lacks the column(s) {missing} of the table")
+            extra = [n for n in present if n not in schema.names]
+            if extra and not other_columns:
+                raise ValueError(
+                    f"input file {p!r} has the column(s) {extra}, which the table lacks "
+                    f"(its columns: {', '.join(schema.names)})"
+                )
     return ds.dataset(list(paths), format=fmt, schema=_parse_schema(schema, fmt))
 
 
@@ -102,9 +112,11 @@ def _parse_schema(schema: pa.Schema | None, fmt: str) -> pa.Schema | None:
     return pa.schema(fields, metadata=schema.metadata)
 
 
-def read_input(paths: Sequence[str], fmt: str | None, schema: pa.Schema | None) -> pa.RecordBatchReader:
+def read_input(
+    paths: Sequence[str], fmt: str | None, schema: pa.Schema | None, *, other_columns: bool = False
+) -> pa.RecordBatchReader:
     """A streaming reader over the input files (see :func:`open_input`); nothing is loaded whole."""
-    dataset = open_input(paths, fmt, schema)
+    dataset = open_input(paths, fmt, schema, other_columns=other_columns)
     columns = schema.names if schema is not None else None
     reader = dataset.scanner(columns=columns).to_reader()
     if schema is None or reader.schema.equals(schema):

@@ -37,7 +37,9 @@ modes:
                           field(s))
 
 All files of one call are written as one instant: all of it becomes visible, or none of it.
-CSV and JSON values are parsed as the table's column types.
+CSV and JSON values are parsed as the table's column types. Each file must hold exactly the
+table's columns (any order): a missing or unknown column is refused, naming it; delete files
+need only the key field(s), and their other columns are ignored.
 """
 
 MODES = ("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table", "delete_partition")
@@ -80,7 +82,10 @@ def run(args: argparse.Namespace) -> int:
     out = Output(args.json)
     watch = Stopwatch()
     table = Table.open(args.path)
-    stream = read_input(args.files, args.format, input_schema(table, args.mode, args.files, args.format))
+    keys_only = args.mode in ("delete", "delete_partition")
+    stream = read_input(
+        args.files, args.format, input_schema(table, args.mode, args.files, args.format), other_columns=keys_only
+    )
     with progress_bar(out, enabled=not args.no_progress) as progress:
         if args.mode == "delete":
             result = table.delete(stream, progress=progress)  # finds partitions if the files lack them

@@ -120,6 +120,24 @@ def test_delete_accepts_arrow_keys_and_composite_keys(table_path: str) -> None:
     assert t.to_arrow().num_rows == 0
 
 
+def test_a_key_value_the_key_field_cannot_hold_exactly_is_refused(table_path: str) -> None:
+    # pyarrow typed the key 1.5 as the integer 1: delete([1.5]) deleted record 1, and
+    # lookup([1.5]) found it. Such a key, and one the type cannot hold at all, is a TypeError
+    # naming the field; nothing is deleted.
+    schema = pa.schema([("id", pa.int64()), ("v", pa.string())])
+    t = lakeshore.Table.create(table_path, schema, record_key="id")
+    t.insert(pa.table({"id": [1, 2], "v": ["a", "b"]}, schema=schema))
+    for keys in ([1.5], [Decimal("2.5")], [2**63], ["x"], [True]):
+        with pytest.raises(TypeError, match="record key field 'id' \\(int64\\)"):
+            t.delete(keys)
+        with pytest.raises(TypeError, match="record key field 'id' \\(int64\\)"):
+            t.lookup(keys)
+    assert t.to_arrow(columns=["id"]).sort_by("id").to_pylist() == [{"id": 1}, {"id": 2}]
+    assert t.lookup([2.0]).column("record_key").to_pylist() == ["2"]
+    t.delete([1.0])
+    assert t.to_arrow(columns=["id"]).to_pylist() == [{"id": 2}]
+
+
 def test_projection_filter_time_travel_incremental(table: lakeshore.Table) -> None:
     r1 = table.insert(rows((1, "oslo", 1, "a"), (2, "lima", 1, "b"), (3, "quito", 1, "c")))
     r2 = table.upsert(rows((1, "oslo", 2, "a2"), (4, "lima", 1, "d")))

@@ -60,6 +60,20 @@ def _names(value: str | Sequence[str] | None, what: str) -> list[str]:
     return names
 
 
+_NOT_OF_TYPE = (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError)
+
+
+def _exactly_typed(values: list[Any], type: pa.DataType) -> pa.Array:
+    """``values`` as an array of ``type``, each value exactly: pyarrow types 1.5 as the integer 1
+    (a filter "id = 1.5" found id 1, a delete of key 1.5 removed record 1). A value the type
+    holds only approximately raises ValueError, as one it cannot hold at all raises pyarrow's
+    error (one of ``_NOT_OF_TYPE``)."""
+    array = pa.array(values, type=type)
+    if pa.types.is_integer(type) and array.to_pylist() != values:
+        raise ValueError("a value is not a whole number")
+    return array
+
+
 def _filter_values(values: list[Any], field_type: pa.DataType | None) -> Any:
     """The values of one predicate as an Arrow stream capsule (one column). The core renders
     them as it renders partition values, so no value is turned into a string here: a value is
@@ -69,17 +83,13 @@ def _filter_values(values: list[Any], field_type: pa.DataType | None) -> Any:
     array = None
     if field_type is not None:
         try:
-            array = pa.array(values, type=field_type)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError):
-            array = None
-        # pyarrow types 1.5 as the integer 1: a value the field's integers cannot hold exactly
-        # goes as what it is, and the core refuses it, naming the field.
-        if array is not None and pa.types.is_integer(field_type) and array.to_pylist() != values:
-            array = None
+            array = _exactly_typed(values, field_type)
+        except _NOT_OF_TYPE:
+            array = None  # goes as what it is: the core refuses it, naming the field
     if array is None:
         try:
             array = pa.array(values)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as e:
+        except _NOT_OF_TYPE as e:
             raise ValueError(f"filter values {values!r} are not of one type: {e}") from None
     return pa.table({"value": array}).__arrow_c_stream__()
 
@@ -385,7 +395,18 @@ class Table:
                     raise TypeError(f"a composite key is a tuple or dict of {fields}, got {r!r}")
                 for f, v in zip(fields, values, strict=False):
                     columns[f].append(v)
-        return pa.table({f: pa.array(columns[f], type=schema.field(f).type) for f in fields})
+        arrays = {}
+        for f in fields:
+            field_type = schema.field(f).type
+            role = "record key" if f in self.record_key else "partition"
+            try:
+                arrays[f] = _exactly_typed(columns[f], field_type)
+            except _NOT_OF_TYPE as e:
+                shown = ", ".join(repr(v) for v in columns[f][:5]) + (", ..." if len(columns[f]) > 5 else "")
+                raise TypeError(
+                    f"the {role} field '{f}' ({field_type}) cannot hold the values [{shown}]: {e}"
+                ) from None
+        return pa.table(arrays)
 
     # ---- reads ----------------------------------------------------------------------------
 

@@ -316,6 +316,28 @@ def test_create_refuses_options_that_contradict_each_other(tmp_path: Path) -> No
     lakeshore.Table.create(str(tmp_path / "fine"), SCHEMA, record_key="id", properties=fine)
 
 
+def test_absurd_durations_and_counts_are_refused_before_any_arithmetic(tmp_path: Path) -> None:
+    # A heartbeat interval of 2^63-1 ms was accepted, and the expiry check multiplied it by the
+    # tolerable misses (signed overflow); lock leases and waits were added to clocks likewise.
+    # Durations are at most 100 years, as retention is; misses at most 1000.
+    huge = str(2**63 - 1)
+    for key, value in (
+        ("write.heartbeat.interval_ms", huge),
+        ("write.lock.lease_ms", huge),
+        ("write.lock.wait_timeout_ms", huge),
+        ("write.lock.lease_ms", str(100 * 366 * 24 * 3600 * 1000)),
+        ("write.heartbeat.tolerable_misses", "1001"),
+    ):
+        with pytest.raises(lakeshore.InvalidArgumentError, match=key.replace(".", "\\.")):
+            lakeshore.Table.create(str(tmp_path / "t"), SCHEMA, record_key="id", properties={key: value})
+        assert not (tmp_path / "t").exists() or not any((tmp_path / "t").iterdir())
+    t = lakeshore.Table.create(str(tmp_path / "t"), SCHEMA, record_key="id")
+    with pytest.raises(lakeshore.InvalidArgumentError, match="write\\.lock\\.wait_timeout_ms"):
+        lakeshore.Table.open(t.uri, properties={"write.lock.wait_timeout_ms": huge})
+    ok = {"write.heartbeat.interval_ms": str(3600 * 1000), "write.heartbeat.tolerable_misses": "1000"}
+    lakeshore.Table.open(t.uri, properties=ok).insert(rows((1, "oslo", 1, "a")))
+
+
 def test_threads_share_one_table(table: lakeshore.Table) -> None:
     from concurrent.futures import ThreadPoolExecutor
 

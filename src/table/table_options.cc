@@ -17,6 +17,18 @@ Status KnownIndex(const std::string& v) {
     if (upper == c) return Status::OK();
   return Status::Invalid("unknown index type '", v, "' (SIMPLE, GLOBAL_SIMPLE, BLOOM, GLOBAL_BLOOM, RECORD_INDEX)");
 }
+/// A duration in milliseconds: positive and at most kMaxHours (100 years), as every duration
+/// users give is, so adding it to a clock or multiplying it by a small count cannot overflow.
+Status IsADurationMs(const int64_t& v) {
+  constexpr auto kMaxMs = static_cast<int64_t>(kMaxHours * 3600 * 1000);
+  if (v <= 0 || v > kMaxMs) return Status::Invalid("must be from 1 ms to 100 years (", kMaxMs, " ms), got ", v);
+  return Status::OK();
+}
+/// A count of missed heartbeats: 0 to 1000 (the interval times it stays within int64).
+Status IsAMissCount(const int64_t& v) {
+  if (v < 0 || v > 1000) return Status::Invalid("must be from 0 to 1000, got ", v);
+  return Status::OK();
+}
 }  // namespace
 
 const ConfigOption<int64_t> kMaxFileSizeBytes{
@@ -35,18 +47,18 @@ const ConfigOption<int64_t> kRecordSizeEstimateBytes{
     "write.record_size_estimate_bytes", 1024,
     "Bytes per record for file sizing when neither table statistics nor the input size tell.", MustBePositive};
 const ConfigOption<int64_t> kHeartbeatIntervalMs{
-    "write.heartbeat.interval_ms", 60000, "How often a writer renews its heartbeat.",
-    MustBePositive};
+    "write.heartbeat.interval_ms", 60000, "How often a writer renews its heartbeat (at most 100 years).",
+    IsADurationMs};
 const ConfigOption<int64_t> kHeartbeatTolerableMisses{
     "write.heartbeat.tolerable_misses", 2,
-    "Missed heartbeats after which a pending write counts as failed and may be rolled back.",
-    MustBeNonNegative};
+    "Missed heartbeats (0 to 1000) after which a pending write counts as failed and may be rolled back.",
+    IsAMissCount};
 const ConfigOption<int64_t> kLockLeaseMs{
-    "write.lock.lease_ms", 60000, "Lease of the table lock; an unreleased lock expires after it.",
-    MustBePositive};
+    "write.lock.lease_ms", 60000,
+    "Lease of the table lock; an unreleased lock expires after it (at most 100 years).", IsADurationMs};
 const ConfigOption<int64_t> kLockWaitTimeoutMs{
-    "write.lock.wait_timeout_ms", 120000, "How long a writer waits for the table lock.",
-    MustBePositive};
+    "write.lock.wait_timeout_ms", 120000, "How long a writer waits for the table lock (at most 100 years).",
+    IsADurationMs};
 const ConfigOption<std::string> kIndexType{
     "hoodie.index.type", "SIMPLE",
     "Record-location index for upserts and deletes: SIMPLE (the key columns of the candidate files), BLOOM "

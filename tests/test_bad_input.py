@@ -3,6 +3,7 @@ a batch that does not match the schema, a missing record key."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -238,14 +239,26 @@ def test_create_in_an_empty_folder_works(tmp_path: Path) -> None:
     lakeshore.Table.create(str(tmp_path / "empty"), SCHEMA, record_key="id").insert(data(1))
 
 
-@pytest.mark.parametrize("where", ["t\x00x", "file:///tmp/t\x00x"])
-def test_nul_byte_in_a_path_is_refused(tmp_path: Path, where: str) -> None:
-    path = str(tmp_path / where) if not where.startswith("file:") else where
-    with pytest.raises(lakeshore.InvalidArgumentError, match="NUL byte"):
+@pytest.mark.parametrize(
+    ("where", "why"),
+    [
+        ("t\x00x", "NUL byte"),
+        ("file:///tmp/t\x00x", "NUL byte"),
+        # A folder name that is not UTF-8 (Python spells its bytes with surrogates): named, not
+        # nanobind's TypeError about argument types.
+        (b"\xff", "not valid UTF-8"),
+    ],
+)
+def test_a_path_that_cannot_name_a_table_is_refused(tmp_path: Path, where: str | bytes, why: str) -> None:
+    if isinstance(where, bytes):
+        path = os.fsdecode(bytes(tmp_path) + b"/" + where)
+    else:
+        path = str(tmp_path / where) if not where.startswith("file:") else where
+    with pytest.raises(lakeshore.InvalidArgumentError, match=why):
         lakeshore.Table.create(path, SCHEMA, record_key="id")
-    with pytest.raises(lakeshore.InvalidArgumentError, match="NUL byte"):
+    with pytest.raises(lakeshore.InvalidArgumentError, match=why):
         lakeshore.Table.open(path)
-    with pytest.raises(lakeshore.InvalidArgumentError, match="NUL byte"):
+    with pytest.raises(lakeshore.InvalidArgumentError, match=why):
         lakeshore.vacuum(path)
 
 

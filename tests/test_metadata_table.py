@@ -473,7 +473,21 @@ def test_secondary_indexes_refuse_what_they_cannot_index(tmp_path: Path) -> None
         t.create_index("secondary_index_city")
     with pytest.raises(lakeshore.InvalidArgumentError, match="only a secondary index"):
         t.create_index("record_index", column="city")
+    # The name becomes a folder of the metadata table: "../../x" was refused only when its folder
+    # was made, after its definition was written, and every later write failed on it; a name
+    # too long for a folder likewise. Names are letters, digits and '_', at most 128 of them.
+    for name in (
+        "secondary_index_../../x",
+        "secondary_index_a/b",
+        "secondary_index_x y",
+        "secondary_index_" + "z" * 129,
+    ):
+        with pytest.raises(lakeshore.InvalidArgumentError, match="letters, digits and '_'"):
+            t.create_index(name, column="city")
     assert not (tmp_path / "t" / ".hoodie" / ".index_defs").exists()
+    t.upsert(pa.table({"id": ["k2"], "v": [1], "p": ["p1"], "city": ["Lima"]}, schema=CITY_SCHEMA))
+    t.create_index("secondary_index_" + "z" * 128, column="city")
+    assert t.lookup_secondary("secondary_index_" + "z" * 128, ["Lima"]).column("record_key").to_pylist() == ["k2"]
 
 
 def test_a_secondary_index_on_a_blob_columns_external_path_finds_who_references_a_file(tmp_path: Path) -> None:

@@ -337,6 +337,19 @@ Status Table::CreateIndex(const std::string& name, const std::string& column) {
     return Status::Invalid("a secondary index is named secondary_index_<name> and built on a column: got '", name,
                            "' on '", column, "'");
   }
+  if (secondary) {
+    // The name is a folder of the metadata table and a key of Hudi's index definitions: checked
+    // before anything is written (a "../x" or an overlong name failed only when its folder was
+    // made, and every later write, rebuilding it, failed the same way).
+    const std::string_view own = std::string_view(name).substr(std::string("secondary_index_").size());
+    const bool plain = own.size() <= 128 && std::all_of(own.begin(), own.end(), [](char c) {
+                         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+                       });
+    if (!plain) {
+      return Status::Invalid("a secondary index name after secondary_index_ is letters, digits and '_', at most 128 "
+                             "of them: got '", name, "'");
+    }
+  }
   if (!secondary && !column.empty()) {
     return Status::Invalid("only a secondary index is built on a column; '", name, "' is not one");
   }
@@ -354,10 +367,29 @@ Status Table::CreateIndex(const std::string& name, const std::string& column) {
     if (std::find(built.begin(), built.end(), name) != built.end()) {
       return Status::Invalid("table ", impl_->ctx.uri, " already has the index '", name, "'; drop it first");
     }
-    ARROW_RETURN_NOT_OK(WriteSecondaryIndexDefinition(impl_->ctx, name, column));
   }
-  ARROW_RETURN_NOT_OK(BuildMetadataPartitions(impl_->ctx, {name}, *guard));
-  return guard->Release();
+  const std::vector<std::string> before = MetadataPartitions().first;
+  Status built = secondary ? WriteSecondaryIndexDefinition(impl_->ctx, name, column) : Status::OK();
+  if (built.ok()) built = BuildMetadataPartitions(impl_->ctx, {name}, *guard);
+  if (!built.ok() && !IsError(built, ErrorKind::kCrashInjected)) {
+    // A build that failed leaves the table as it was (best effort: a crash is what recovery
+    // settles): the partitions it listed dropped (the files partition too, when it came first),
+    // a secondary index's definition removed. Else the next write would rebuild them, and fail
+    // with them while the cause stays.
+    auto [listed, inflight] = MetadataPartitions();
+    std::vector<std::string> undo;
+    for (const auto* list : {&listed, &inflight}) {
+      for (const auto& p : *list) {
+        if (std::find(before.begin(), before.end(), p) == before.end()) undo.push_back(p);
+      }
+    }
+    (void)DropMetadataPartitions(impl_->ctx, undo, *guard);
+    if (secondary) (void)RemoveIndexDefinition(impl_->ctx, name);
+  }
+  ARROW_RETURN_NOT_OK(built);
+  // Built. A failed release only delays the next writer until the lease runs out.
+  (void)guard->Release();
+  return Status::OK();
 }
 
 Status Table::DropIndex(const std::string& name) {
@@ -376,7 +408,8 @@ Status Table::DropIndex(const std::string& name) {
   for (const auto& p : name == kMetadataFiles ? built : std::vector<std::string>{name}) {
     if (IsSecondaryIndexPartition(p)) ARROW_RETURN_NOT_OK(RemoveIndexDefinition(impl_->ctx, p));
   }
-  return guard->Release();
+  (void)guard->Release();  // dropped; a failed release only delays the next writer
+  return Status::OK();
 }
 
 Result<std::shared_ptr<arrow::Table>> Table::Lookup(const std::shared_ptr<arrow::RecordBatchReader>& keys) {

@@ -752,6 +752,51 @@ TEST(MetadataWriter, AHudiIndexersPendingIndexingInstantIsLeftAlone) {
   ExpectMetadataAgrees(f, *table);
 }
 
+TEST(MetadataWriter, AnIndexBuildThatFailsLeavesTheTableAsItWas) {
+  // A storage call failing (not a crash) at each point of a secondary index build: the build
+  // either completes, or the table is as before it (no partition listed, no definition) and
+  // the next write neither rebuilds it nor fails.
+  auto run = [](int64_t k, int64_t* calls) {
+    SCOPED_TRACE("k=" + std::to_string(k));
+    Fixture f;
+    f.uri = "mem://metadata_build_fails_" + std::to_string(counter++);
+    f.inner = *Storage::Open(f.uri);
+    ASSERT_TRUE(Table::Create(f.uri, testing::PeopleConfig(), f.Options(f.inner)).ok());
+    {
+      auto table = *Table::Open(f.uri, f.Options(f.inner));
+      ASSERT_TRUE(table->Write(WriteOperation::kUpsert, PeopleReader({{1, "a", 1, "x"}, {2, "b", 1, "y"}})).ok());
+      f.clock->Advance(10);
+    }
+    auto faulty = *FaultInjectionStorage::Make(f.inner, k, FaultMode::kFailOnce);
+    Status built;
+    {
+      auto builder = *Table::Open(f.uri, f.Options(faulty));
+      built = builder->CreateIndex("secondary_index_name", "name");
+      if (calls) *calls = faulty->mutating_calls();
+    }
+    auto reader = *Table::Open(f.uri, f.Options(f.inner));
+    auto [listed, inflight] = reader->MetadataPartitions();
+    EXPECT_TRUE(inflight.empty());
+    const bool has = std::find(listed.begin(), listed.end(), "secondary_index_name") != listed.end();
+    EXPECT_EQ(has, built.ok()) << built;
+    auto definition = f.inner->Exists(".hoodie/.index_defs/index.json");
+    ASSERT_TRUE(definition.ok());
+    if (!built.ok()) {
+      auto text = f.inner->ReadString(".hoodie/.index_defs/index.json");
+      EXPECT_TRUE(!*definition || text->find("secondary_index_name") == std::string::npos) << *text << "\n" << built;
+    }
+    f.clock->Advance(kLongAfterMs);  // a lock whose release failed has run out
+    auto written = reader->Write(WriteOperation::kUpsert, PeopleReader({{3, "c", 1, "z"}}));
+    ASSERT_TRUE(written.ok()) << written.status() << "\nthe build: " << built;
+    std::tie(listed, inflight) = reader->MetadataPartitions();
+    EXPECT_EQ(std::find(listed.begin(), listed.end(), "secondary_index_name") != listed.end(), built.ok());
+  };
+  int64_t n = 0;
+  run(0, &n);
+  ASSERT_GT(n, 5);
+  for (int64_t k = 1; k <= n + 1; ++k) run(k, nullptr);
+}
+
 TEST(MetadataWriter, EveryCrashPointOfAnIndexBuildRecovers) {
   auto run = [](int64_t k, int64_t* calls) {
     SCOPED_TRACE("k=" + std::to_string(k));

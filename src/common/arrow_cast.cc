@@ -8,6 +8,7 @@
 #include <arrow/compute/api.h>
 #include <arrow/util/bitmap_ops.h>
 #include <arrow/memory_pool.h>
+#include <arrow/table.h>
 #include <arrow/type.h>
 
 namespace lakeshore {
@@ -120,6 +121,14 @@ Result<std::shared_ptr<arrow::Array>> CastChunk(const std::shared_ptr<arrow::Arr
 }
 
 }  // namespace
+
+Result<std::shared_ptr<arrow::Table>> ReadValidated(const std::shared_ptr<arrow::RecordBatchReader>& reader,
+                                                    const std::string& what) {
+  ARROW_ASSIGN_OR_RAISE(auto table, reader->ToTable());
+  Status valid = table->Validate();
+  if (!valid.ok()) return Status::Invalid(what, " are malformed Arrow data: ", valid.message());
+  return table;
+}
 
 Result<std::shared_ptr<arrow::Array>> CastArray(const std::shared_ptr<arrow::Array>& array,
                                                 const std::shared_ptr<arrow::DataType>& type,

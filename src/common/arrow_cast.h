@@ -1,7 +1,11 @@
-// Internal: casting Arrow data to the types a table stores.
+// Internal: Arrow data from callers made safe for what reads it next: read whole and checked,
+// cast to the types a table stores.
 #pragma once
 
 #include <memory>
+#include <string>
+
+#include <arrow/record_batch.h>
 
 #include <arrow/chunked_array.h>
 #include <arrow/compute/cast.h>
@@ -22,6 +26,14 @@ namespace lakeshore {
 Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(
     const std::shared_ptr<arrow::ChunkedArray>& column, const std::shared_ptr<arrow::DataType>& type,
     const arrow::compute::CastOptions& options = arrow::compute::CastOptions::Safe());
+
+/// Everything `reader` yields, as one table, each chunk validated structurally (Arrow's
+/// Validate: buffer sizes and child lengths against the lengths, O(chunks), not O(rows)): data
+/// handed in through the Arrow C interface is not checked by anyone before us, and a buffer
+/// shorter than its length says was read past by the Parquet writer and compute kernels.
+/// `what` names the data in errors ("the records to write"). Errors: the reader's, or kInvalid.
+Result<std::shared_ptr<arrow::Table>> ReadValidated(const std::shared_ptr<arrow::RecordBatchReader>& reader,
+                                                    const std::string& what);
 
 /// The same for one array.
 Result<std::shared_ptr<arrow::Array>> CastArray(const std::shared_ptr<arrow::Array>& array,

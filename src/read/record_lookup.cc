@@ -9,6 +9,7 @@
 #include <arrow/builder.h>
 #include <arrow/util/key_value_metadata.h>
 
+#include "common/arrow_cast.h"
 #include "io/base_file.h"
 #include "io/metadata_files.h"
 #include "read/snapshot_reader.h"
@@ -45,7 +46,7 @@ namespace {
 Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
                                                     const std::shared_ptr<arrow::RecordBatchReader>& keys) {
   const auto& config = ctx.config;
-  ARROW_ASSIGN_OR_RAISE(auto input, keys->ToTable());
+  ARROW_ASSIGN_OR_RAISE(auto input, ReadValidated(keys, "the lookup keys"));
   std::vector<std::shared_ptr<arrow::Field>> key_fields;
   for (const auto& k : config.record_key_fields) {
     if (input->schema()->GetFieldIndex(k) < 0) {

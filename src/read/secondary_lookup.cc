@@ -9,6 +9,7 @@
 #include <arrow/compute/cast.h>
 #include <arrow/util/key_value_metadata.h>
 
+#include "common/arrow_cast.h"
 #include "io/metadata_files.h"
 #include "table/index_definitions.h"
 
@@ -118,7 +119,7 @@ Result<std::shared_ptr<arrow::Table>> LookupSecondary(TableContext& ctx, const s
     return CorruptMetadata("the secondary index '" + index + "' of table " + ctx.uri +
                            " has no definition in its index definitions");
   }
-  ARROW_ASSIGN_OR_RAISE(auto table, input->ToTable());
+  ARROW_ASSIGN_OR_RAISE(auto table, ReadValidated(input, "the lookup values"));
   if (table->num_columns() < 1) return Status::Invalid("a secondary index lookup needs a column of values");
   std::shared_ptr<arrow::Array> column;
   if (table->column(0)->num_chunks() == 0) {

@@ -8,6 +8,7 @@
 #include <arrow/array/concatenate.h>
 #include <arrow/compute/api.h>
 
+#include "common/arrow_cast.h"
 #include "index/index.h"
 #include "index/bloom_index.h"
 #include "index/record_index.h"
@@ -465,7 +466,7 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> LocateKeysToDelete(TableContex
   for (const auto& k : config.record_key_fields) {
     if (keys->schema()->GetFieldIndex(k) < 0) return keys;  // PrepareWriteInput names what is missing
   }
-  ARROW_ASSIGN_OR_RAISE(auto wanted, keys->ToTable());
+  ARROW_ASSIGN_OR_RAISE(auto wanted, ReadValidated(keys, "the keys to delete"));
   std::vector<std::string> columns = config.record_key_fields;
   for (const auto& p : config.partition_fields) {
     if (std::find(columns.begin(), columns.end(), p) == columns.end()) columns.push_back(p);

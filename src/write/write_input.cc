@@ -178,7 +178,7 @@ Status CheckBlobValues(const arrow::Table& table) {
 
 Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation op,
                                      const std::shared_ptr<arrow::RecordBatchReader>& reader) {
-  ARROW_ASSIGN_OR_RAISE(auto raw, reader->ToTable());
+  ARROW_ASSIGN_OR_RAISE(auto raw, ReadValidated(reader, "the records to write"));
   WriteInput in;
   in.records_in = raw->num_rows();
   auto target = op == WriteOperation::kDelete            ? DeleteSchema(config)

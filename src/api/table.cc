@@ -368,7 +368,8 @@ Status Table::CreateIndex(const std::string& name, const std::string& column) {
       return Status::Invalid("table ", impl_->ctx.uri, " already has the index '", name, "'; drop it first");
     }
   }
-  const std::vector<std::string> before = MetadataPartitions().first;
+  auto [before, before_inflight] = MetadataPartitions();  // what an undo must keep
+  before.insert(before.end(), before_inflight.begin(), before_inflight.end());
   Status built = secondary ? WriteSecondaryIndexDefinition(impl_->ctx, name, column) : Status::OK();
   if (built.ok()) built = BuildMetadataPartitions(impl_->ctx, {name}, *guard);
   if (!built.ok() && !IsError(built, ErrorKind::kCrashInjected)) {

@@ -752,21 +752,26 @@ TEST(MetadataWriter, AHudiIndexersPendingIndexingInstantIsLeftAlone) {
   ExpectMetadataAgrees(f, *table);
 }
 
+/// A fresh table of `config` (named by `prefix` and a counter) holding two people, the clock
+/// moved on after the write.
+Fixture TableOfTwoPeople(const std::string& prefix, const TableConfig& config) {
+  Fixture f;
+  f.uri = "mem://" + prefix + std::to_string(counter++);
+  f.inner = *Storage::Open(f.uri);
+  EXPECT_TRUE(Table::Create(f.uri, config, f.Options(f.inner)).ok());
+  auto table = *Table::Open(f.uri, f.Options(f.inner));
+  EXPECT_TRUE(table->Write(WriteOperation::kUpsert, PeopleReader({{1, "a", 1, "x"}, {2, "b", 1, "y"}})).ok());
+  f.clock->Advance(10);
+  return f;
+}
+
 TEST(MetadataWriter, AnIndexBuildThatFailsLeavesTheTableAsItWas) {
   // A storage call failing (not a crash) at each point of a secondary index build: the build
   // either completes, or the table is as before it (no partition listed, no definition) and
   // the next write neither rebuilds it nor fails.
   auto run = [](int64_t k, int64_t* calls) {
     SCOPED_TRACE("k=" + std::to_string(k));
-    Fixture f;
-    f.uri = "mem://metadata_build_fails_" + std::to_string(counter++);
-    f.inner = *Storage::Open(f.uri);
-    ASSERT_TRUE(Table::Create(f.uri, testing::PeopleConfig(), f.Options(f.inner)).ok());
-    {
-      auto table = *Table::Open(f.uri, f.Options(f.inner));
-      ASSERT_TRUE(table->Write(WriteOperation::kUpsert, PeopleReader({{1, "a", 1, "x"}, {2, "b", 1, "y"}})).ok());
-      f.clock->Advance(10);
-    }
+    Fixture f = TableOfTwoPeople("metadata_build_fails_", testing::PeopleConfig());
     auto faulty = *FaultInjectionStorage::Make(f.inner, k, FaultMode::kFailOnce);
     Status built;
     {
@@ -800,16 +805,11 @@ TEST(MetadataWriter, AnIndexBuildThatFailsLeavesTheTableAsItWas) {
 TEST(MetadataWriter, EveryCrashPointOfAnIndexBuildRecovers) {
   auto run = [](int64_t k, int64_t* calls) {
     SCOPED_TRACE("k=" + std::to_string(k));
-    Fixture f;
-    f.uri = "mem://metadata_build_" + std::to_string(counter++);
-    f.inner = *Storage::Open(f.uri);
     auto config = testing::PeopleConfig();
     config.properties["hoodie.metadata.record.index.min.filegroup.count"] = "3";
-    ASSERT_TRUE(Table::Create(f.uri, config, f.Options(f.inner)).ok());
+    Fixture f = TableOfTwoPeople("metadata_build_", config);
     {
       auto table = *Table::Open(f.uri, f.Options(f.inner));
-      ASSERT_TRUE(table->Write(WriteOperation::kUpsert, PeopleReader({{1, "a", 1, "x"}, {2, "b", 1, "y"}})).ok());
-      f.clock->Advance(10);
       ASSERT_TRUE(table->Write(WriteOperation::kUpsert, PeopleReader({{3, "c", 1, "x"}, {1, "a2", 2, "x"}})).ok());
       f.clock->Advance(10);
     }

@@ -434,6 +434,29 @@ def test_merge_on_read_merges_log_files_across_schema_versions(tmp_path: Path) -
     assert read(_hudi(root).select(["id", "v", "n", "note"])) == expected
 
 
+@pytest.mark.parametrize("table_type", ["cow", "mor"])
+def test_a_blob_column_added_by_evolution_takes_blobs_and_nulls(tmp_path: Path, table_type: str) -> None:
+    # Records written before the column have no value for it: they were given Arrow's null
+    # struct, whose non-nullable children (type, managed, ...) held nulls too, and the Parquet
+    # writer refused every later write that rewrote them ("Column 'type' is declared
+    # non-nullable but contains nulls").
+    v1 = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.int32())])
+    v2 = v1.append(pa.field("doc", lakeshore.blob_type()))
+    t = lakeshore.Table.create(str(tmp_path / "t"), v1, record_key="id", table_type=table_type)
+    t.insert(pa.table({"id": [1], "v": pa.array([1], pa.int32())}, schema=v1))
+    t.evolve_schema(v2)
+    t = lakeshore.Table.open(str(tmp_path / "t"))
+    inline = {"type": "INLINE", "data": b"x", "reference": None}
+    t.upsert(pa.table({"id": [2, 3], "v": pa.array([2, 3], pa.int32()), "doc": [inline, None]}, schema=v2))
+    t.upsert(pa.table({"id": [1], "v": pa.array([10], pa.int32()), "doc": [None]}, schema=v2))
+    if table_type == "mor":
+        assert t.compact()["completed"]
+    got = t.to_arrow(columns=["id", "v", "doc"]).sort_by("id").to_pylist()
+    assert [(r["id"], r["v"], r["doc"]) for r in got] == [(1, 10, None), (2, 2, inline), (3, 3, None)]
+    theirs = pa.Table.from_batches(hudi.HudiTable(str(tmp_path / "t")).read())
+    assert sorted(theirs.column("id").to_pylist()) == [1, 2, 3]
+
+
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 def test_an_empty_partition_value_lives_where_hudis_key_generators_put_it(tmp_path: Path, table_type: str) -> None:
     """Hudi's key generators (KeyGenUtils) put an empty partition value in the default folder,

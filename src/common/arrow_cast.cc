@@ -122,6 +122,26 @@ Result<std::shared_ptr<arrow::Array>> CastChunk(const std::shared_ptr<arrow::Arr
 
 }  // namespace
 
+namespace {
+/// `length` empty values of `type`, none null (structs hold empty values all the way down).
+Result<std::shared_ptr<arrow::Array>> EmptyValuesOf(const std::shared_ptr<arrow::DataType>& type, int64_t length) {
+  ARROW_ASSIGN_OR_RAISE(auto builder, arrow::MakeBuilder(type));
+  ARROW_RETURN_NOT_OK(builder->AppendEmptyValues(length));
+  return builder->Finish();
+}
+}  // namespace
+
+Result<std::shared_ptr<arrow::Array>> NullsOf(const std::shared_ptr<arrow::DataType>& type, int64_t length) {
+  if (type->id() != arrow::Type::STRUCT) return arrow::MakeArrayOfNull(type, length);
+  arrow::ArrayVector children;
+  for (const auto& f : type->fields()) {
+    ARROW_ASSIGN_OR_RAISE(auto child, f->nullable() ? NullsOf(f->type(), length) : EmptyValuesOf(f->type(), length));
+    children.push_back(std::move(child));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto validity, arrow::AllocateEmptyBitmap(length));  // all null
+  return std::make_shared<arrow::StructArray>(type, length, std::move(children), std::move(validity), length);
+}
+
 Result<std::shared_ptr<arrow::Table>> ReadValidated(const std::shared_ptr<arrow::RecordBatchReader>& reader,
                                                     const std::string& what) {
   ARROW_ASSIGN_OR_RAISE(auto table, reader->ToTable());

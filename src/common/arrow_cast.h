@@ -35,6 +35,12 @@ Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(
 Result<std::shared_ptr<arrow::Table>> ReadValidated(const std::shared_ptr<arrow::RecordBatchReader>& reader,
                                                     const std::string& what);
 
+/// `length` nulls of `type`, storable: under a null struct, a non-nullable field holds empty
+/// values (0, "", false, empty lists), not nulls. Arrow's MakeArrayOfNull leaves them null, and
+/// the Parquet writer refuses that ("declared non-nullable but contains nulls"): records
+/// written before a blob column was added got such a value and could not be rewritten.
+Result<std::shared_ptr<arrow::Array>> NullsOf(const std::shared_ptr<arrow::DataType>& type, int64_t length);
+
 /// The same for one array.
 Result<std::shared_ptr<arrow::Array>> CastArray(const std::shared_ptr<arrow::Array>& array,
                                                 const std::shared_ptr<arrow::DataType>& type,

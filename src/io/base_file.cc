@@ -162,7 +162,7 @@ Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arro
   for (const auto& field : schema->fields()) {
     auto column = table->GetColumnByName(field->name());
     if (column == nullptr) {
-      ARROW_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(field->type(), table->num_rows()));
+      ARROW_ASSIGN_OR_RAISE(auto nulls, NullsOf(field->type(), table->num_rows()));
       columns.push_back(std::make_shared<arrow::ChunkedArray>(nulls));
       continue;
     }

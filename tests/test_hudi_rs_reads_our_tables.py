@@ -394,6 +394,22 @@ def test_schema_evolution_adds_widens_and_reorders_and_refuses_the_rest(tmp_path
     ):
         with pytest.raises(lakeshore.SchemaMismatchError):
             t.evolve_schema(bad)
+    # Names a new table could not have are refused too: a meta column's (accepted before, and
+    # the table then refused every write), a name twice (reported as "drops column 'v'"), and
+    # names differing only in case, which Spark and Trino match case-insensitively.
+    for bad, why in (
+        (v2.append(pa.field("_hoodie_record_key", pa.string())), "reserved prefix _hoodie_"),
+        (v2.append(pa.field("v", pa.string())), "'v' appears more than once"),
+        (v2.append(pa.field("V", pa.string())), "'v' and 'V' differ only in case"),
+        (
+            v2.append(pa.field("s", pa.struct([("a", pa.int32()), ("A", pa.int32())]))),
+            "'s.a' and 's.A' differ only in case",
+        ),
+    ):
+        with pytest.raises(lakeshore.LakeshoreError, match=why):
+            t.evolve_schema(bad)
+        with pytest.raises(lakeshore.LakeshoreError, match=why):
+            lakeshore.Table.create(str(tmp_path / "other"), bad, record_key="id")
     assert len(t.timeline()) == count
 
 

@@ -7,7 +7,7 @@
 #include "lakeshore/table/blob.h"
 #include "lakeshore/table/table_options.h"
 #include "table/hoodie_table_config.h"
-#include "table/meta_columns.h"
+#include "table/column_names.h"
 #include "format/avro_schema.h"
 
 namespace lakeshore {
@@ -76,23 +76,9 @@ Status TableConfig::Validate() const {
   for (const auto& [key, value] : properties) {
     if (!IsValidUtf8(key) || !IsValidUtf8(value)) return Status::Invalid("a table property is not valid UTF-8");
   }
-  std::vector<std::shared_ptr<arrow::Field>> fields = schema->fields();
-  while (!fields.empty()) {
-    auto f = fields.back();
-    fields.pop_back();
-    if (!IsValidUtf8(f->name())) return Status::Invalid("a column name is not valid UTF-8");
-    for (const auto& child : f->type()->fields()) fields.push_back(child);
-  }
+  ARROW_RETURN_NOT_OK(CheckColumnNames(*schema));
   // Every column type must have an Avro form: Hudi keeps the schema as Avro.
   ARROW_RETURN_NOT_OK(format::ArrowSchemaToAvro(*format::NormalizeForHudi(*schema), "check_record", "check").status());
-  for (const auto& f : schema->fields()) {
-    if (meta_columns::IsReserved(f->name())) {
-      return Status::Invalid("column '", f->name(), "' uses the reserved prefix _hoodie_ (Hudi's meta columns)");
-    }
-    if (schema->GetAllFieldIndices(f->name()).size() > 1) {
-      return Status::Invalid("column '", f->name(), "' appears more than once");
-    }
-  }
   if (record_key_fields.empty()) return Status::Invalid("a table needs at least one record key field");
   for (const auto& k : record_key_fields) ARROW_RETURN_NOT_OK(CheckField(*schema, k, "record key", IsKeyableType));
   for (const auto& p : partition_fields) ARROW_RETURN_NOT_OK(CheckField(*schema, p, "partition", IsKeyableType));

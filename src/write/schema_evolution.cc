@@ -1,6 +1,7 @@
 #include "write/schema_evolution.h"
 
 #include "format/avro_schema.h"
+#include "table/column_names.h"
 #include "table/file_system_view.h"
 #include "write/write_client.h"
 
@@ -52,6 +53,7 @@ Status CheckSchemaEvolution(const arrow::Schema& current, const arrow::Schema& n
 
 Result<std::string> CommitSchemaEvolution(TableContext& ctx, const std::shared_ptr<arrow::Schema>& next) {
   ARROW_RETURN_NOT_OK(ctx.CheckWritable("change the schema of"));
+  ARROW_RETURN_NOT_OK(CheckColumnNames(*next));
   const auto normalized = format::NormalizeForHudi(*next);
   ARROW_RETURN_NOT_OK(CheckSchemaEvolution(*ctx.config.schema, *normalized));
   for (const auto* names : {&ctx.config.record_key_fields, &ctx.config.partition_fields}) {

@@ -1,0 +1,60 @@
+#include "table/column_names.h"
+
+#include <map>
+#include <string>
+
+#include <arrow/type.h>
+
+#include "common/utf8.h"
+#include "table/meta_columns.h"
+
+namespace lakeshore {
+namespace {
+
+std::string Lower(const std::string& name) {
+  std::string out = name;
+  for (auto& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+/// The names of `fields` (under `prefix`, "" at the top): UTF-8, and none twice, case aside;
+/// then each struct's own fields, likewise.
+Status CheckSiblings(const arrow::FieldVector& fields, const std::string& prefix) {
+  std::map<std::string, std::string> seen;  // lowercased -> as written
+  for (const auto& f : fields) {
+    const std::string& name = f->name();
+    if (!IsValidUtf8(name)) return Status::Invalid("a column name is not valid UTF-8");
+    auto [it, fresh] = seen.emplace(Lower(name), name);
+    if (!fresh) {
+      if (it->second == name) return Status::Invalid("column '", prefix, name, "' appears more than once");
+      return Status::Invalid("columns '", prefix, it->second, "' and '", prefix, name,
+                             "' differ only in case: Spark and Trino match column names case-insensitively and "
+                             "could not read the table");
+    }
+  }
+  for (const auto& f : fields) {
+    // Struct fields, and those of structs inside lists and maps.
+    std::shared_ptr<arrow::DataType> type = f->type();
+    while (type->id() == arrow::Type::LIST || type->id() == arrow::Type::LARGE_LIST ||
+           type->id() == arrow::Type::FIXED_SIZE_LIST || type->id() == arrow::Type::MAP) {
+      type = type->id() == arrow::Type::MAP ? static_cast<const arrow::MapType&>(*type).item_type() : type->field(0)->type();
+    }
+    if (type->id() == arrow::Type::STRUCT) ARROW_RETURN_NOT_OK(CheckSiblings(type->fields(), prefix + f->name() + "."));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status CheckColumnNames(const arrow::Schema& schema) {
+  for (const auto& f : schema.fields()) {
+    if (meta_columns::IsReserved(f->name())) {
+      return Status::Invalid("column '", f->name(), "' uses the reserved prefix _hoodie_ (Hudi's meta columns)");
+    }
+  }
+  return CheckSiblings(schema.fields(), "");
+}
+
+}  // namespace lakeshore

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 import pyarrow as pa
@@ -69,7 +70,11 @@ def _exactly_typed(values: list[Any], type: pa.DataType) -> pa.Array:
     holds only approximately raises ValueError, as one it cannot hold at all raises pyarrow's
     error (one of ``_NOT_OF_TYPE``)."""
     array = pa.array(values, type=type)
-    if pa.types.is_integer(type) and array.to_pylist() != values:
+    if (
+        pa.types.is_integer(type)
+        and any(isinstance(v, (float, Decimal)) for v in values)
+        and array.to_pylist() != values
+    ):
         raise ValueError("a value is not a whole number")
     return array
 

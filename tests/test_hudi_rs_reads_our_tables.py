@@ -405,6 +405,10 @@ def test_schema_evolution_adds_widens_and_reorders_and_refuses_the_rest(tmp_path
             v2.append(pa.field("s", pa.struct([("a", pa.int32()), ("A", pa.int32())]))),
             "'s.a' and 's.A' differ only in case",
         ),
+        (
+            v2.append(pa.field("ls", pa.list_(pa.struct([("a", pa.int32()), ("A", pa.int32())])))),
+            "'ls.a' and 'ls.A' differ only in case",
+        ),
     ):
         with pytest.raises(lakeshore.LakeshoreError, match=why):
             t.evolve_schema(bad)

@@ -38,6 +38,10 @@ Result<std::shared_ptr<arrow::Array>> ViewAsList(const ViewArray& view, arrow::M
     if (view.IsValid(i)) {
       const int64_t from = view.value_offset(i);
       const int64_t size = view.value_length(i);
+      if (from < 0 || size < 0 || from > view.values()->length() - size) {
+        return Status::Invalid("a ", view.type()->ToString(), " entry reaches outside its values (offset ", from,
+                               ", size ", size, ", values ", view.values()->length(), ")");
+      }
       ARROW_RETURN_NOT_OK(indices.Reserve(size));
       for (int64_t k = 0; k < size; ++k) indices.UnsafeAppend(from + k);
       end += size;

@@ -19,8 +19,21 @@ std::string Lower(const std::string& name) {
   return out;
 }
 
+Status CheckSiblings(const arrow::FieldVector& fields, const std::string& prefix);
+
+/// The fields inside `type` (of the column at `path`): a struct's as siblings, and the item,
+/// entry and value fields of lists and maps, down to any struct they hold.
+Status CheckNested(const arrow::DataType& type, const std::string& path) {
+  if (type.id() == arrow::Type::STRUCT) return CheckSiblings(type.fields(), path + ".");
+  for (const auto& child : type.fields()) {
+    if (!IsValidUtf8(child->name())) return Status::Invalid("a field name inside '", path, "' is not valid UTF-8");
+    ARROW_RETURN_NOT_OK(CheckNested(*child->type(), path));
+  }
+  return Status::OK();
+}
+
 /// The names of `fields` (under `prefix`, "" at the top): UTF-8, and none twice, case aside;
-/// then each struct's own fields, likewise.
+/// then what each holds, likewise.
 Status CheckSiblings(const arrow::FieldVector& fields, const std::string& prefix) {
   std::map<std::string, std::string> seen;  // lowercased -> as written
   for (const auto& f : fields) {
@@ -34,15 +47,7 @@ Status CheckSiblings(const arrow::FieldVector& fields, const std::string& prefix
                              "could not read the table");
     }
   }
-  for (const auto& f : fields) {
-    // Struct fields, and those of structs inside lists and maps.
-    std::shared_ptr<arrow::DataType> type = f->type();
-    while (type->id() == arrow::Type::LIST || type->id() == arrow::Type::LARGE_LIST ||
-           type->id() == arrow::Type::FIXED_SIZE_LIST || type->id() == arrow::Type::MAP) {
-      type = type->id() == arrow::Type::MAP ? static_cast<const arrow::MapType&>(*type).item_type() : type->field(0)->type();
-    }
-    if (type->id() == arrow::Type::STRUCT) ARROW_RETURN_NOT_OK(CheckSiblings(type->fields(), prefix + f->name() + "."));
-  }
+  for (const auto& f : fields) ARROW_RETURN_NOT_OK(CheckNested(*f->type(), prefix + f->name()));
   return Status::OK();
 }
 

@@ -487,33 +487,44 @@ def test_an_empty_partition_value_lives_where_hudis_key_generators_put_it(tmp_pa
     )
     root = tmp_path / "t"
     t = lakeshore.Table.create(str(root), schema, record_key="id", partition_by="zone", table_type=table_type)
+    # The default folder's own name as a value lands there too (its text needs no escaping).
+    default = "__HIVE_DEFAULT_PARTITION__"
     rows = [{"id": 1, "zone": "", "v": 1}, {"id": 2, "zone": None, "v": 1}, {"id": 3, "zone": "eu", "v": 1}]
-    t.upsert(pa.Table.from_pylist(rows, schema=schema))
+    t.upsert(pa.Table.from_pylist([*rows, {"id": 5, "zone": default, "v": 1}], schema=schema))
     t.upsert(pa.Table.from_pylist([{"id": 1, "zone": "", "v": 2}], schema=schema))
     folders = sorted(p.name for p in root.iterdir() if not p.name.startswith("."))
     assert folders == ["zone=__HIVE_DEFAULT_PARTITION__", "zone=eu"]
     got = t.to_arrow()
-    assert sorted((r["id"], r["zone"], r["v"]) for r in got.to_pylist()) == [(1, "", 2), (2, None, 1), (3, "eu", 1)]
+    assert sorted((r["id"], r["zone"], r["v"]) for r in got.to_pylist()) == [
+        (1, "", 2),
+        (2, None, 1),
+        (3, "eu", 1),
+        (5, default, 1),
+    ]
     paths = {r["id"]: r["_hoodie_partition_path"] for r in got.to_pylist()}
-    assert paths == {1: "zone=__HIVE_DEFAULT_PARTITION__", 2: "zone=__HIVE_DEFAULT_PARTITION__", 3: "zone=eu"}
+    assert paths == {1: f"zone={default}", 2: f"zone={default}", 3: "zone=eu", 5: f"zone={default}"}
     _same(got, _hudi(root), "snapshot")
 
     def ids(*predicate: Any) -> list[int]:
         return sorted(t.to_arrow(columns=["id"], filter=[predicate]).column("id").to_pylist())
 
+    # "= '__HIVE_DEFAULT_PARTITION__'" found nothing: the folder was taken for nulls only.
+    assert ids("zone", "=", default) == [5]
     assert ids("zone", "=", "") == [1]
     assert ids("zone", "=", None) == [2]
-    assert ids("zone", "!=", "") == [3]
-    assert ids("zone", "!=", None) == [1, 3]
+    assert ids("zone", "!=", "") == [3, 5]
+    assert ids("zone", "!=", None) == [1, 3, 5]
     assert ids("zone", "in", ["", None]) == [1, 2]
     assert ids("zone", "in", [""]) == [1]
-    assert ids("zone", "not in", [""]) == [3]
-    assert ids("zone", ">=", "") == [1, 3]
-    assert ids("zone", "<", "eu") == [1]
+    assert ids("zone", "in", [default, "eu"]) == [3, 5]
+    assert ids("zone", "not in", [""]) == [3, 5]
+    assert ids("zone", ">=", "") == [1, 3, 5]
+    assert ids("zone", "<", "eu") == [1, 5]
+    assert ids("zone", ">", "eu") == []
     assert ids("zone", "=", "eu") == [3]
-    # Deleting by key finds the record in the default folder; dropping that partition drops both.
+    # Deleting by key finds the record in the default folder; dropping that partition drops all.
     t.delete([1])
-    assert sorted(t.to_arrow(columns=["id"]).column("id").to_pylist()) == [2, 3]
+    assert sorted(t.to_arrow(columns=["id"]).column("id").to_pylist()) == [2, 3, 5]
     t.upsert(pa.Table.from_pylist([{"id": 4, "zone": "", "v": 1}], schema=schema))
     t.delete_partitions([""])
     assert t.to_arrow(columns=["id"]).column("id").to_pylist() == [3]

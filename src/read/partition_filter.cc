@@ -46,12 +46,21 @@ struct CompiledPredicate {
   Order order = Order::kText;
   std::vector<std::string> values;  ///< the non-null values, rendered
   bool has_null = false;            ///< a null was among the values
-  bool may_be_empty = false;        ///< the null folder also holds "" for this field
+  /// The null folder also holds, for this field, "" and the folder's own name as a value (each
+  /// rendered into that folder's name by Hudi's key generators, which put "" there).
+  bool null_folder_holds_text = false;
 
-  /// Whether the null folder may hold a match: a null value, or "" where it lives there too.
-  bool MatchesNullFolder() const { return Matches(std::nullopt) || (may_be_empty && Matches(std::string())); }
-  /// Whether the rows of the null folder must be filtered too: null and "" answer differently.
-  bool SplitsNullFolder() const { return may_be_empty && Matches(std::nullopt) != Matches(std::string()); }
+  /// Whether the null folder may hold a match: a null value, or a text that lives there too.
+  bool MatchesNullFolder() const {
+    return Matches(std::nullopt) ||
+           (null_folder_holds_text && (Matches(std::string()) || Matches(std::string(kNullPartitionValue))));
+  }
+  /// Whether the rows of the null folder must be filtered too: its values answer differently.
+  bool SplitsNullFolder() const {
+    if (!null_folder_holds_text) return false;
+    const bool null = Matches(std::nullopt);
+    return null != Matches(std::string()) || null != Matches(std::string(kNullPartitionValue));
+  }
 
   bool Matches(const std::optional<std::string>& value) const {
     auto any_equal = [&] {
@@ -88,7 +97,7 @@ Result<CompiledPredicate> Compile(const TableConfig& config, const PartitionPred
   out.order = OrderOf(*field->type());
   out.op = typed.op;
   out.has_null = typed.has_null;
-  out.may_be_empty = empty_in_null_folder && arrow::is_base_binary_like(field->type()->id());
+  out.null_folder_holds_text = empty_in_null_folder && arrow::is_base_binary_like(field->type()->id());
   ARROW_ASSIGN_OR_RAISE(auto rendered, ValuesAsStrings(std::make_shared<arrow::ChunkedArray>(typed.values)));
   for (auto& v : rendered) {
     if (v) out.values.push_back(std::move(*v));

@@ -194,3 +194,39 @@ def test_writer_processes_and_a_compacting_process_on_a_merge_on_read_table(tabl
     theirs = pa.Table.from_batches(hudi.HudiTable(table_path).read()).select(["id", "who"]).to_pylist()
     assert {r["id"]: r["who"] for r in theirs} == rows
     assert not [i for i in lakeshore.Table.open(table_path).timeline() if i["state"] != "completed"]
+
+
+def test_a_key_two_writers_insert_at_once_is_stored_once_with_a_record_index(tmp_path: Any) -> None:
+    # Keys new to the table are not locked: two upserts of the same new key into different new
+    # file groups both committed, and the key was stored twice (a merge-on-read table's inserts
+    # go to new groups; Hudi's file-group conflict check lets that through). Tagged by the
+    # record index, the later one to commit now conflicts. The second writer runs inside the
+    # first's "committing" progress report: after the first tagged, before it takes the lock.
+    path = str(tmp_path / "t")
+    props = {
+        "hoodie.metadata.record.index.enable": "true",
+        "hoodie.index.type": "RECORD_INDEX",
+        "write.small_file_limit_bytes": "0",  # every write's inserts in a new file group
+    }
+    lakeshore.Table.create(path, SCHEMA, record_key="id", table_type="mor", properties=props)
+    first, second = lakeshore.Table.open(path), lakeshore.Table.open(path)
+    first.upsert(batch([1], "oslo", "seed"))
+    fired = [False]
+
+    def progress(phase: str, done: int, total: int, unit: str) -> None:
+        if phase == "committing" and not fired[0]:
+            fired[0] = True
+            second.upsert(batch([7, 8], "lima", "second"))
+
+    try:
+        first.upsert(batch([7, 9], "rome", "first"), progress=progress)
+        raise AssertionError("the first write committed key 7 beside the second's")
+    except lakeshore.CommitConflictError as e:
+        assert "'7'" in str(e)
+    rows = lakeshore.Table.open(path).to_arrow(columns=["id", "who"]).to_pylist()
+    assert sorted((r["id"], r["who"]) for r in rows) == [(1, "seed"), (7, "second"), (8, "second")]
+    # Retried, it updates the stored key.
+    first = lakeshore.Table.open(path, properties=props)
+    first.upsert(batch([7, 9], "rome", "first"))
+    rows = lakeshore.Table.open(path).to_arrow(columns=["id", "who"]).to_pylist()
+    assert sorted((r["id"], r["who"]) for r in rows) == [(1, "seed"), (7, "first"), (8, "second"), (9, "first")]

@@ -63,6 +63,8 @@ struct WriteState {
   std::vector<std::string> rolled_back;
   std::vector<std::string> planned_files;
   bool commit_attempted = false;
+  /// An upsert tagged by the record index: its new keys are checked again at the commit.
+  bool new_keys_by_record_index = false;
 };
 
 /// The action of a write's instant: replace operations are replacecommits; every other write is a
@@ -157,6 +159,41 @@ Status CheckConflicts(const std::vector<CompletedCommit>& commits, const WriteSt
   return Status::OK();
 }
 
+/// Keys new to the table are not locked while a write runs: a writer that committed meanwhile
+/// may have inserted one of this upsert's new keys into another file group, and both committing
+/// would store the key twice (Hudi's conflict check, by file group, lets that through). Where
+/// the upsert was tagged by the record index, this write's new keys are looked up in it again,
+/// with the writes completed since: one found is a conflict. Only when such a write exists
+/// (none: nothing to look up); `changes.list_keys` is run here (its keys are the record index
+/// update too). Cost: one record index lookup of the new keys.
+Status CheckNewKeysStillNew(TableContext& ctx, const WriteState& state, const Timeline& timeline,
+                            const std::vector<CompletedCommit>& commits, MetadataChanges& changes) {
+  std::string concurrent;
+  for (const auto& c : commits) {
+    if (c.instant.completion_time > state.base_completion && actions::WritesData(c.instant.action) &&
+        c.metadata.operation != "compact") {
+      concurrent = c.instant.time;
+    }
+  }
+  if (concurrent.empty()) return Status::OK();
+  if (changes.list_keys) {
+    ARROW_RETURN_NOT_OK(changes.list_keys(&changes));
+    changes.list_keys = nullptr;
+  }
+  if (changes.keys_located.empty()) return Status::OK();
+  std::vector<std::string_view> keys;
+  keys.reserve(changes.keys_located.size());
+  for (const auto& k : changes.keys_located) keys.emplace_back(k.key);
+  ARROW_ASSIGN_OR_RAISE(auto found, LookupMetadataRecordIndex(ctx.storage, *ctx.engine, ValidDataInstants(timeline), keys));
+  for (size_t i = 0; i < found.size(); ++i) {
+    if (!found[i]) continue;
+    return CommitConflict("write " + state.instant.time + " inserts key '" + std::string(keys[i]) +
+                          "', which a concurrent write (" + concurrent + " or before it) inserted first into file group " +
+                          found[i]->file_id + "; retry the write");
+  }
+  return Status::OK();
+}
+
 Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metadata,
               const std::set<FileGroupKey>& touched, MetadataChanges changes = {}) {
   AddWrittenFiles(metadata, &changes);
@@ -176,6 +213,7 @@ Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metada
                           " is being rolled back by another writer (its heartbeat had expired)");
   }
   ARROW_RETURN_NOT_OK(CheckConflicts(commits, state, touched));
+  if (state.new_keys_by_record_index) ARROW_RETURN_NOT_OK(CheckNewKeysStillNew(ctx, state, timeline, commits, changes));
   // A clustering scheduled while this write ran.
   ARROW_ASSIGN_OR_RAISE(auto clustering, FileGroupsUnderClustering(ctx, timeline));
   ARROW_RETURN_NOT_OK(CheckNotUnderClustering(clustering, state.instant.time, touched));
@@ -339,6 +377,7 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
     ARROW_ASSIGN_OR_RAISE(auto index, ChooseIndex(ctx, state.timeline));
     KeysToTag keys{&input.partitions, &input.record_keys, input.rows, ValidDataInstants(state.timeline)};
     ARROW_ASSIGN_OR_RAISE(tags, index->TagLocations(keys, view, *ctx.storage, *ctx.engine));
+    state.new_keys_by_record_index = op == WriteOperation::kUpsert && dynamic_cast<RecordIndex*>(index.get()) != nullptr;
     tagging = index->metrics();
     progress.Report("tagging", 1, 1, "batches");
   }

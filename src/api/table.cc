@@ -337,25 +337,17 @@ Status Table::CreateIndex(const std::string& name, const std::string& column) {
     return Status::Invalid("a secondary index is named secondary_index_<name> and built on a column: got '", name,
                            "' on '", column, "'");
   }
-  if (secondary) {
-    // The name is a folder of the metadata table and a key of Hudi's index definitions: checked
-    // before anything is written (a "../x" or an overlong name failed only when its folder was
-    // made, and every later write, rebuilding it, failed the same way).
-    const std::string_view own = std::string_view(name).substr(std::string("secondary_index_").size());
-    const bool plain = own.size() <= 128 && std::all_of(own.begin(), own.end(), [](char c) {
-                         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-                       });
-    if (!plain) {
-      return Status::Invalid("a secondary index name after secondary_index_ is letters, digits and '_', at most 128 "
-                             "of them: got '", name, "'");
-    }
-  }
+  // Before anything is written: a "../x" or an overlong name failed only when its folder was
+  // made, and every later write, rebuilding it, failed the same way.
+  if (secondary) ARROW_RETURN_NOT_OK(CheckNewSecondaryIndexName(name));
   if (!secondary && !column.empty()) {
     return Status::Invalid("only a secondary index is built on a column; '", name, "' is not one");
   }
   std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
   ARROW_ASSIGN_OR_RAISE(auto guard, impl_->ctx.Lock().Acquire("build an index"));
   guard->KeepAlive();  // a build reads the whole table: it may outlast one lease
+  // What the table lists now: an undo of a failed build keeps these.
+  auto [before, before_inflight] = MetadataPartitions();
   if (secondary) {
     // The definition first (checked before anything is written), then the build.
     IndexDefinition def{name, "secondary_index", "identity", {column}, {}, "V2"};
@@ -363,12 +355,10 @@ Status Table::CreateIndex(const std::string& name, const std::string& column) {
     if (!MaintainableSecondaryIndex(impl_->ctx, {{name, def}}, name, &why)) {
       return Status::Invalid("cannot build a secondary index on '", column, "' of ", impl_->ctx.uri, ": ", why);
     }
-    auto [built, inflight] = MetadataPartitions();
-    if (std::find(built.begin(), built.end(), name) != built.end()) {
+    if (std::find(before.begin(), before.end(), name) != before.end()) {
       return Status::Invalid("table ", impl_->ctx.uri, " already has the index '", name, "'; drop it first");
     }
   }
-  auto [before, before_inflight] = MetadataPartitions();  // what an undo must keep
   before.insert(before.end(), before_inflight.begin(), before_inflight.end());
   Status built = secondary ? WriteSecondaryIndexDefinition(impl_->ctx, name, column) : Status::OK();
   if (built.ok()) built = BuildMetadataPartitions(impl_->ctx, {name}, *guard);

@@ -6,10 +6,10 @@
 #include <arrow/buffer_builder.h>
 #include <arrow/builder.h>
 #include <arrow/compute/api.h>
-#include <arrow/util/bitmap_ops.h>
 #include <arrow/memory_pool.h>
 #include <arrow/table.h>
 #include <arrow/type.h>
+#include <arrow/util/bitmap_ops.h>
 
 namespace lakeshore {
 namespace {
@@ -124,9 +124,6 @@ Result<std::shared_ptr<arrow::Array>> CastChunk(const std::shared_ptr<arrow::Arr
   return cast;
 }
 
-}  // namespace
-
-namespace {
 /// `length` empty values of `type`, none null (structs hold empty values all the way down).
 Result<std::shared_ptr<arrow::Array>> EmptyValuesOf(const std::shared_ptr<arrow::DataType>& type, int64_t length) {
   ARROW_ASSIGN_OR_RAISE(auto builder, arrow::MakeBuilder(type));
@@ -152,12 +149,6 @@ Result<std::shared_ptr<arrow::Table>> ReadValidated(const std::shared_ptr<arrow:
   Status valid = table->Validate();
   if (!valid.ok()) return Status::Invalid(what, " are malformed Arrow data: ", valid.message());
   return table;
-}
-
-Result<std::shared_ptr<arrow::Array>> CastArray(const std::shared_ptr<arrow::Array>& array,
-                                                const std::shared_ptr<arrow::DataType>& type,
-                                                const arrow::compute::CastOptions& options) {
-  return CastChunk(array, type, options);
 }
 
 Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(const std::shared_ptr<arrow::ChunkedArray>& column,

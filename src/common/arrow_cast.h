@@ -5,10 +5,9 @@
 #include <memory>
 #include <string>
 
-#include <arrow/record_batch.h>
-
 #include <arrow/chunked_array.h>
 #include <arrow/compute/cast.h>
+#include <arrow/record_batch.h>
 #include <arrow/type_fwd.h>
 
 #include "lakeshore/status.h"
@@ -40,11 +39,5 @@ Result<std::shared_ptr<arrow::Table>> ReadValidated(const std::shared_ptr<arrow:
 /// the Parquet writer refuses that ("declared non-nullable but contains nulls"): records
 /// written before a blob column was added got such a value and could not be rewritten.
 Result<std::shared_ptr<arrow::Array>> NullsOf(const std::shared_ptr<arrow::DataType>& type, int64_t length);
-
-/// The same for one array.
-Result<std::shared_ptr<arrow::Array>> CastArray(const std::shared_ptr<arrow::Array>& array,
-                                                const std::shared_ptr<arrow::DataType>& type,
-                                                const arrow::compute::CastOptions& options =
-                                                    arrow::compute::CastOptions::Safe());
 
 }  // namespace lakeshore

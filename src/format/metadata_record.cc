@@ -318,14 +318,6 @@ struct AvroCursor {
   size_t pos = 0;
   bool ok = true;
   int64_t Long() {
-    // Most values here (union branches, small ints) are one byte.
-    if (pos < bytes.size() && (static_cast<uint8_t>(bytes[pos]) & 0x80) == 0) {
-      const auto b = static_cast<uint8_t>(bytes[pos++]);
-      return static_cast<int64_t>(b >> 1) ^ -static_cast<int64_t>(b & 1);
-    }
-    return LongOfBytes();
-  }
-  int64_t LongOfBytes() {
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (pos >= bytes.size()) {

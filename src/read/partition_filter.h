@@ -31,9 +31,10 @@ struct PartitionFilter {
 /// the null partition. When `empty_in_null_folder` (a SIMPLE or COMPLEX key generator, whose
 /// folders hold the column's own values), the null folder of a string or binary field also
 /// holds "" and the text "__HIVE_DEFAULT_PARTITION__" (whose folder that is): it is kept when
-/// any of the three may match, and a predicate that tells them apart goes to `on_rows`. Errors (Invalid, naming the field): not a partition field, an unknown operator, a
-/// value that cannot be read as the field's type, a null with an ordering operator, or not
-/// exactly one value for a comparison. Cost: O(values) to compile, O(path length + values) per
+/// any of the three may match, and a predicate that tells them apart goes to `on_rows`. Errors
+/// (Invalid, naming the field): not a partition field, an unknown operator, a value that cannot
+/// be read as the field's type, a null with an ordering operator, or not exactly one value for
+/// a comparison. Cost: O(values) to compile, O(path length + values) per
 /// path. An empty `predicates` gives an empty filter.
 Result<PartitionFilter> MakePartitionFilter(const TableConfig& config, const std::vector<PartitionPredicate>& predicates,
                                             bool empty_in_null_folder);

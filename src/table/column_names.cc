@@ -4,20 +4,13 @@
 #include <string>
 
 #include <arrow/type.h>
+#include <arrow/util/string.h>
 
 #include "common/utf8.h"
 #include "table/meta_columns.h"
 
 namespace lakeshore {
 namespace {
-
-std::string Lower(const std::string& name) {
-  std::string out = name;
-  for (auto& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 Status CheckSiblings(const arrow::FieldVector& fields, const std::string& prefix);
 
@@ -39,7 +32,7 @@ Status CheckSiblings(const arrow::FieldVector& fields, const std::string& prefix
   for (const auto& f : fields) {
     const std::string& name = f->name();
     if (!IsValidUtf8(name)) return Status::Invalid("a column name is not valid UTF-8");
-    auto [it, fresh] = seen.emplace(Lower(name), name);
+    auto [it, fresh] = seen.emplace(arrow::internal::AsciiToLower(name), name);
     if (!fresh) {
       if (it->second == name) return Status::Invalid("column '", prefix, name, "' appears more than once");
       return Status::Invalid("columns '", prefix, it->second, "' and '", prefix, name,

@@ -20,7 +20,6 @@ Status KnownIndex(const std::string& v) {
 /// A duration in milliseconds: positive and at most kMaxHours (100 years), as every duration
 /// users give is, so adding it to a clock or multiplying it by a small count cannot overflow.
 Status IsADurationMs(const int64_t& v) {
-  constexpr auto kMaxMs = static_cast<int64_t>(kMaxHours * 3600 * 1000);
   if (v <= 0 || v > kMaxMs) return Status::Invalid("must be from 1 ms to 100 years (", kMaxMs, " ms), got ", v);
   return Status::OK();
 }

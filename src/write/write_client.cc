@@ -128,13 +128,26 @@ Status CheckNotUnderClustering(const std::map<FileGroupKey, std::string>& cluste
   return Status::OK();
 }
 
+/// True for a commit that can conflict with the write of `state`: it wrote data and completed
+/// after the write's view was fixed. A compaction never conflicts with a write: it merged slices
+/// whose logs completed before it was planned, and logs written since join its new slices
+/// (completion-time slicing).
+bool CompletedMeanwhile(const CompletedCommit& c, const WriteState& state) {
+  return c.instant.completion_time > state.base_completion && actions::WritesData(c.instant.action) &&
+         c.metadata.operation != "compact";
+}
+
+/// True when hoodie.properties (read now) lists metadata partition `partition` as built.
+Result<bool> MetadataPartitionBuilt(TableContext& ctx, const char* partition) {
+  ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
+  const auto& list = config.metadata_partitions;
+  return std::find(list.begin(), list.end(), partition) != list.end();
+}
+
 Status CheckConflicts(const std::vector<CompletedCommit>& commits, const WriteState& state,
                       const std::set<FileGroupKey>& touched) {
   for (const auto& c : commits) {
-    if (c.instant.completion_time <= state.base_completion || !actions::WritesData(c.instant.action)) continue;
-    // A compaction never conflicts with a write: it merged slices whose logs completed before
-    // it was planned, and logs written since join its new slices (completion-time slicing).
-    if (c.metadata.operation == "compact") continue;
+    if (!CompletedMeanwhile(c, state)) continue;
     if (c.metadata.operation == "alter_schema") {
       return CommitConflict("write " + state.instant.time + " conflicts with schema change " + c.instant.time +
                             ", which committed first; reopen the table and retry");
@@ -170,16 +183,12 @@ Status CheckNewKeysStillNew(TableContext& ctx, const WriteState& state, const Ti
                             const std::vector<CompletedCommit>& commits, MetadataChanges& changes) {
   std::string concurrent;
   for (const auto& c : commits) {
-    if (c.instant.completion_time > state.base_completion && actions::WritesData(c.instant.action) &&
-        c.metadata.operation != "compact") {
-      concurrent = c.instant.time;
-    }
+    if (CompletedMeanwhile(c, state)) concurrent = c.instant.time;
   }
   if (concurrent.empty()) return Status::OK();
   // A record index dropped or being rebuilt meanwhile answers nothing to trust: skipped.
-  ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
-  const auto& built = config.metadata_partitions;
-  if (std::find(built.begin(), built.end(), kMetadataRecordIndex) == built.end()) return Status::OK();
+  ARROW_ASSIGN_OR_RAISE(bool indexed, MetadataPartitionBuilt(ctx, kMetadataRecordIndex));
+  if (!indexed) return Status::OK();
   if (changes.list_keys) {
     ARROW_RETURN_NOT_OK(changes.list_keys(&changes));
     changes.list_keys = nullptr;
@@ -316,20 +325,15 @@ std::shared_ptr<BloomFilterSource> MetadataBloomFilterSource(TableContext& ctx,
 /// read from hoodie.properties now, not as the table was opened); until then the simple index
 /// tags, and the commit builds the record index.
 Result<std::unique_ptr<Index>> ChooseIndex(TableContext& ctx, const Timeline& timeline) {
-  auto built = [&](const char* partition) -> Result<bool> {
-    ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
-    const auto& list = config.metadata_partitions;
-    return std::find(list.begin(), list.end(), partition) != list.end();
-  };
   if (ctx.index_type == "RECORD_INDEX") {
-    ARROW_ASSIGN_OR_RAISE(bool ready, built(kMetadataRecordIndex));
+    ARROW_ASSIGN_OR_RAISE(bool ready, MetadataPartitionBuilt(ctx, kMetadataRecordIndex));
     if (ready) return std::unique_ptr<Index>(std::make_unique<RecordIndex>(ctx.storage));
     return MakeIndex("SIMPLE");
   }
   if (ctx.index_type == "BLOOM" || ctx.index_type == "GLOBAL_BLOOM") {
     BloomIndexSettings settings;
     settings.filter_memory_bytes = ctx.bloom_filter_memory_bytes;
-    ARROW_ASSIGN_OR_RAISE(bool ready, built(kMetadataBloomFilters));
+    ARROW_ASSIGN_OR_RAISE(bool ready, MetadataPartitionBuilt(ctx, kMetadataBloomFilters));
     if (ctx.bloom_use_metadata && ready) {
       settings.metadata = MetadataBloomFilterSource(ctx, ValidDataInstants(timeline));
     }

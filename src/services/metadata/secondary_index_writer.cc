@@ -1,6 +1,7 @@
 #include "services/metadata/secondary_index_writer.h"
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 #include <unordered_map>
 
@@ -112,6 +113,17 @@ std::optional<SecondaryIndexSpec> MaintainableSecondaryIndex(const TableContext&
   return SecondaryIndexSpec{partition, d.source_fields[0], d.HashesBySecondaryKey()};
 }
 
+Status CheckNewSecondaryIndexName(const std::string& partition) {
+  const std::string_view own = std::string_view(partition).substr(std::min(partition.size(), std::strlen(kPrefix)));
+  const bool plain = IsSecondaryIndexPartition(partition) && !own.empty() && own.size() <= 128 &&
+                     std::all_of(own.begin(), own.end(), [](char c) {
+                       return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+                     });
+  if (plain) return Status::OK();
+  return Status::Invalid("a secondary index name after secondary_index_ is letters, digits and '_', at most 128 of "
+                         "them: got '", partition, "'");
+}
+
 Result<MetadataEntries> SecondaryIndexBuildEntries(TableContext& ctx, const SecondaryIndexSpec& spec) {
   ReadOptions read;
   read.columns = {std::string(meta_columns::kRecordKey), TopColumn(spec.column)};
@@ -200,6 +212,7 @@ Result<std::vector<MetadataEntries>> SecondaryIndexWriteEntries(TableContext& ct
 }
 
 Status WriteSecondaryIndexDefinition(TableContext& ctx, const std::string& partition, const std::string& column) {
+  ARROW_RETURN_NOT_OK(CheckNewSecondaryIndexName(partition));
   return EditDefinitions(ctx, [&](nlohmann::json& defs) {
     defs[partition] = {{"indexName", partition},
                        {"indexType", "secondary_index"},

@@ -24,6 +24,12 @@ Result<std::map<std::string, IndexDefinition>> LoadTableIndexDefinitions(const T
 /// True for a metadata partition name of a secondary index.
 bool IsSecondaryIndexPartition(const std::string& partition);
 
+/// OK when `partition` may name a new secondary index: secondary_index_ then 1 to 128 letters,
+/// digits and '_' (the name is a folder of the metadata table and a key of Hudi's index
+/// definitions: "../x" or an overlong name must be refused before anything is written).
+/// Else kInvalid naming it. Indexes another writer named otherwise are still read.
+Status CheckNewSecondaryIndexName(const std::string& partition);
+
 /// A secondary index this build can keep current: an identity index on one field (a column, or
 /// a dotted path into struct columns, as a blob column's `reference.external_path`) of a type
 /// whose stored text SecondaryKeyText renders.

@@ -7,6 +7,7 @@ import multiprocessing as mp
 from typing import Any
 
 import pyarrow as pa
+import pytest
 
 import lakeshore
 
@@ -230,3 +231,85 @@ def test_a_key_two_writers_insert_at_once_is_stored_once_with_a_record_index(tmp
     first.upsert(batch([7, 9], "rome", "first"))
     rows = lakeshore.Table.open(path).to_arrow(columns=["id", "who"]).to_pylist()
     assert sorted((r["id"], r["who"]) for r in rows) == [(1, "seed"), (7, "first"), (8, "second"), (9, "first")]
+
+
+def upsert_while_another_commits(path: str, props: dict[str, str], mine: pa.Table, theirs: pa.Table) -> str | None:
+    """Upserts `mine` while `theirs` is upserted by another writer inside this write's
+    "committing" progress report (after this write tagged, before it takes the lock); returns
+    the conflict's message, or None when both committed."""
+    first, second = lakeshore.Table.open(path, properties=props), lakeshore.Table.open(path, properties=props)
+    fired = [False]
+
+    def progress(phase: str, done: int, total: int, unit: str) -> None:
+        if phase == "committing" and not fired[0]:
+            fired[0] = True
+            second.upsert(theirs)
+
+    try:
+        first.upsert(mine, progress=progress)
+        return None
+    except lakeshore.CommitConflictError as e:
+        return str(e)
+
+
+@pytest.mark.parametrize("table_type", ["cow", "mor"])
+@pytest.mark.parametrize("index", ["SIMPLE", "GLOBAL_SIMPLE", "BLOOM", "GLOBAL_BLOOM"])
+def test_a_key_two_writers_insert_at_once_is_stored_once_with_every_index(
+    tmp_path: Any, index: str, table_type: str
+) -> None:
+    # The same race as above, tagged by the indexes that read data files: the later write to
+    # commit reads the key columns of the file groups the writes completed meanwhile wrote.
+    path = str(tmp_path / "t")
+    props = {"hoodie.index.type": index, "write.small_file_limit_bytes": "0"}
+    lakeshore.Table.create(path, SCHEMA, record_key="id", table_type=table_type, properties=props)
+    lakeshore.Table.open(path, properties=props).upsert(batch([1], "oslo", "seed"))
+    message = upsert_while_another_commits(
+        path, props, batch([7, 9], "rome", "first"), batch([8, 7], "lima", "second")
+    )
+    assert message is not None, "the first write committed key 7 beside the second's"
+    assert "'7'" in message and "concurrent" in message
+    rows = lakeshore.Table.open(path).to_arrow(columns=["id", "who"]).to_pylist()
+    assert sorted((r["id"], r["who"]) for r in rows) == [(1, "seed"), (7, "second"), (8, "second")]
+    # Retried, it updates the stored key.
+    lakeshore.Table.open(path, properties=props).upsert(batch([7, 9], "rome", "first"))
+    rows = lakeshore.Table.open(path).to_arrow(columns=["id", "who"]).to_pylist()
+    assert sorted((r["id"], r["who"]) for r in rows) == [(1, "seed"), (7, "first"), (8, "second"), (9, "first")]
+
+
+@pytest.mark.parametrize("index", ["SIMPLE", "GLOBAL_SIMPLE", "BLOOM", "GLOBAL_BLOOM", "RECORD_INDEX"])
+def test_a_new_key_another_writer_put_in_another_partition_meanwhile(tmp_path: Any, index: str) -> None:
+    # Partitioned indexes keep a key once per partition: the same new key in two partitions is
+    # two records, and both writes commit. Global ones keep a key in one partition: conflict.
+    path = str(tmp_path / "t")
+    props = {"hoodie.index.type": index, "write.small_file_limit_bytes": "0"}
+    if index == "RECORD_INDEX":
+        props["hoodie.metadata.record.index.enable"] = "true"
+    lakeshore.Table.create(path, SCHEMA, record_key="id", partition_by="city", properties=props)
+    lakeshore.Table.open(path, properties=props).upsert(batch([1], "oslo", "seed"))
+    message = upsert_while_another_commits(path, props, batch([7], "rome", "first"), batch([7], "lima", "second"))
+    rows = sorted(
+        (r["id"], r["city"], r["who"])
+        for r in lakeshore.Table.open(path).to_arrow(columns=["id", "city", "who"]).to_pylist()
+    )
+    if index.startswith("GLOBAL") or index == "RECORD_INDEX":
+        assert message is not None and "'7'" in message
+        assert rows == [(1, "oslo", "seed"), (7, "lima", "second")]
+    else:
+        assert message is None
+        assert rows == [(1, "oslo", "seed"), (7, "lima", "second"), (7, "rome", "first")]
+
+
+@pytest.mark.parametrize("index", ["SIMPLE", "BLOOM"])
+def test_writers_of_different_new_keys_both_commit(tmp_path: Any, index: str) -> None:
+    # The check finds only the keys both wrote: disjoint new keys, and updates of one stored
+    # key beside a new one, commit as before.
+    path = str(tmp_path / "t")
+    props = {"hoodie.index.type": index, "write.small_file_limit_bytes": "0"}
+    lakeshore.Table.create(path, SCHEMA, record_key="id", properties=props)
+    lakeshore.Table.open(path, properties=props).upsert(batch([1, 2], "oslo", "seed"))
+    message = upsert_while_another_commits(path, props, batch([7, 9], "rome", "first"), batch([1, 8], "lima", "second"))
+    assert message is None
+    rows = lakeshore.Table.open(path).to_arrow(columns=["id", "who"]).to_pylist()
+    assert sorted((r["id"], r["who"]) for r in rows) == [
+        (1, "second"), (2, "seed"), (7, "first"), (8, "second"), (9, "first")
+    ]

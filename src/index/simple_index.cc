@@ -14,6 +14,38 @@
 
 namespace lakeshore {
 
+Result<std::vector<int64_t>> RowsStoredIn(Storage& storage, const BaseFile& base, const KeyLookup& lookup) {
+  ARROW_ASSIGN_OR_RAISE(auto table, ReadBaseFile(storage, base.path, {meta_columns::kRecordKey}, base.size));
+  if (table->num_columns() != 1 || table->column(0)->type()->id() != arrow::Type::STRING) {
+    return CorruptMetadata("base file '" + base.path + "' has no string column " + meta_columns::kRecordKey);
+  }
+  // Each stored key looked up among the incoming ones; a key stored twice (an insert that
+  // repeated it) is reported once.
+  std::vector<int64_t> found;
+  constexpr size_t kBatch = 1024;
+  std::string_view views[kBatch];
+  int64_t rows_found[kBatch];
+  for (const auto& chunk : table->column(0)->chunks()) {
+    const auto& arr = static_cast<const arrow::StringArray&>(*chunk);
+    size_t n = 0;
+    auto flush = [&] {
+      lookup.FindMany(views, n, rows_found);
+      for (size_t j = 0; j < n; ++j)
+        if (rows_found[j] >= 0) found.push_back(rows_found[j]);
+      n = 0;
+    };
+    for (int64_t k = 0; k < arr.length(); ++k) {
+      if (arr.IsNull(k)) continue;
+      views[n++] = arr.GetView(k);
+      if (n == kBatch) flush();
+    }
+    flush();
+  }
+  std::sort(found.begin(), found.end());
+  found.erase(std::unique(found.begin(), found.end()), found.end());
+  return found;
+}
+
 Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
     const KeysToTag& keys, const FileSystemView& view, Storage& storage, Engine& engine) {
   const auto& record_keys = *keys.record_keys;
@@ -86,39 +118,7 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
       auto hits, engine.Map<std::vector<int64_t>>(
                      static_cast<int64_t>(probes.size()), [&](int64_t i) -> Result<std::vector<int64_t>> {
                        const Probe& probe = probes[static_cast<size_t>(i)];
-                       const auto& base = *probe.group->latest().base_file;
-                       ARROW_ASSIGN_OR_RAISE(auto table, ReadBaseFile(storage, base.path,
-                                                                      {meta_columns::kRecordKey}, base.size));
-                       if (table->num_columns() != 1 || table->column(0)->type()->id() != arrow::Type::STRING) {
-                         return CorruptMetadata("base file '" + base.path + "' has no string column " +
-                                                meta_columns::kRecordKey);
-                       }
-                       // Each stored key looked up among the incoming ones; a key stored twice
-                       // (an insert that repeated it) is reported once.
-                       const KeyLookup& row_of = *probe.keys;
-                       std::vector<int64_t> found;
-                       constexpr size_t kBatch = 1024;
-                       std::string_view views[kBatch];
-                       int64_t rows_found[kBatch];
-                       for (const auto& chunk : table->column(0)->chunks()) {
-                         const auto& arr = static_cast<const arrow::StringArray&>(*chunk);
-                         size_t n = 0;
-                         auto flush = [&] {
-                           row_of.FindMany(views, n, rows_found);
-                           for (size_t j = 0; j < n; ++j)
-                             if (rows_found[j] >= 0) found.push_back(rows_found[j]);
-                           n = 0;
-                         };
-                         for (int64_t k = 0; k < arr.length(); ++k) {
-                           if (arr.IsNull(k)) continue;
-                           views[n++] = arr.GetView(k);
-                           if (n == kBatch) flush();
-                         }
-                         flush();
-                       }
-                       std::sort(found.begin(), found.end());
-                       found.erase(std::unique(found.begin(), found.end()), found.end());
-                       return found;
+                       return RowsStoredIn(storage, *probe.group->latest().base_file, *probe.keys);
                      }));
   for (size_t i = 0; i < probes.size(); ++i) {
     for (int64_t r : hits[i]) {

@@ -18,4 +18,10 @@ class SimpleIndex : public Index {
                                                                Storage& storage, Engine& engine) override;
 };
 
+/// The rows of `lookup` whose keys base file `base` stores, each once, in row order: its
+/// `_hoodie_record_key` column read alone (kCorruptMetadata when it has none). Cost: one
+/// key-column read and one probe per stored key. The simple index's probe, and the commit's
+/// check that a write's new keys were not stored meanwhile.
+Result<std::vector<int64_t>> RowsStoredIn(Storage& storage, const BaseFile& base, const KeyLookup& lookup);
+
 }  // namespace lakeshore

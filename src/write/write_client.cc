@@ -12,6 +12,7 @@
 #include "index/index.h"
 #include "index/bloom_index.h"
 #include "index/record_index.h"
+#include "index/simple_index.h"
 #include "format/metadata_keys.h"
 #include "io/metadata_files.h"
 #include "services/metadata/metadata_writer.h"
@@ -63,8 +64,11 @@ struct WriteState {
   std::vector<std::string> rolled_back;
   std::vector<std::string> planned_files;
   bool commit_attempted = false;
-  /// An upsert tagged by the record index: its new keys are checked again at the commit.
-  bool new_keys_by_record_index = false;
+  /// An upsert: its new keys are checked again at the commit (CheckNewKeysStillNew), by the
+  /// record index where it tagged them, else in the file groups written meanwhile.
+  bool check_new_keys = false;
+  bool tagged_by_record_index = false;
+  bool global_index = false;  ///< the tagging index keeps a key in one partition
 };
 
 /// The action of a write's instant: replace operations are replacecommits; every other write is a
@@ -172,13 +176,70 @@ Status CheckConflicts(const std::vector<CompletedCommit>& commits, const WriteSt
   return Status::OK();
 }
 
+/// kCommitConflict naming the first of `new_keys` that a file group written by the commits
+/// completed meanwhile now stores, in the key's scope (its partition; any, for a global index).
+/// Those groups are read as they are now (latest base file, `_hoodie_record_key` only), in
+/// parallel; a key they held before this write began was tagged as stored, so it is not among
+/// `new_keys`. Cost: one key-column read per group written meanwhile.
+Status CheckNewKeysNotWrittenMeanwhile(TableContext& ctx, const WriteState& state,
+                                       const std::vector<CompletedCommit>& commits,
+                                       const std::vector<RecordIndexEntry>& new_keys) {
+  std::set<FileGroupKey> written;
+  for (const auto& c : commits) {
+    if (!CompletedMeanwhile(c, state)) continue;
+    for (const auto& stat : c.metadata.write_stats) written.insert({stat.partition, stat.file_id});
+  }
+  if (written.empty()) return Status::OK();
+  std::vector<std::string_view> keys;
+  keys.reserve(new_keys.size());
+  std::map<std::string, std::vector<int64_t>> rows_by_scope;
+  for (size_t i = 0; i < new_keys.size(); ++i) {
+    keys.emplace_back(new_keys[i].key);
+    rows_by_scope[state.global_index ? std::string() : new_keys[i].partition].push_back(static_cast<int64_t>(i));
+  }
+  std::map<std::string, KeyLookup> lookups;  // a write's keys are unique in their scope
+  for (const auto& [scope, rows] : rows_by_scope) lookups.try_emplace(scope, keys, rows);
+  const FileSystemView now = FileSystemView::Build(commits);
+  struct Probe {
+    const FileGroup* group;
+    const KeyLookup* keys;
+  };
+  std::vector<Probe> probes;
+  for (const auto& [partition, file_id] : written) {
+    auto lookup = lookups.find(state.global_index ? std::string() : partition);
+    const FileGroup* group = now.Find(partition, file_id);
+    if (lookup == lookups.end() || group == nullptr || !group->is_live()) continue;
+    if (!group->latest().base_file) {
+      return UnsupportedFeature("write " + state.instant.time + " cannot check its new keys against file group " +
+                                file_id + " in partition '" + partition +
+                                "', written meanwhile with its records only in log files; retry the write");
+    }
+    probes.push_back({group, &lookup->second});
+  }
+  ARROW_ASSIGN_OR_RAISE(auto hits, ctx.engine->Map<std::vector<int64_t>>(
+                                       static_cast<int64_t>(probes.size()), [&](int64_t i) {
+                                         const Probe& p = probes[static_cast<size_t>(i)];
+                                         return RowsStoredIn(*ctx.storage, *p.group->latest().base_file, *p.keys);
+                                       }));
+  for (size_t i = 0; i < probes.size(); ++i) {
+    if (hits[i].empty()) continue;
+    const RecordIndexEntry& key = new_keys[static_cast<size_t>(hits[i].front())];
+    return CommitConflict("write " + state.instant.time + " inserts key '" + key.key + "' into partition '" +
+                          key.partition + "', which a concurrent write stored first in file group " +
+                          probes[i].group->file_id + " in partition '" + probes[i].group->partition +
+                          "'; retry the write");
+  }
+  return Status::OK();
+}
+
 /// Keys new to the table are not locked while a write runs: a writer that committed meanwhile
 /// may have inserted one of this upsert's new keys into another file group, and both committing
-/// would store the key twice (Hudi's conflict check, by file group, lets that through). Where
-/// the upsert was tagged by the record index, this write's new keys are looked up in it again,
-/// with the writes completed since: one found is a conflict. Only when such a write exists
-/// (none: nothing to look up); `changes.list_keys` is run here (its keys are the record index
-/// update too). Cost: one record index lookup of the new keys.
+/// would store the key twice (Hudi's conflict check, by file group, lets that through). So when
+/// a write completed since this one began, its new keys (`changes.list_keys`, run here: they are
+/// the record index update too) are looked up again, under the lock: in the record index where
+/// it tagged them and is still built (one lookup of the new keys), else in the file groups
+/// written meanwhile (CheckNewKeysNotWrittenMeanwhile). One found is a conflict. No write
+/// completed meanwhile: nothing to look up.
 Status CheckNewKeysStillNew(TableContext& ctx, const WriteState& state, const Timeline& timeline,
                             const std::vector<CompletedCommit>& commits, MetadataChanges& changes) {
   std::string concurrent;
@@ -186,14 +247,17 @@ Status CheckNewKeysStillNew(TableContext& ctx, const WriteState& state, const Ti
     if (CompletedMeanwhile(c, state)) concurrent = c.instant.time;
   }
   if (concurrent.empty()) return Status::OK();
-  // A record index dropped or being rebuilt meanwhile answers nothing to trust: skipped.
-  ARROW_ASSIGN_OR_RAISE(bool indexed, MetadataPartitionBuilt(ctx, kMetadataRecordIndex));
-  if (!indexed) return Status::OK();
   if (changes.list_keys) {
     ARROW_RETURN_NOT_OK(changes.list_keys(&changes));
     changes.list_keys = nullptr;
   }
   if (changes.keys_located.empty()) return Status::OK();
+  // A record index dropped or being rebuilt meanwhile answers nothing to trust: the files do.
+  bool indexed = false;
+  if (state.tagged_by_record_index) {
+    ARROW_ASSIGN_OR_RAISE(indexed, MetadataPartitionBuilt(ctx, kMetadataRecordIndex));
+  }
+  if (!indexed) return CheckNewKeysNotWrittenMeanwhile(ctx, state, commits, changes.keys_located);
   std::vector<std::string_view> keys;
   keys.reserve(changes.keys_located.size());
   for (const auto& k : changes.keys_located) keys.emplace_back(k.key);
@@ -226,7 +290,7 @@ Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metada
                           " is being rolled back by another writer (its heartbeat had expired)");
   }
   ARROW_RETURN_NOT_OK(CheckConflicts(commits, state, touched));
-  if (state.new_keys_by_record_index) ARROW_RETURN_NOT_OK(CheckNewKeysStillNew(ctx, state, timeline, commits, changes));
+  if (state.check_new_keys) ARROW_RETURN_NOT_OK(CheckNewKeysStillNew(ctx, state, timeline, commits, changes));
   // A clustering scheduled while this write ran.
   ARROW_ASSIGN_OR_RAISE(auto clustering, FileGroupsUnderClustering(ctx, timeline));
   ARROW_RETURN_NOT_OK(CheckNotUnderClustering(clustering, state.instant.time, touched));
@@ -385,7 +449,9 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
     ARROW_ASSIGN_OR_RAISE(auto index, ChooseIndex(ctx, state.timeline));
     KeysToTag keys{&input.partitions, &input.record_keys, input.rows, ValidDataInstants(state.timeline)};
     ARROW_ASSIGN_OR_RAISE(tags, index->TagLocations(keys, view, *ctx.storage, *ctx.engine));
-    state.new_keys_by_record_index = op == WriteOperation::kUpsert && dynamic_cast<RecordIndex*>(index.get()) != nullptr;
+    state.check_new_keys = op == WriteOperation::kUpsert;
+    state.tagged_by_record_index = dynamic_cast<RecordIndex*>(index.get()) != nullptr;
+    state.global_index = index->global();
     tagging = index->metrics();
     progress.Report("tagging", 1, 1, "batches");
   }

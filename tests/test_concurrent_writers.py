@@ -313,3 +313,57 @@ def test_writers_of_different_new_keys_both_commit(tmp_path: Any, index: str) ->
     assert sorted((r["id"], r["who"]) for r in rows) == [
         (1, "second"), (2, "seed"), (7, "first"), (8, "second"), (9, "first")
     ]
+
+
+def overlapping_inserter(path: str, who: str, seed: int, rounds: int, results: Any) -> None:
+    """Upserts `rounds` batches of keys drawn from one small shared range (most new when first
+    drawn, then updates), retrying a conflict; reports the last value it committed per key."""
+    import random
+
+    rng = random.Random(seed)
+    try:
+        t = lakeshore.Table.open(path)
+        mine: dict[int, str] = {}
+        for version in range(rounds):
+            ids = sorted(rng.sample(range(40), 6))
+            for _ in range(50):
+                try:
+                    t.upsert(batch(ids, "x", f"{who}{version}"))
+                    mine.update({k: f"{who}{version}" for k in ids})
+                    break
+                except lakeshore.CommitConflictError:
+                    t = lakeshore.Table.open(path)
+            else:
+                raise AssertionError("50 conflicts in a row")
+        results.put((who, "ok", mine))
+    except BaseException as e:  # reported, so the test fails with the reason
+        results.put((who, f"unexpected {type(e).__name__}", str(e)))
+
+
+@pytest.mark.parametrize("index", ["SIMPLE", "BLOOM"])
+def test_writer_processes_inserting_overlapping_new_keys_store_each_key_once(tmp_path: Any, index: str) -> None:
+    # Three processes upsert overlapping keys of one small range, each new to the table when
+    # first drawn: every key ends stored exactly once, with a value one of the writers committed.
+    path = str(tmp_path / "t")
+    props = {"hoodie.index.type": index, "write.small_file_limit_bytes": "0"}
+    lakeshore.Table.create(path, SCHEMA, record_key="id", properties=props)
+    ctx = mp.get_context("spawn")
+    results = ctx.Queue()
+    procs = [ctx.Process(target=overlapping_inserter, args=(path, w, k, 8, results)) for k, w in enumerate("ABC")]
+    for p in procs:
+        p.start()
+    out = {}
+    for _ in procs:
+        who, status, detail = results.get(timeout=300)
+        out[who] = (status, detail)
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    assert all(status == "ok" for status, _ in out.values()), out
+    rows = lakeshore.Table.open(path).to_arrow(columns=["id", "who"]).to_pylist()
+    ids = [r["id"] for r in rows]
+    assert len(ids) == len(set(ids)), sorted(ids)
+    written = set().union(*(set(d) for _, d in out.values()))
+    assert set(ids) == written
+    for r in rows:
+        assert any(d.get(r["id"]) == r["who"] for _, d in out.values()), r

@@ -263,9 +263,7 @@ def test_a_key_two_writers_insert_at_once_is_stored_once_with_every_index(
     props = {"hoodie.index.type": index, "write.small_file_limit_bytes": "0"}
     lakeshore.Table.create(path, SCHEMA, record_key="id", table_type=table_type, properties=props)
     lakeshore.Table.open(path, properties=props).upsert(batch([1], "oslo", "seed"))
-    message = upsert_while_another_commits(
-        path, props, batch([7, 9], "rome", "first"), batch([8, 7], "lima", "second")
-    )
+    message = upsert_while_another_commits(path, props, batch([7, 9], "rome", "first"), batch([8, 7], "lima", "second"))
     assert message is not None, "the first write committed key 7 beside the second's"
     assert "'7'" in message and "concurrent" in message
     rows = lakeshore.Table.open(path).to_arrow(columns=["id", "who"]).to_pylist()
@@ -311,7 +309,11 @@ def test_writers_of_different_new_keys_both_commit(tmp_path: Any, index: str) ->
     assert message is None
     rows = lakeshore.Table.open(path).to_arrow(columns=["id", "who"]).to_pylist()
     assert sorted((r["id"], r["who"]) for r in rows) == [
-        (1, "second"), (2, "seed"), (7, "first"), (8, "second"), (9, "first")
+        (1, "second"),
+        (2, "seed"),
+        (7, "first"),
+        (8, "second"),
+        (9, "first"),
     ]
 
 

@@ -53,9 +53,14 @@ Result<std::vector<std::optional<std::string>>> BloomIndex::TagLocations(const K
     metrics_.files_considered += static_cast<int64_t>(live.size());
     for (const FileGroup* group : live) {
       if (!group->latest().base_file) {
-        return UnsupportedFeature("file group " + group->file_id + " in partition '" + partition +
-                                  "' has no base file (its records are only in log files), which the bloom index "
-                                  "cannot locate records in; compact the table first");
+        // Records only in log files: no key range or filter; validated merged, or refused
+        // (RowsStoredIn).
+        Candidate c;
+        c.group = group;
+        c.partition = group->partition;
+        c.rows = rows;
+        candidates.push_back(std::move(c));
+        continue;
       }
       const BaseFile& base = *group->latest().base_file;
       auto first = rows.begin(), last = rows.end();
@@ -92,13 +97,19 @@ Result<std::vector<std::optional<std::string>>> BloomIndex::TagLocations(const K
     std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> from_metadata;
     if (settings_.metadata) {
       std::vector<std::pair<std::string, std::string>> files;
-      for (size_t i = next; i < end; ++i) files.emplace_back(candidates[i].partition, candidates[i].file_name);
+      for (size_t i = next; i < end; ++i) {
+        if (!candidates[i].file_name.empty()) files.emplace_back(candidates[i].partition, candidates[i].file_name);
+      }
       ARROW_ASSIGN_OR_RAISE(from_metadata, settings_.metadata->lookup(files));
     }
     std::vector<std::optional<format::BloomFilter>> filters(end - next);
     ARROW_ASSIGN_OR_RAISE(
         auto loaded, engine.Map<int64_t>(static_cast<int64_t>(end - next), [&](int64_t i) -> Result<int64_t> {
           Candidate& c = candidates[next + static_cast<size_t>(i)];
+          if (!c.group->latest().base_file) {
+            c.passed = c.rows;
+            return int64_t{0};
+          }
           const BaseFile& base = *c.group->latest().base_file;
           std::string serialized, type_code;
           auto found = from_metadata.find({c.partition, c.file_name});
@@ -167,26 +178,8 @@ Result<std::vector<std::optional<std::string>>> BloomIndex::TagLocations(const K
       auto hits, engine.Map<std::vector<int64_t>>(
                      static_cast<int64_t>(to_read.size()), [&](int64_t i) -> Result<std::vector<int64_t>> {
                        const Candidate& c = *to_read[static_cast<size_t>(i)];
-                       const BaseFile& base = *c.group->latest().base_file;
-                       ARROW_ASSIGN_OR_RAISE(auto table,
-                                             ReadBaseFile(storage, base.path, {meta_columns::kRecordKey}, base.size));
-                       if (table->num_columns() != 1 || table->column(0)->type()->id() != arrow::Type::STRING) {
-                         return CorruptMetadata("base file '" + base.path + "' has no string column " +
-                                                meta_columns::kRecordKey);
-                       }
                        const KeyLookup wanted(record_keys, c.passed);
-                       std::vector<int64_t> found;
-                       for (const auto& chunk : table->column(0)->chunks()) {
-                         const auto& arr = static_cast<const arrow::StringArray&>(*chunk);
-                         for (int64_t k = 0; k < arr.length(); ++k) {
-                           if (arr.IsNull(k)) continue;
-                           const int64_t row = wanted.Find(arr.GetView(k));
-                           if (row >= 0) found.push_back(row);
-                         }
-                       }
-                       std::sort(found.begin(), found.end());
-                       found.erase(std::unique(found.begin(), found.end()), found.end());
-                       return found;
+                       return RowsStoredIn(storage, *c.group, wanted, keys.merged_slice_keys);
                      }));
   for (size_t i = 0; i < to_read.size(); ++i) {
     metrics_.false_positives += static_cast<int64_t>(to_read[i]->passed.size() - hits[i].size());

@@ -13,6 +13,7 @@
 #include "lakeshore/storage/storage.h"
 #include "lakeshore/table/tagging_metrics.h"
 #include "index/key_lookup.h"
+#include "index/stored_keys.h"
 #include "table/file_system_view.h"
 #include "table/partition_path.h"
 
@@ -27,6 +28,10 @@ struct KeysToTag {
   /// True for a data instant whose metadata-table entries count (Hudi's valid-instants filter):
   /// what the record index reads through. Unused by the simple index.
   std::function<bool(const std::string&)> is_valid_data_instant;
+  /// For a merge-on-read table: the keys live in a slice with log files, merged as reads merge
+  /// them, so a key deleted there is not found and one only its logs hold is (RowsStoredIn).
+  /// Null: the base files' keys count (copy-on-write). Unused by the record index.
+  MergedSliceKeys merged_slice_keys;
 };
 
 /// A record-location index. Implementations: the simple index (reads the key column of the

@@ -9,42 +9,9 @@
 #include <arrow/array.h>
 
 #include "index/key_lookup.h"
-#include "io/base_file.h"
-#include "table/meta_columns.h"
+#include "index/stored_keys.h"
 
 namespace lakeshore {
-
-Result<std::vector<int64_t>> RowsStoredIn(Storage& storage, const BaseFile& base, const KeyLookup& lookup) {
-  ARROW_ASSIGN_OR_RAISE(auto table, ReadBaseFile(storage, base.path, {meta_columns::kRecordKey}, base.size));
-  if (table->num_columns() != 1 || table->column(0)->type()->id() != arrow::Type::STRING) {
-    return CorruptMetadata("base file '" + base.path + "' has no string column " + meta_columns::kRecordKey);
-  }
-  // Each stored key looked up among the incoming ones; a key stored twice (an insert that
-  // repeated it) is reported once.
-  std::vector<int64_t> found;
-  constexpr size_t kBatch = 1024;
-  std::string_view views[kBatch];
-  int64_t rows_found[kBatch];
-  for (const auto& chunk : table->column(0)->chunks()) {
-    const auto& arr = static_cast<const arrow::StringArray&>(*chunk);
-    size_t n = 0;
-    auto flush = [&] {
-      lookup.FindMany(views, n, rows_found);
-      for (size_t j = 0; j < n; ++j)
-        if (rows_found[j] >= 0) found.push_back(rows_found[j]);
-      n = 0;
-    };
-    for (int64_t k = 0; k < arr.length(); ++k) {
-      if (arr.IsNull(k)) continue;
-      views[n++] = arr.GetView(k);
-      if (n == kBatch) flush();
-    }
-    flush();
-  }
-  std::sort(found.begin(), found.end());
-  found.erase(std::unique(found.begin(), found.end()), found.end());
-  return found;
-}
 
 Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
     const KeysToTag& keys, const FileSystemView& view, Storage& storage, Engine& engine) {
@@ -81,10 +48,9 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
     for (const FileGroup* group : live) {
       if (!group->latest().base_file) {
         // Records only in log files (a log-only slice, as a record-level or bucket index writes
-        // them): this index reads base files and cannot tell which keys the group holds.
-        return UnsupportedFeature("file group " + group->file_id + " in partition '" + partition +
-                                  "' has no base file (its records are only in log files), which the simple "
-                                  "index cannot locate records in; compact the table first");
+        // them): read merged when the table's merge is known, else refused (RowsStoredIn).
+        candidates.push_back(group);
+        continue;
       }
       const auto& base = *group->latest().base_file;
       const bool known = !base.min_record_key.empty() || !base.max_record_key.empty();  // empty: unknown
@@ -99,6 +65,10 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
       std::sort(sorted.begin(), sorted.end());
       std::vector<const FileGroup*> kept;
       for (const FileGroup* group : candidates) {
+        if (!group->latest().base_file) {
+          kept.push_back(group);
+          continue;
+        }
         const auto& base = *group->latest().base_file;
         if (!base.min_record_key.empty() || !base.max_record_key.empty()) {
           auto it = std::lower_bound(sorted.begin(), sorted.end(), std::string_view(base.min_record_key));
@@ -118,7 +88,7 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
       auto hits, engine.Map<std::vector<int64_t>>(
                      static_cast<int64_t>(probes.size()), [&](int64_t i) -> Result<std::vector<int64_t>> {
                        const Probe& probe = probes[static_cast<size_t>(i)];
-                       return RowsStoredIn(storage, *probe.group->latest().base_file, *probe.keys);
+                       return RowsStoredIn(storage, *probe.group, *probe.keys, keys.merged_slice_keys);
                      }));
   for (size_t i = 0; i < probes.size(); ++i) {
     for (int64_t r : hits[i]) {

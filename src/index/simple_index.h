@@ -1,4 +1,5 @@
-// The simple index: read the record-key column of every live base file in the partitions an
+// The simple index: read the record keys of every live file group (its base file's key column,
+// or its slice merged when it has log files: index/stored_keys.h) in the partitions an
 // incoming batch touches.
 #pragma once
 
@@ -17,11 +18,5 @@ class SimpleIndex : public Index {
                                                                const FileSystemView& view,
                                                                Storage& storage, Engine& engine) override;
 };
-
-/// The rows of `lookup` whose keys base file `base` stores, each once, in row order: its
-/// `_hoodie_record_key` column read alone (kCorruptMetadata when it has none). Cost: one
-/// key-column read and one probe per stored key. The simple index's probe, and the commit's
-/// check that a write's new keys were not stored meanwhile.
-Result<std::vector<int64_t>> RowsStoredIn(Storage& storage, const BaseFile& base, const KeyLookup& lookup);
 
 }  // namespace lakeshore

@@ -160,41 +160,55 @@ struct Kept {
 };
 
 /// The merge of the versions of the keys the log blocks touch, each key known by its id (its
-/// row in the slice's log-key lookup).
+/// row in the slice's log-key lookup), in Hudi's two steps (HoodieFileGroupReader's
+/// BufferedRecordMerger): the log blocks' versions are merged among themselves in log order
+/// (`deltaMerge`), then the result with the base file's version (`finalMerge`). So under
+/// event-time ordering a delete without an ordering value (a "commit-time" delete) removes
+/// what came before it in the logs and the base, but a later log version with a smaller
+/// ordering value than the base's loses to the base again, as in Hudi's readers.
 class Merger {
  public:
-  Merger(RecordMergeMode mode, size_t keys) : mode_(mode), kept_(keys) {}
+  Merger(RecordMergeMode mode, size_t keys) : mode_(mode), base_(keys), log_(keys) {}
 
-  void Record(int64_t key, int source, int64_t row, const Ordering& ordering, bool deleted) {
-    Kept& kept = kept_[static_cast<size_t>(key)];
-    if (kept.source == kUnseen) {
-      kept = Kept{deleted ? kDeleted : source, row, ordering};
-      return;
-    }
-    if (deleted) {
-      Delete(kept, ordering);
-      return;
-    }
-    if (mode_ == RecordMergeMode::kEventTimeOrdering) {
-      auto cmp = ordering.Compare(kept.ordering);
-      if (cmp && *cmp < 0) return;  // the kept version is newer by event time
-    }
-    kept = Kept{source, row, ordering};
+  /// A version from the base file (source 0).
+  void RecordBase(int64_t key, int64_t row, const Ordering& ordering, bool deleted) {
+    Kept& kept = base_[static_cast<size_t>(key)];
+    const Kept version{deleted ? kDeleted : 0, row, ordering};
+    if (kept.source == kUnseen || KeepsNewer(kept, version)) kept = version;  // a key twice in a base
   }
 
+  /// A version from a log data block (`deleted`: its `_hoodie_is_deleted` is set).
+  void RecordLog(int64_t key, int source, int64_t row, const Ordering& ordering, bool deleted) {
+    Kept& kept = log_[static_cast<size_t>(key)];
+    const Kept version{deleted ? kDeleted : source, row, ordering};
+    if (kept.source == kUnseen || KeepsNewer(kept, version)) kept = version;
+  }
+
+  /// An entry of a delete block.
   void DeleteKey(int64_t key, const Ordering& ordering) {
-    Kept& kept = kept_[static_cast<size_t>(key)];
-    if (kept.source == kUnseen) {
-      kept = Kept{kDeleted, 0, ordering};
+    Kept& kept = log_[static_cast<size_t>(key)];
+    const Kept deletion{kDeleted, 0, ordering};
+    if (kept.source == kUnseen || mode_ != RecordMergeMode::kEventTimeOrdering) {
+      kept = deletion;
       return;
     }
-    Delete(kept, ordering);
+    if (IsCommitTimeDelete(kept)) return;  // nothing outlives it
+    // A delete with an ordering value smaller than the kept version's (of the same kind) is
+    // obsolete.
+    if (!ordering.is_default && ordering.kind == kept.ordering.kind) {
+      auto cmp = kept.ordering.Compare(ordering);
+      if (cmp && *cmp > 0) return;
+    }
+    kept = deletion;
   }
 
-  /// Surviving rows per source, in row order.
+  /// Surviving rows per source, in row order: each key's base and log versions merged.
   std::vector<std::vector<int64_t>> Survivors(size_t sources) const {
     std::vector<std::vector<int64_t>> out(sources);
-    for (const Kept& kept : kept_) {
+    for (size_t k = 0; k < log_.size(); ++k) {
+      const Kept& base = base_[k];
+      const Kept& log = log_[k];
+      const Kept& kept = log.source == kUnseen ? base : (base.source == kUnseen || KeepsNewer(base, log) ? log : base);
       if (kept.source >= 0) out[static_cast<size_t>(kept.source)].push_back(kept.row);
     }
     for (auto& rows : out) std::sort(rows.begin(), rows.end());
@@ -205,16 +219,23 @@ class Merger {
   static constexpr int kUnseen = -2;
   static constexpr int kDeleted = -1;
 
-  void Delete(Kept& kept, const Ordering& ordering) {
-    if (mode_ == RecordMergeMode::kEventTimeOrdering && !ordering.is_default && kept.source >= 0) {
-      auto cmp = kept.ordering.Compare(ordering);
-      if (cmp && *cmp > 0) return;  // the kept version is newer than the delete
-    }
-    kept = Kept{kDeleted, 0, ordering};
+  /// A delete without an ordering value: under event-time ordering it wins by commit time.
+  static bool IsCommitTimeDelete(const Kept& k) { return k.source == kDeleted && k.ordering.is_default; }
+
+  /// True when `newer` replaces `older` (Hudi's shouldKeepNewerRecord): always under
+  /// commit-time ordering; under event-time ordering when either is a commit-time delete, or
+  /// when `newer`'s ordering value is not smaller (ties go to the later write; values that
+  /// cannot be compared too).
+  bool KeepsNewer(const Kept& older, const Kept& newer) const {
+    if (mode_ != RecordMergeMode::kEventTimeOrdering) return true;
+    if (IsCommitTimeDelete(newer) || IsCommitTimeDelete(older)) return true;
+    auto cmp = newer.ordering.Compare(older.ordering);
+    return !cmp || *cmp >= 0;
   }
 
   RecordMergeMode mode_;
-  std::vector<Kept> kept_;
+  std::vector<Kept> base_;
+  std::vector<Kept> log_;
 };
 
 }  // namespace
@@ -318,7 +339,11 @@ Result<std::shared_ptr<arrow::Table>> ReadFileSlice(Storage& storage, const File
           if (!deleted && untouched != nullptr) untouched->push_back(r);
           continue;
         }
-        merger.Record(ids[j], index, r, s.orderings.At(r), deleted);
+        if (index == 0) {
+          merger.RecordBase(ids[j], r, s.orderings.At(r), deleted);
+        } else {
+          merger.RecordLog(ids[j], index, r, s.orderings.At(r), deleted);
+        }
       }
       n = 0;
     };

@@ -35,12 +35,16 @@ struct SliceReadSpec {
 };
 
 /// Reads `slice` as `spec` says. Without log files (or base_only) this is the base file
-/// conformed to `spec.schema`. Otherwise each record key keeps one version: later blocks win
-/// under COMMIT_TIME_ORDERING; under EVENT_TIME_ORDERING the version with the larger ordering
-/// value wins, ties going to the later write. A delete (delete block, or _hoodie_is_deleted)
-/// removes the key: always under commit-time ordering; under event-time ordering unless the
-/// kept version's ordering value is larger than the delete's (a delete without one always
-/// wins). Rows come out as the base's surviving rows in file order, then the log rows.
+/// conformed to `spec.schema`. Otherwise each record key keeps one version, merged as Hudi's
+/// readers merge (HoodieFileGroupReader, hudi-rs): the log blocks' versions among themselves in
+/// log order, then that result with the base file's version. Under COMMIT_TIME_ORDERING the
+/// later one wins each time. Under EVENT_TIME_ORDERING the version with the larger ordering
+/// value wins, ties going to the later write; a delete (delete block, or _hoodie_is_deleted)
+/// loses to a kept version with a larger ordering value (of the same kind), and a delete
+/// without one (a "commit-time" delete) always wins, and always gives way to a later log
+/// version, which then meets the base version by ordering value again (Hudi's rule: a key
+/// deleted and written again with a smaller ordering value in one file group shows the base
+/// version). Rows come out as the base's surviving rows in file order, then the log rows.
 /// kUnsupportedFeature for a CUSTOM merge mode or a slice without `_hoodie_record_key`.
 /// Cost: reads the base file and every log file of the slice once.
 Result<std::shared_ptr<arrow::Table>> ReadFileSlice(Storage& storage, const FileSlice& slice,

@@ -12,11 +12,12 @@
 #include "index/index.h"
 #include "index/bloom_index.h"
 #include "index/record_index.h"
-#include "index/simple_index.h"
+#include "index/stored_keys.h"
 #include "format/metadata_keys.h"
 #include "io/metadata_files.h"
 #include "services/metadata/metadata_writer.h"
 #include "io/base_file.h"
+#include "read/file_slice_reader.h"
 #include "read/snapshot_reader.h"
 #include "read/stored_key_check.h"
 #include "table/meta_columns.h"
@@ -176,12 +177,25 @@ Status CheckConflicts(const std::vector<CompletedCommit>& commits, const WriteSt
   return Status::OK();
 }
 
+/// How the indexes read the keys live in a slice with log files (merge-on-read): the slice
+/// merged as a snapshot read of `timeline` and `commits` merges it, projected to the record key
+/// (index/stored_keys.h). Slices without log files are read as base files, never through this.
+MergedSliceKeys MergedKeysOf(TableContext& ctx, const Timeline& timeline, const std::vector<CompletedCommit>& commits) {
+  SliceReadSpec spec = SliceSpecFor(ctx, timeline, commits, "");
+  spec.columns = {meta_columns::kRecordKey};
+  return [storage = ctx.storage, spec](const FileSlice& slice) -> Result<std::shared_ptr<arrow::ChunkedArray>> {
+    ARROW_ASSIGN_OR_RAISE(auto table, ReadFileSlice(*storage, slice, spec));
+    return table->GetColumnByName(meta_columns::kRecordKey);
+  };
+}
+
 /// kCommitConflict naming the first of `new_keys` that a file group written by the commits
 /// completed meanwhile now stores, in the key's scope (its partition; any, for a global index).
-/// Those groups are read as they are now (latest base file, `_hoodie_record_key` only), in
-/// parallel; a key they held before this write began was tagged as stored, so it is not among
-/// `new_keys`. Cost: one key-column read per group written meanwhile.
-Status CheckNewKeysNotWrittenMeanwhile(TableContext& ctx, const WriteState& state,
+/// Those groups are read as they are now (the keys live in their latest slices, RowsStoredIn),
+/// in parallel; a key they held before this write began was tagged as stored, so it is not
+/// among `new_keys`. Cost: one key-column read (or merged slice read) per group written
+/// meanwhile.
+Status CheckNewKeysNotWrittenMeanwhile(TableContext& ctx, const WriteState& state, const Timeline& timeline,
                                        const std::vector<CompletedCommit>& commits,
                                        const std::vector<RecordIndexEntry>& new_keys) {
   std::set<FileGroupKey> written;
@@ -209,17 +223,13 @@ Status CheckNewKeysNotWrittenMeanwhile(TableContext& ctx, const WriteState& stat
     auto lookup = lookups.find(state.global_index ? std::string() : partition);
     const FileGroup* group = now.Find(partition, file_id);
     if (lookup == lookups.end() || group == nullptr || !group->is_live()) continue;
-    if (!group->latest().base_file) {
-      return UnsupportedFeature("write " + state.instant.time + " cannot check its new keys against file group " +
-                                file_id + " in partition '" + partition +
-                                "', written meanwhile with its records only in log files; retry the write");
-    }
     probes.push_back({group, &lookup->second});
   }
+  const MergedSliceKeys merged = MergedKeysOf(ctx, timeline, commits);
   ARROW_ASSIGN_OR_RAISE(auto hits, ctx.engine->Map<std::vector<int64_t>>(
                                        static_cast<int64_t>(probes.size()), [&](int64_t i) {
                                          const Probe& p = probes[static_cast<size_t>(i)];
-                                         return RowsStoredIn(*ctx.storage, *p.group->latest().base_file, *p.keys);
+                                         return RowsStoredIn(*ctx.storage, *p.group, *p.keys, merged);
                                        }));
   for (size_t i = 0; i < probes.size(); ++i) {
     if (hits[i].empty()) continue;
@@ -257,7 +267,7 @@ Status CheckNewKeysStillNew(TableContext& ctx, const WriteState& state, const Ti
   if (state.tagged_by_record_index) {
     ARROW_ASSIGN_OR_RAISE(indexed, MetadataPartitionBuilt(ctx, kMetadataRecordIndex));
   }
-  if (!indexed) return CheckNewKeysNotWrittenMeanwhile(ctx, state, commits, changes.keys_located);
+  if (!indexed) return CheckNewKeysNotWrittenMeanwhile(ctx, state, timeline, commits, changes.keys_located);
   std::vector<std::string_view> keys;
   keys.reserve(changes.keys_located.size());
   for (const auto& k : changes.keys_located) keys.emplace_back(k.key);
@@ -447,7 +457,8 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
   if (op == WriteOperation::kUpsert || op == WriteOperation::kDelete) {
     progress.Report("tagging", 0, 1, "batches");
     ARROW_ASSIGN_OR_RAISE(auto index, ChooseIndex(ctx, state.timeline));
-    KeysToTag keys{&input.partitions, &input.record_keys, input.rows, ValidDataInstants(state.timeline)};
+    KeysToTag keys{&input.partitions, &input.record_keys, input.rows, ValidDataInstants(state.timeline),
+                   MergedKeysOf(ctx, state.timeline, state.commits)};
     ARROW_ASSIGN_OR_RAISE(tags, index->TagLocations(keys, view, *ctx.storage, *ctx.engine));
     state.check_new_keys = op == WriteOperation::kUpsert;
     state.tagged_by_record_index = dynamic_cast<RecordIndex*>(index.get()) != nullptr;

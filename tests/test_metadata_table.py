@@ -517,3 +517,24 @@ def test_a_secondary_index_on_a_blob_columns_external_path_finds_who_references_
     assert who("s3://b/x.png") == ["a", "c"] and who("s3://b/y.png") == ["b"] and who(None) == []
     t.delete(pa.table({"id": ["a"], "p": ["p0"]}))
     assert who("s3://b/x.png") == ["c"]
+
+
+def test_a_record_index_keeps_archived_writes_keys_once_no_write_is_active(tmp_path: Path) -> None:
+    # Archive all but the last write, then roll the last back: the active timeline holds no
+    # write. The record index entries of the archived writes still count (their instants are
+    # older than anything active): the key is found, and written again it is an update, not a
+    # second copy (it was forgotten, and the next upsert stored it twice).
+    root = tmp_path / "t"
+    props = {"hoodie.index.type": "RECORD_INDEX", "hoodie.metadata.record.index.enable": "true"}
+    t = lakeshore.Table.create(str(root), SCHEMA, record_key="id", partition_by="p", properties=props)
+    t.upsert(_batch({"k7": 1}))
+    t.upsert(_batch({"k8": 2}))
+    last = t.upsert(_batch({"k7": 3, "k12": 4}))
+    assert t.archive(keep_min_commits=1, keep_max_commits=2)["archived_instants"]
+    t.rollback(last["instant_time"])
+    assert not [i for i in t.timeline() if i["action"] in ("commit", "deltacommit")]
+    _expect_lookup_is_exact(t, {"k7": 1, "k8": 2})
+    result = t.upsert(_batch({"k7": 5}))
+    assert (result["records_inserted"], result["records_updated"]) == (0, 1), result
+    assert _rows(t) == [("k7", 5), ("k8", 2)]
+    assert _hudi_rows(root) == [("k7", 5), ("k8", 2)]

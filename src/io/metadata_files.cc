@@ -378,7 +378,9 @@ std::function<bool(const std::string&)> ValidDataInstants(const Timeline& data_t
   return [completed, active, first_write](const std::string& instant) {
     if (completed->count(instant) > 0) return true;
     if (active->count(instant) > 0) return false;  // pending
-    return IsIndexInitTime(instant) || (!first_write.empty() && instant < first_write);
+    // No write active: every write was archived or rolled back (a rollback removes the
+    // metadata deltacommit of what it undoes), so whatever the metadata table holds counts.
+    return IsIndexInitTime(instant) || first_write.empty() || instant < first_write;
   };
 }
 

@@ -56,7 +56,10 @@ struct MetadataPartitionSlices {
 /// replacecommit, or a pending compaction or clustering): archival moves write instants oldest
 /// first, with the cleans and rollbacks older than them, so it was archived; and so do the
 /// metadata table's index-init instants (older than any). Instants of other actions that stay
-/// active (an `indexing` instant, a savepoint) do not hold that horizon back.
+/// active (an `indexing` instant, a savepoint) do not hold that horizon back. With no write on
+/// the active timeline (all archived, the last rolled back) every instant it does not hold
+/// counts: a rollback removes the metadata deltacommit of the write it undoes before it
+/// completes, and the next writer resumes a pending one before it tags.
 std::function<bool(const std::string&)> ValidDataInstants(const Timeline& data_timeline);
 
 /// Lists partition `partition` of the metadata table on `mdt` (storage rooted at

@@ -1153,17 +1153,37 @@ Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_tim
       return DropMetadataPartitions(ctx, all, guard);
     }
   }
+  // A partition built after it (an index-init instant that completed later: a build reads the
+  // table as it then was) holds its effects in base files too: that partition is dropped.
+  std::map<std::string, std::string> completion_of;  // metadata instant → completion time
+  for (const auto& i : timeline.instants()) {
+    if (i.is_completed()) completion_of.emplace(i.time, i.completion_time);
+  }
+  std::vector<std::string> logs, built_after;
+  for (const auto& p : config.metadata_partitions) {
+    ARROW_ASSIGN_OR_RAISE(auto entries, mdt->List(p, /*recursive=*/false));
+    bool after = false;
+    for (const auto& e : entries) {
+      auto parsed = ParseDataFileName(BaseName(e.path));
+      if (!parsed) continue;
+      if (parsed->is_log && parsed->instant_time == instant_time) logs.push_back(e.path);
+      auto written = completion_of.find(parsed->instant_time);
+      after = after || (!parsed->is_log && found->is_completed() && written != completion_of.end() &&
+                        written->second > found->completion_time);
+    }
+    if (after) built_after.push_back(p);
+  }
+  if (!built_after.empty()) {
+    ARROW_RETURN_NOT_OK(DropMetadataPartitions(ctx, built_after, guard));
+    ARROW_ASSIGN_OR_RAISE(config, HoodieTableConfig::Load(*ctx.storage));
+    if (config.metadata_partitions.empty()) return Status::OK();  // `files` went: all of it did
+    std::erase_if(logs, [&](const std::string& path) {
+      return std::find(built_after.begin(), built_after.end(), path.substr(0, path.find('/'))) != built_after.end();
+    });
+  }
   if (found->is_completed()) {
     Instant done = *found;
     ARROW_RETURN_NOT_OK(mdt->DeleteFiles({kMetadataTimeline.PathOf(done)}).status());
-  }
-  std::vector<std::string> logs;
-  for (const auto& p : config.metadata_partitions) {
-    ARROW_ASSIGN_OR_RAISE(auto entries, mdt->List(p, /*recursive=*/false));
-    for (const auto& e : entries) {
-      auto parsed = ParseDataFileName(BaseName(e.path));
-      if (parsed && parsed->is_log && parsed->instant_time == instant_time) logs.push_back(e.path);
-    }
   }
   if (!logs.empty()) ARROW_RETURN_NOT_OK(mdt->DeleteFiles(logs).status());
   Instant pending = *found;

@@ -128,7 +128,9 @@ Status DropMetadataPartitions(TableContext& ctx, const std::vector<std::string>&
 /// Removes the metadata deltacommit of data instant `instant_time` (rolled back): its completed
 /// file first (readers stop seeing it), then its log files, then its pending files. When a
 /// metadata compaction already folded it into base files, the metadata table is dropped
-/// instead. Idempotent; nothing when there is no metadata table.
+/// instead; a partition built after it completed (its base files written by a later index-init
+/// instant, which read the table with it) is dropped too (the next write that wants it builds
+/// it again). Idempotent; nothing when there is no metadata table.
 Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_time, const LockGuard& guard);
 
 }  // namespace lakeshore

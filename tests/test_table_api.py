@@ -221,14 +221,70 @@ def test_progress_callback_sees_the_phases(table: lakeshore.Table) -> None:
     assert all(0 <= done <= total for _, done, total, _ in seen)
 
 
-def test_error_in_progress_callback_is_raised_after_the_write(table: lakeshore.Table) -> None:
-    def boom(*_: object) -> None:
-        raise RuntimeError("callback failed")
+def _raising_at(phase: str, done: int, exc: type[BaseException]) -> Any:
+    def progress(p: str, d: int, total: int, unit: str) -> None:
+        if p == phase and d == done:
+            raise exc("stop here")
 
-    with pytest.raises(RuntimeError, match="callback failed"):
-        table.insert(rows((1, "oslo", 1, "a")), progress=boom)
-    # the write itself could not be interrupted half-way: it committed
-    assert set(state(table)) == {1}
+    return progress
+
+
+@pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
+@pytest.mark.parametrize("phase", ["tagging", "writing", "committing"])
+def test_an_exception_in_the_progress_callback_stops_the_write_before_its_commit(
+    table: lakeshore.Table, phase: str, exc: type[BaseException]
+) -> None:
+    # Ctrl-C reaches a write inside its progress callback. The write used to run on to its
+    # commit and raise only then: the caller believed nothing was written, and retrying an
+    # insert stored its rows twice. Raised before the commit point, it now stops the write.
+    table.insert(rows((1, "oslo", 1, "a")))
+    completed = [i for i in table.timeline() if i["state"] == "completed"]
+    with pytest.raises(exc, match="stop here") as raised:
+        table.upsert(rows((2, "oslo", 1, "b")), progress=_raising_at(phase, 0, exc))
+    assert any("nothing of it is visible" in n for n in raised.value.__notes__)
+    assert state(table) == {1: ("oslo", 1, "a")}
+    assert [i for i in table.timeline() if i["state"] == "completed" and i["action"] == "commit"] == [
+        i for i in completed if i["action"] == "commit"
+    ]
+    table.upsert(rows((2, "oslo", 1, "b")))  # the retry stores it once
+    assert state(table) == {1: ("oslo", 1, "a"), 2: ("oslo", 1, "b")}
+    assert lakeshore.Table.open(table.uri).to_arrow().num_rows == 2
+
+
+def test_an_exception_in_the_progress_callback_after_the_commit_says_the_write_completed(
+    table: lakeshore.Table,
+) -> None:
+    with pytest.raises(RuntimeError, match="stop here") as raised:
+        table.insert(rows((1, "oslo", 1, "a")), progress=_raising_at("committing", 1, RuntimeError))
+    assert any("it completed" in n for n in raised.value.__notes__)
+    assert state(table) == {1: ("oslo", 1, "a")}
+
+
+def test_an_exception_in_the_progress_callback_stops_a_compaction_and_a_vacuum(table_path: str) -> None:
+    t = lakeshore.Table.create(table_path, SCHEMA, record_key="id", ordering_field="ver", table_type="mor")
+    t.insert(rows((1, "oslo", 1, "a"), (2, "lima", 1, "b")))
+    t.upsert(rows((1, "oslo", 2, "c")))
+    with pytest.raises(KeyboardInterrupt) as raised:
+        t.compact(progress=_raising_at("compacting", 0, KeyboardInterrupt))
+    assert any("nothing of it is visible" in n for n in raised.value.__notes__)
+    assert not [i for i in t.timeline() if i["action"] == "commit" and i["state"] == "completed"]
+    assert t.compact()["completed"]  # the next one resumes it
+    assert state(t) == {1: ("oslo", 2, "c"), 2: ("lima", 1, "b")}
+    # A vacuum stopped in its deletes has deleted whole batches at most; the next finds the rest.
+    strays = [Path(table_path) / f"stray-{k}.parquet" for k in range(5)]
+    for f in strays:
+        f.write_bytes(b"x")
+
+    def interrupted(phase: str, done: int, total: int, unit: str) -> None:
+        if phase == "deleting":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt) as raised:
+        lakeshore.vacuum(table_path, retain_hours=0, enforce_retention=False, progress=interrupted)
+    assert any("the vacuum" in n for n in raised.value.__notes__)
+    lakeshore.vacuum(table_path, retain_hours=0, enforce_retention=False)
+    assert not [f for f in strays if f.exists()]
+    assert state(t) == {1: ("oslo", 2, "c"), 2: ("lima", 1, "b")}
 
 
 def test_blob_column_roundtrip(table_path: str, tmp_path: Path) -> None:

@@ -12,6 +12,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <arrow/util/cancel.h>
+
 #include "lakeshore/clock.h"
 #include "lakeshore/engine/engine.h"
 #include "lakeshore/status.h"
@@ -78,6 +80,10 @@ struct VacuumOptions {
   std::shared_ptr<Engine> delete_engine;
   /// Optional progress callback.
   std::function<void(const VacuumProgress&)> progress;
+  /// Polled before the deletes start and before each batch of them: a stopped vacuum fails
+  /// with the stop's status (kCancelled) having deleted only whole batches of candidates, which
+  /// a crash could leave too; the next vacuum finds what is left. Default: never stops.
+  arrow::StopToken stop;
 
   /// Checks every field; Invalid naming the option on a bad value. O(1).
   Status Validate() const;

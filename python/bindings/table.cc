@@ -188,9 +188,10 @@ std::shared_ptr<Table> OpenTable(const std::string& uri, const StringMap& storag
 
 /// A core ProgressCallback over an optional Python callback `progress(phase, done, total, unit)`.
 /// The core calls it with the GIL released (from its driver or engine threads, never
-/// concurrently); it takes the GIL back. An exception in the callback does not interrupt the
-/// work (the core cannot be cancelled half-way); Finish raises it once the work returns, after
-/// the work's own error if any.
+/// concurrently); it takes the GIL back. An exception in the callback (Ctrl-C is delivered
+/// there too) stops the work through `stop()`, which the core polls up to its commit point:
+/// Finish then raises that exception, noting whether the work stopped before its commit point
+/// (nothing of it visible) or had passed it (it completed).
 class PythonProgress {
  public:
   explicit PythonProgress(nb::object progress) : progress_(std::move(progress)) {}
@@ -204,24 +205,38 @@ class PythonProgress {
         progress_(p.phase, p.done, p.total, p.unit);
       } catch (nb::python_error& e) {
         error_.emplace(std::move(e));
+        stop_.RequestStop(arrow::Status::Cancelled("stopped: the progress callback raised an exception"));
       }
     };
   }
 
-  /// Raises the work's error, else the callback's; returns the value. Call with the GIL held.
+  /// What the core polls: stopped once the callback raised.
+  arrow::StopToken stop() { return stop_.token(); }
+
+  /// Raises the callback's exception, noted with what became of the work (`what`: "write",
+  /// "compaction", ...), else the work's error; returns the value. Call with the GIL held.
   template <typename T>
-  T Finish(arrow::Result<T> result) {
-    if (!result.ok()) RaiseStatus(result.status());
+  T Finish(arrow::Result<T> result, const char* what) {
     if (error_.has_value()) {
+      if (!result.ok() && !result.status().IsCancelled()) RaiseStatus(result.status());
+      const std::string note =
+          result.ok() ? std::string("lakeshore: the ") + what +
+                            " had passed its commit point when this was raised in its progress callback: it completed"
+                      : std::string("lakeshore: the ") + what +
+                            " stopped before its commit point when this was raised in its progress callback: nothing "
+                            "of it is visible";
+      if (nb::hasattr(error_->value(), "add_note")) error_->value().attr("add_note")(note);
       error_->restore();
       throw nb::python_error();
     }
+    if (!result.ok()) RaiseStatus(result.status());
     return std::move(*result);
   }
 
  private:
   nb::object progress_;
   std::optional<nb::python_error> error_;  // touched only with the GIL held
+  arrow::StopSource stop_;
 };
 
 /// Table::Write with an optional Python progress callback (PythonProgress).
@@ -232,12 +247,13 @@ nb::dict Write(Table& table, const std::string& operation, nb::handle stream_cap
   PythonProgress reporter(std::move(progress));
   WriteOptions options;
   options.progress = reporter.Callback();
+  options.stop = reporter.stop();
   arrow::Result<WriteResult> result;
   {
     nb::gil_scoped_release release;
     result = table.Write(op, std::move(reader), options);
   }
-  return WriteResultDict(reporter.Finish(std::move(result)));
+  return WriteResultDict(reporter.Finish(std::move(result), "write"));
 }
 
 /// Table::Compact; the result as a dict.
@@ -249,12 +265,13 @@ nb::dict Compact(Table& table, int64_t min_delta_commits, int64_t min_log_bytes,
   options.min_log_bytes = min_log_bytes;
   options.schedule_only = schedule_only;
   options.progress = reporter.Callback();
+  options.stop = reporter.stop();
   arrow::Result<CompactionResult> result;
   {
     nb::gil_scoped_release release;
     result = table.Compact(options);
   }
-  const CompactionResult r = reporter.Finish(std::move(result));
+  const CompactionResult r = reporter.Finish(std::move(result), "compaction");
   nb::dict d;
   d["instant_time"] = r.instant_time.empty() ? nb::object(nb::none()) : nb::cast(r.instant_time);
   d["scheduled"] = r.scheduled;
@@ -281,12 +298,13 @@ nb::dict Cluster(Table& table, std::vector<std::string> sort_columns, int64_t sm
   options.partitions = std::move(partitions);
   options.schedule_only = schedule_only;
   options.progress = reporter.Callback();
+  options.stop = reporter.stop();
   arrow::Result<ClusteringResult> result;
   {
     nb::gil_scoped_release release;
     result = table.Cluster(options);
   }
-  const ClusteringResult r = reporter.Finish(std::move(result));
+  const ClusteringResult r = reporter.Finish(std::move(result), "clustering");
   nb::dict d;
   d["instant_time"] = r.instant_time.empty() ? nb::object(nb::none()) : nb::cast(r.instant_time);
   d["scheduled"] = r.scheduled;

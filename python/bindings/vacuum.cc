@@ -54,8 +54,9 @@ nb::dict ReportDict(const VacuumReport& r) {
 }
 
 /// Runs the vacuum without the GIL. `progress(phase, done, total, unit)` is called from the
-/// core's threads with the GIL re-acquired; an exception in it is raised after the vacuum
-/// returns (a vacuum is not cancelled half-way through its deletes).
+/// core's threads with the GIL re-acquired; an exception in it (Ctrl-C is delivered there too)
+/// stops the vacuum before its next batch of deletes (VacuumOptions::stop) and is raised once it
+/// returns, noting how far it got.
 nb::dict Vacuum(const std::string& uri, std::optional<double> retain_hours, bool enforce_retention,
                 bool dry_run, const std::string& mode, bool optimistic,
                 std::optional<std::string> inventory, const std::string& format,
@@ -70,14 +71,17 @@ nb::dict Vacuum(const std::string& uri, std::optional<double> retain_hours, bool
   options.force_full_after_hours = force_full_after_hours;
   if (inventory) options.inventory = *inventory;
   std::optional<nb::python_error> callback_error;  // touched only with the GIL held
+  arrow::StopSource stop;
+  options.stop = stop.token();
   if (!progress.is_none()) {
-    options.progress = [&progress, &callback_error](const VacuumProgress& p) {
+    options.progress = [&progress, &callback_error, &stop](const VacuumProgress& p) {
       nb::gil_scoped_acquire gil;
       if (callback_error.has_value()) return;
       try {
         progress(p.phase, p.done, p.total, p.phase == "listing" ? "folders" : "files");
       } catch (nb::python_error& e) {
         callback_error.emplace(std::move(e));
+        stop.RequestStop(arrow::Status::Cancelled("stopped: the progress callback raised an exception"));
       }
     };
   }
@@ -86,11 +90,17 @@ nb::dict Vacuum(const std::string& uri, std::optional<double> retain_hours, bool
     nb::gil_scoped_release release;
     result = lakeshore::Vacuum(uri, options);
   }
-  if (!result.ok()) RaiseStatus(result.status());
   if (callback_error.has_value()) {
+    if (!result.ok() && !result.status().IsCancelled()) RaiseStatus(result.status());
+    const char* note = result.ok() ? "lakeshore: the vacuum had finished its deletes when this was raised in its "
+                                     "progress callback"
+                                   : "lakeshore: the vacuum stopped when this was raised in its progress callback; "
+                                     "whole batches of its deletes may be done, and the next vacuum finds the rest";
+    if (nb::hasattr(callback_error->value(), "add_note")) callback_error->value().attr("add_note")(note);
     callback_error->restore();
     throw nb::python_error();
   }
+  if (!result.ok()) RaiseStatus(result.status());
   return ReportDict(*result);
 }
 

@@ -450,7 +450,7 @@ MetadataChanges RecordIndexChanges(WriteOperation op, const WriteInput& input,
 }
 
 Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& input, WriteState& state,
-                        ProgressReporter& progress) {
+                        ProgressReporter& progress, const arrow::StopToken& stop) {
   FileSystemView view = FileSystemView::Build(state.commits);
   std::vector<std::optional<std::string>> tags;
   TaggingMetrics tagging;
@@ -466,6 +466,7 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
     tagging = index->metrics();
     progress.Report("tagging", 1, 1, "batches");
   }
+  ARROW_RETURN_NOT_OK(stop.Poll());
   // File groups a pending clustering will replace take no inserts, and no updates or deletes.
   ARROW_ASSIGN_OR_RAISE(auto clustering, FileGroupsUnderClustering(ctx, state.timeline));
   std::set<FileGroupKey> frozen;
@@ -527,6 +528,7 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
   progress.Report("writing", 0, total, "files");
   ARROW_ASSIGN_OR_RAISE(
       auto stats, ctx.engine->Map<std::optional<WriteStat>>(total, [&](int64_t i) -> Result<std::optional<WriteStat>> {
+        ARROW_RETURN_NOT_OK(stop.Poll());
         ARROW_ASSIGN_OR_RAISE(auto task, MakeFileGroupTask(source, plan[static_cast<size_t>(i)]));
         Result<std::optional<WriteStat>> stat;
         if (serialize) {
@@ -558,6 +560,8 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
     metadata.write_stats.push_back(std::move(*stat));
   }
   progress.Report("committing", 0, 1, "instants");
+  // The last moment a stop takes effect: from the commit on, the write completes.
+  ARROW_RETURN_NOT_OK(stop.Poll());
   ARROW_RETURN_NOT_OK(Commit(ctx, state, metadata, touched, RecordIndexChanges(op, input, tags, plan, stats)));
   progress.Report("committing", 1, 1, "instants");
   return result;
@@ -648,7 +652,7 @@ Result<WriteResult> ExecuteWrite(TableContext& ctx, WriteOperation op,
   ARROW_ASSIGN_OR_RAISE(WriteInput input, PrepareWriteInput(ctx.config, op, rows));
   WriteState state;
   Status st = Begin(ctx, op, state);
-  Result<WriteResult> result = st.ok() ? Run(ctx, op, input, state, progress) : Result<WriteResult>(st);
+  Result<WriteResult> result = st.ok() ? Run(ctx, op, input, state, progress, options.stop) : Result<WriteResult>(st);
   if (!result.ok() && state.lifecycle && !state.commit_attempted) {
     // Nothing of this write is visible; remove its files now rather than waiting for a rollback.
     (void)AbortWrite(ctx, *state.lifecycle, state.planned_files);

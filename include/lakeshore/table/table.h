@@ -11,6 +11,7 @@
 #include <arrow/array.h>
 #include <arrow/record_batch.h>
 #include <arrow/table.h>
+#include <arrow/util/cancel.h>
 
 #include "lakeshore/clock.h"
 #include "lakeshore/engine/engine.h"
@@ -73,6 +74,12 @@ struct WriteOptions {
   /// Called as the write advances, possibly from engine threads but never concurrently;
   /// may be empty.
   ProgressCallback progress;
+  /// Polled before each step up to the commit point (tagging done, each file group write, the
+  /// commit): a stop requested before the commit point fails the write with the stop's status
+  /// (kCancelled) and nothing of it is visible, as for any failed write; one requested after
+  /// it changes nothing. Default: never stops. The Python front stops a write whose progress
+  /// callback raised (Ctrl-C included).
+  arrow::StopToken stop;
 };
 
 /// What a committed write did.
@@ -183,6 +190,9 @@ struct CompactionOptions {
   /// Plan only (compaction.requested); a later Compact executes it.
   bool schedule_only = false;
   ProgressCallback progress;
+  /// Polled before each file group and before the complete step (WriteOptions::stop): a stopped
+  /// compaction stays planned, and the next Compact resumes it.
+  arrow::StopToken stop;
 };
 
 /// What a compaction did.
@@ -216,6 +226,9 @@ struct ClusteringOptions {
   /// Plan only (clustering.requested); a later Cluster executes it.
   bool schedule_only = false;
   ProgressCallback progress;
+  /// Polled before each input group and before the complete step (WriteOptions::stop): a
+  /// stopped clustering stays planned, and the next Cluster resumes it.
+  arrow::StopToken stop;
 };
 
 /// What a clustering did.

@@ -148,6 +148,7 @@ Status Execute(TableContext& ctx, InstantLifecycle& lifecycle, const CommitMetad
   const ParquetWriteSettings settings = ForFilesAtOnce(ctx.parquet, total, ctx.engine->parallelism());
   ARROW_ASSIGN_OR_RAISE(auto stats, ctx.engine->Map<std::vector<WriteStat>>(
                                         total, [&](int64_t i) -> Result<std::vector<WriteStat>> {
+                                          ARROW_RETURN_NOT_OK(options.stop.Poll());
                                           const auto g = static_cast<size_t>(i);
                                           ARROW_ASSIGN_OR_RAISE(auto out, ClusterGroup(ctx, spec, plan.clustering_groups[g],
                                                                                        plan.clustering_sort_columns, paths[g], settings));
@@ -167,6 +168,7 @@ Status Execute(TableContext& ctx, InstantLifecycle& lifecycle, const CommitMetad
     }
   }
   for (const auto& [partition, ids] : plan.clustering_file_ids) result->file_groups_replaced += static_cast<int64_t>(ids.size());
+  ARROW_RETURN_NOT_OK(options.stop.Poll());  // stopped: left planned, for the next Cluster
   ARROW_RETURN_NOT_OK(CompleteService(ctx, lifecycle, completed));
   result->completed = true;
   return Status::OK();

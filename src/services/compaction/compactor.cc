@@ -88,6 +88,7 @@ Status Execute(TableContext& ctx, InstantLifecycle& lifecycle, const CommitMetad
   progress.Start();
   const ParquetWriteSettings settings = ForFilesAtOnce(ctx.parquet, total, ctx.engine->parallelism());
   ARROW_ASSIGN_OR_RAISE(auto stats, ctx.engine->Map<WriteStat>(total, [&](int64_t i) -> Result<WriteStat> {
+    ARROW_RETURN_NOT_OK(options.stop.Poll());
     ARROW_ASSIGN_OR_RAISE(auto stat, CompactSlice(ctx, spec, plan.compaction[static_cast<size_t>(i)],
                                                    paths[static_cast<size_t>(i)], settings));
     progress.Advance();
@@ -105,6 +106,7 @@ Status Execute(TableContext& ctx, InstantLifecycle& lifecycle, const CommitMetad
   for (const auto& op : plan.compaction) result->log_files += static_cast<int64_t>(op.log_files.size());
   result->file_groups = total;
 
+  ARROW_RETURN_NOT_OK(options.stop.Poll());  // stopped: left planned, for the next Compact
   ARROW_RETURN_NOT_OK(CompleteService(ctx, lifecycle, completed));
   result->completed = true;
   return Status::OK();

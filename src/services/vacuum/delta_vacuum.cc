@@ -178,6 +178,7 @@ Status DeleteAndRecord(const DeltaLog& log, const DeltaSnapshot& snapshot, const
   int64_t total_bytes = 0;
   for (const auto& c : candidates) total_bytes += c.size;
   ARROW_ASSIGN_OR_RAISE(int64_t table_retention_ms, snapshot.TombstoneRetentionMs());
+  ARROW_RETURN_NOT_OK(options.stop.Poll());  // stopped before anything is recorded or deleted
   auto start_record = VacuumRecord("VACUUM START", options.clock->NowMs(), snapshot.version, snapshot);
   start_record.parameters["retentionCheckEnabled"] = options.enforce_retention ? "true" : "false";
   start_record.parameters["defaultRetentionMillis"] = std::to_string(table_retention_ms);
@@ -187,7 +188,8 @@ Status DeleteAndRecord(const DeltaLog& log, const DeltaSnapshot& snapshot, const
   ARROW_ASSIGN_OR_RAISE(int64_t start_version, delta::AppendOperationRecord(log, start_record));
 
   const auto delete_started = std::chrono::steady_clock::now();
-  auto deleted = DeleteFilesInBatches(table, *options.delete_engine, candidates, options.delete_batch_size, options.progress);
+  auto deleted = DeleteFilesInBatches(table, *options.delete_engine, candidates, options.delete_batch_size, options.progress,
+                                      options.stop);
   Result<int64_t> dirs = deleted.ok()
                              ? DeleteEmptyDirs(table, *options.delete_engine, FoldersToTry(candidates, old_empty_folders))
                              : Result<int64_t>(deleted.status());

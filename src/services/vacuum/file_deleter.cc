@@ -9,7 +9,7 @@ namespace lakeshore::vacuum {
 
 Result<DeletionTotals> DeleteFilesInBatches(
     Storage& storage, Engine& engine, const std::vector<VacuumCandidate>& candidates,
-    int batch_size, const std::function<void(const VacuumProgress&)>& progress) {
+    int batch_size, const std::function<void(const VacuumProgress&)>& progress, const arrow::StopToken& stop) {
   const auto n = static_cast<int64_t>(candidates.size());
   // Up to `batch_size` paths per call, but enough batches to keep every engine worker busy
   // (a local file system deletes one path at a time; an object store takes 1000 per request).
@@ -23,6 +23,7 @@ Result<DeletionTotals> DeleteFilesInBatches(
   };
   ARROW_ASSIGN_OR_RAISE(
       auto outcomes, engine.Map<BatchTotals>(batches, [&](int64_t b) -> Result<BatchTotals> {
+        ARROW_RETURN_NOT_OK(stop.Poll());
         const auto lo = static_cast<size_t>(b * batch_size);
         const auto hi = static_cast<size_t>(std::min(n, (b + 1) * batch_size));
         std::vector<std::string> paths;

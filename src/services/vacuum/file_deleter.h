@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <arrow/util/cancel.h>
+
 #include "lakeshore/engine/engine.h"
 #include "lakeshore/storage/storage.h"
 #include "lakeshore/vacuum.h"
@@ -22,11 +24,13 @@ struct DeletionTotals {
 /// Deletes `candidates` in batches of at most `batch_size` paths (smaller when that keeps more
 /// engine workers busy), one Storage::DeleteFiles call per batch, the batches in parallel
 /// through `engine`. Reports "deleting" progress. A failed
-/// batch fails the call (files of other batches may be deleted: re-running converges).
+/// batch fails the call (files of other batches may be deleted: re-running converges); so does
+/// a stop on `stop`, polled before each batch.
 Result<DeletionTotals> DeleteFilesInBatches(Storage& storage, Engine& engine,
                                             const std::vector<VacuumCandidate>& candidates,
                                             int batch_size,
-                                            const std::function<void(const VacuumProgress&)>& progress);
+                                            const std::function<void(const VacuumProgress&)>& progress,
+                                            const arrow::StopToken& stop = {});
 
 /// Removes the folders of `dirs` that are empty, deepest first (one level at a time, each
 /// level in parallel), so a folder emptied by removing its empty children goes too. The root

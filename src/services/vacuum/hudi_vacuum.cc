@@ -319,6 +319,7 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
   ARROW_ASSIGN_OR_RAISE(lock_settings.lease_ms, table_options::kLockLeaseMs.Get(properties));
   ARROW_ASSIGN_OR_RAISE(lock_settings.wait_timeout_ms, table_options::kLockWaitTimeoutMs.Get(properties));
   TableLock lock(table, options.clock, lock_settings);
+  ARROW_RETURN_NOT_OK(options.stop.Poll());  // stopped before anything is recorded or deleted
   HudiVacuumRecord plan;
   plan.mode = report.mode;
   plan.cutoff_ms = cutoff_ms;
@@ -338,7 +339,8 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
   }
   const auto delete_started = std::chrono::steady_clock::now();
   ARROW_ASSIGN_OR_RAISE(auto deleted, DeleteFilesInBatches(*table, *options.delete_engine, report.candidates,
-                                                           options.delete_batch_size, options.progress));
+                                                           options.delete_batch_size, options.progress,
+                                                           options.stop));
   std::vector<std::string> folders = old_empty_folders;
   for (const auto& c : report.candidates) {
     for (std::string dir = ParentPath(c.path); !dir.empty(); dir = ParentPath(dir)) folders.push_back(dir);

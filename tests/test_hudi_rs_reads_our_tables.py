@@ -743,3 +743,27 @@ def test_a_deleted_key_written_again_with_a_smaller_ordering_value_reads_alike_e
     # Found where it lives now.
     found = {r["record_key"]: r["partition"] for r in t.lookup(pa.table({"id": [8, 10]})).to_pylist()}
     assert found == {"8": "zone=a", "10": "zone=c"}
+
+
+def test_a_rolled_back_schema_change_stays_undone_for_every_table_object(tmp_path: Path) -> None:
+    # The object that rolled the change back kept the evolved schema and wrote it again (the
+    # undone column came back); one opened after the change did the same. Now the first follows
+    # the rollback and the second is told to reopen.
+    old = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("n", pa.int32())])
+    new = old.append(pa.field("x", pa.string()))
+    root = tmp_path / "t"
+    t = lakeshore.Table.create(str(root), old, record_key="id")
+    t.upsert(pa.table({"id": [1], "n": [1]}, schema=old))
+    t.evolve_schema(new)
+    evolved = lakeshore.Table.open(str(root))
+    t.rollback(t.timeline()[-1]["time"])
+    assert t.schema.names == ["id", "n"]
+    with pytest.raises(lakeshore.LakeshoreError, match="x"):
+        t.upsert(pa.table({"id": [2], "n": [2], "x": ["X"]}, schema=new))
+    t.upsert(pa.table({"id": [3], "n": [3]}, schema=old))
+    with pytest.raises(lakeshore.CommitConflictError, match="reopen"):
+        evolved.upsert(pa.table({"id": [2], "n": [2], "x": ["X"]}, schema=new))
+    reopened = lakeshore.Table.open(str(root))
+    assert reopened.schema.names == ["id", "n"]
+    assert sorted(reopened.to_arrow().column("id").to_pylist()) == [1, 3]
+    assert pa.Table.from_batches(hudi.HudiTable(str(root)).read()).select(["id", "n"]).num_rows == 2

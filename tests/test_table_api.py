@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -274,6 +275,7 @@ def test_an_exception_in_the_progress_callback_stops_a_compaction_and_a_vacuum(t
     strays = [Path(table_path) / f"stray-{k}.parquet" for k in range(5)]
     for f in strays:
         f.write_bytes(b"x")
+        os.utime(f, (time.time() - 3600, time.time() - 3600))
 
     def interrupted(phase: str, done: int, total: int, unit: str) -> None:
         if phase == "deleting":

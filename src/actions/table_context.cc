@@ -100,4 +100,16 @@ Status TableContext::CheckNotInsideProgressCallback(const char* what) const {
                          "write holds the table until the callback returns; start it after the write returns");
 }
 
+std::string TableContext::LatestAvroSchema(const std::vector<CompletedCommit>& commits, std::string* source) const {
+  for (auto it = commits.rbegin(); it != commits.rend(); ++it) {
+    auto schema = it->metadata.extra.find("schema");
+    if (schema != it->metadata.extra.end() && !schema->second.empty()) {
+      if (source != nullptr) *source = "instant " + it->instant.time;
+      return schema->second;
+    }
+  }
+  if (source != nullptr) *source = JoinPath(uri, HoodiePaths::kPropertiesFile);
+  return hoodie ? hoodie->create_schema : std::string();
+}
+
 }  // namespace lakeshore

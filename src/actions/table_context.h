@@ -96,6 +96,11 @@ struct TableContext {
   /// them the archived ones (layout 2). List the active timeline first, then call this: an
   /// instant archived in between is then found in the archive.
   Result<std::vector<CompletedCommit>> LoadCommits(const Timeline& timeline);
+  /// The table's Avro schema as `commits` leave it: the newest commit's schema, else
+  /// hoodie.table.create.schema; "" when neither exists. `source`, when given, says which.
+  /// What `avro_schema` was set from at open; a write finding another one now knows the schema
+  /// changed (or a change was undone) since.
+  std::string LatestAvroSchema(const std::vector<CompletedCommit>& commits, std::string* source = nullptr) const;
   /// The plan in the requested file of the pending instant `pending`, decoded (a rollback's,
   /// a restore's, a clustering's request); nullopt when the file vanished since the listing (the
   /// instant completed or was removed meanwhile: normal, re-listed next time).

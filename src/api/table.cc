@@ -93,23 +93,6 @@ Result<bool> HasArchivedInstants(Storage& storage, const HoodieTableConfig& hood
   return false;
 }
 
-/// The full schema (meta columns first) of a Hudi table: the footer schema of a base file of
-/// the latest snapshot (what reads return), else the Avro schema of the latest commit or of
-/// hoodie.table.create.schema, with Hudi's five meta columns in front.
-/// The table's current Avro schema: the latest commit's `extraMetadata.schema`, else
-/// hoodie.table.create.schema; "" when neither exists. `source` says which.
-std::string LatestAvroSchema(const TableContext& ctx, const std::vector<CompletedCommit>& commits, std::string* source) {
-  for (auto it = commits.rbegin(); it != commits.rend(); ++it) {
-    auto schema = it->metadata.extra.find("schema");
-    if (schema != it->metadata.extra.end() && !schema->second.empty()) {
-      *source = "instant " + it->instant.time;
-      return schema->second;
-    }
-  }
-  *source = JoinPath(ctx.uri, HoodiePaths::kPropertiesFile);
-  return ctx.hoodie->create_schema;
-}
-
 /// A base file's schema (its types are what readers return) brought to the table's latest Avro
 /// schema, which a schema evolution may have changed since the file was written: columns added
 /// since come in (nullable), widened ones take their new type, the order is the schema's. An
@@ -145,7 +128,7 @@ Result<std::shared_ptr<arrow::Schema>> ResolveHoodieSchema(TableContext& ctx) {
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
   ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
   std::string source;
-  ctx.avro_schema = LatestAvroSchema(ctx, commits, &source);
+  ctx.avro_schema = ctx.LatestAvroSchema(commits, &source);
   ARROW_ASSIGN_OR_RAISE(FileSystemView view, TableView(ctx, timeline, commits, ""));
   for (const FileGroup* g : view.LiveFileGroups()) {
     const FileSlice& slice = g->latest();
@@ -168,6 +151,22 @@ Result<std::shared_ptr<arrow::Schema>> ResolveHoodieSchema(TableContext& ctx) {
     if (!meta_columns::IsReserved(f->name())) fields.push_back(f);
   }
   return arrow::schema(fields);
+}
+
+/// Re-reads the table's schema into `ctx` as Open reads it (after a change to it, or a rollback
+/// or restore that may have undone one): the full schema, the user schema and the Avro schema
+/// base files carry.
+Status ReloadSchema(TableContext& ctx) {
+  ARROW_ASSIGN_OR_RAISE(ctx.full_schema, ResolveHoodieSchema(ctx));
+  std::vector<std::shared_ptr<arrow::Field>> user;
+  for (const auto& f : ctx.full_schema->fields()) {
+    if (!meta_columns::IsReserved(f->name())) user.push_back(f);
+  }
+  ctx.config.schema = arrow::schema(user);
+  if (!ctx.avro_schema.empty() && !ctx.read_only_reason) {
+    ARROW_ASSIGN_OR_RAISE(ctx.parquet.avro_schema, format::WithHudiMetaFields(ctx.avro_schema));
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -276,16 +275,8 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOpti
                            "), whose commits this build does not read yet";
   }
   ctx.hoodie = std::move(hoodie);
-  ARROW_ASSIGN_OR_RAISE(ctx.full_schema, ResolveHoodieSchema(ctx));
-  std::vector<std::shared_ptr<arrow::Field>> user;
-  for (const auto& f : ctx.full_schema->fields()) {
-    if (!meta_columns::IsReserved(f->name())) user.push_back(f);
-  }
-  ctx.config.schema = arrow::schema(user);
   ARROW_RETURN_NOT_OK(ctx.LoadSettings());
-  if (!ctx.avro_schema.empty() && !ctx.read_only_reason) {
-    ARROW_ASSIGN_OR_RAISE(ctx.parquet.avro_schema, format::WithHudiMetaFields(ctx.avro_schema));
-  }
+  ARROW_RETURN_NOT_OK(ReloadSchema(ctx));
   return std::shared_ptr<Table>(new Table(std::move(impl)));
 }
 
@@ -421,13 +412,18 @@ Result<std::shared_ptr<arrow::Table>> Table::ReadIncremental(const std::string& 
 Result<std::string> Table::Rollback(const std::string& instant_time) {
   ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("roll back"));
   std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
-  return RollbackCompletedInstant(impl_->ctx, instant_time);
+  ARROW_ASSIGN_OR_RAISE(auto rollback, RollbackCompletedInstant(impl_->ctx, instant_time));
+  // A schema change rolled back: the schema before it is the table's again.
+  ARROW_RETURN_NOT_OK(ReloadSchema(impl_->ctx));
+  return rollback;
 }
 
 Result<std::string> Table::Restore(const std::string& savepoint_time) {
   ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("restore"));
   std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
-  return RestoreToSavepoint(impl_->ctx, savepoint_time);
+  ARROW_ASSIGN_OR_RAISE(auto restore, RestoreToSavepoint(impl_->ctx, savepoint_time));
+  ARROW_RETURN_NOT_OK(ReloadSchema(impl_->ctx));  // as of the savepoint
+  return restore;
 }
 
 Result<SavepointView> Table::CreateSavepoint(const std::string& instant_time, const std::string& user,
@@ -469,15 +465,8 @@ Result<ClusteringResult> Table::Cluster(const ClusteringOptions& options) {
 Status Table::EvolveSchema(const std::shared_ptr<arrow::Schema>& schema) {
   TableContext& ctx = impl_->ctx;
   ARROW_RETURN_NOT_OK(CommitSchemaEvolution(ctx, schema).status());
-  // The new schema is the table's from now on: re-read it as Open does.
-  ARROW_ASSIGN_OR_RAISE(ctx.full_schema, ResolveHoodieSchema(ctx));
-  std::vector<std::shared_ptr<arrow::Field>> user;
-  for (const auto& f : ctx.full_schema->fields()) {
-    if (!meta_columns::IsReserved(f->name())) user.push_back(f);
-  }
-  ctx.config.schema = arrow::schema(user);
-  ARROW_ASSIGN_OR_RAISE(ctx.parquet.avro_schema, format::WithHudiMetaFields(ctx.avro_schema));
-  return Status::OK();
+  // The new schema is the table's from now on.
+  return ReloadSchema(ctx);
 }
 
 Result<std::vector<InstantView>> Table::Timeline() {

@@ -291,6 +291,10 @@ struct AvroWriter {
       case arrow::Type::DECIMAL128:
       case arrow::Type::DECIMAL256: {
         const auto& d = static_cast<const arrow::DecimalType&>(*type);
+        // Spark's DecimalType stops at precision 38, and so do Hudi's readers (hudi-rs panics).
+        if (d.precision() > 38) {
+          return Unsupported(path, "is a decimal of precision " + std::to_string(d.precision()) + " (at most 38)");
+        }
         return json{{"type", "fixed"}, {"name", "fixed"}, {"namespace", ns + "." + name},
                     {"size", MinBytesForPrecision(d.precision())}, {"logicalType", "decimal"},
                     {"precision", d.precision()}, {"scale", d.scale()}};

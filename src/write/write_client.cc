@@ -82,6 +82,17 @@ const char* WriteAction(const TableContext& ctx, WriteOperation op) {
 /// True for a write to a file group that exists (its latest slice may have no base file).
 bool ChangesExistingGroup(const FileGroupWrite& w) { return !w.prev_base_instant.empty(); }
 
+/// kCommitConflict when the table's schema as `commits` leave it is not the one this table
+/// object was opened with: a schema change committed since (writing the old schema would undo
+/// it), or one this object saw rolled back or restored away elsewhere (writing the new schema
+/// would redo it).
+Status CheckSchemaUnchanged(const TableContext& ctx, const std::vector<CompletedCommit>& commits) {
+  std::string source;
+  if (ctx.LatestAvroSchema(commits, &source) == ctx.avro_schema) return Status::OK();
+  return CommitConflict("the schema of table " + ctx.uri + " is no longer the one it was opened with (now as of " +
+                        source + "): it changed, or a change of it was undone, since; reopen the table and retry");
+}
+
 Status Begin(TableContext& ctx, WriteOperation op, WriteState& state, const char* operation = nullptr) {
   ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("write"));
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
@@ -105,16 +116,7 @@ Status Begin(TableContext& ctx, WriteOperation op, WriteState& state, const char
   ARROW_RETURN_NOT_OK(guard->Release());
   state.base_completion = timeline.LastCompletionTime();
   ARROW_ASSIGN_OR_RAISE(state.commits, ctx.LoadCommits(timeline));
-  // A schema change committed since this table was opened: writing the old schema would undo it.
-  for (auto it = state.commits.rbegin(); it != state.commits.rend(); ++it) {
-    auto schema = it->metadata.extra.find("schema");
-    if (schema == it->metadata.extra.end() || schema->second.empty()) continue;
-    if (it->metadata.operation == "alter_schema" && schema->second != ctx.avro_schema) {
-      return CommitConflict("the schema of table " + ctx.uri + " changed at instant " + it->instant.time +
-                            " after it was opened; reopen the table and retry");
-    }
-    break;
-  }
+  ARROW_RETURN_NOT_OK(CheckSchemaUnchanged(ctx, state.commits));
   state.timeline = std::move(timeline);
   return Status::OK();
 }
@@ -300,6 +302,7 @@ Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metada
                           " is being rolled back by another writer (its heartbeat had expired)");
   }
   ARROW_RETURN_NOT_OK(CheckConflicts(commits, state, touched));
+  ARROW_RETURN_NOT_OK(CheckSchemaUnchanged(ctx, commits));
   if (state.check_new_keys) ARROW_RETURN_NOT_OK(CheckNewKeysStillNew(ctx, state, timeline, commits, changes));
   // A clustering scheduled while this write ran.
   ARROW_ASSIGN_OR_RAISE(auto clustering, FileGroupsUnderClustering(ctx, timeline));

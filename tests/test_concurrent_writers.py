@@ -134,6 +134,24 @@ def test_archival_runs_beside_a_writer_process_and_loses_no_instant(tmp_path: An
         assert ids == list(range(k + 2)), instant
 
 
+def run_processes(targets: list[tuple[Any, tuple[Any, ...]]]) -> dict[str, tuple[str, Any]]:
+    """Runs each (function, args) in a spawned process; each reports (who, status, detail) on
+    the queue passed as its last argument. Returns who → (status, detail) once all exited."""
+    ctx = mp.get_context("spawn")
+    results = ctx.Queue()
+    procs = [ctx.Process(target=fn, args=(*args, results)) for fn, args in targets]
+    for p in procs:
+        p.start()
+    out = {}
+    for _ in procs:
+        who, status, detail = results.get(timeout=300)
+        out[who] = (status, detail)
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    return out
+
+
 def mor_writer(path: str, who: str, ids: list[int], rounds: int, results: Any) -> None:
     """Upserts its own keys `rounds` times (version = round), retrying a write that conflicts."""
     try:
@@ -171,22 +189,13 @@ def test_writer_processes_and_a_compacting_process_on_a_merge_on_read_table(tabl
     # at the end, whatever the services did meanwhile; hudi-rs reads the same.
     t = lakeshore.Table.create(table_path, SCHEMA, record_key="id", partition_by="city", table_type="mor")
     t.insert(batch([1, 2, 3, 4], "oslo", "seed"))
-    ctx = mp.get_context("spawn")
-    results = ctx.Queue()
-    procs = [
-        ctx.Process(target=mor_writer, args=(table_path, "A", [1, 2], 6, results)),
-        ctx.Process(target=mor_writer, args=(table_path, "B", [3, 4], 6, results)),
-        ctx.Process(target=compactor, args=(table_path, 6, results)),
-    ]
-    for p in procs:
-        p.start()
-    out = {}
-    for _ in procs:
-        who, status, detail = results.get(timeout=300)
-        out[who] = (status, detail)
-    for p in procs:
-        p.join(timeout=60)
-        assert p.exitcode == 0
+    out = run_processes(
+        [
+            (mor_writer, (table_path, "A", [1, 2], 6)),
+            (mor_writer, (table_path, "B", [3, 4], 6)),
+            (compactor, (table_path, 6)),
+        ]
+    )
     assert all(status == "ok" for status, _ in out.values()), out
     rows = {r["id"]: r["who"] for r in lakeshore.Table.open(table_path).to_arrow(columns=["id", "who"]).to_pylist()}
     assert rows == {1: "A6", 2: "A6", 3: "B6", 4: "B6"}, out
@@ -349,18 +358,7 @@ def test_writer_processes_inserting_overlapping_new_keys_store_each_key_once(tmp
     path = str(tmp_path / "t")
     props = {"hoodie.index.type": index, "write.small_file_limit_bytes": "0"}
     lakeshore.Table.create(path, SCHEMA, record_key="id", properties=props)
-    ctx = mp.get_context("spawn")
-    results = ctx.Queue()
-    procs = [ctx.Process(target=overlapping_inserter, args=(path, w, k, 8, results)) for k, w in enumerate("ABC")]
-    for p in procs:
-        p.start()
-    out = {}
-    for _ in procs:
-        who, status, detail = results.get(timeout=300)
-        out[who] = (status, detail)
-    for p in procs:
-        p.join(timeout=60)
-        assert p.exitcode == 0
+    out = run_processes([(overlapping_inserter, (path, w, k, 8)) for k, w in enumerate("ABC")])
     assert all(status == "ok" for status, _ in out.values()), out
     rows = lakeshore.Table.open(path).to_arrow(columns=["id", "who"]).to_pylist()
     ids = [r["id"] for r in rows]

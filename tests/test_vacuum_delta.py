@@ -410,3 +410,27 @@ def test_vacuum_on_s3(s3_server: Any) -> None:
     assert [h["operation"] for h in dt.history()][:2] == ["VACUUM END", "VACUUM START"]
     again = lakeshore.vacuum(uri, retain_hours=0, enforce_retention=False, optimistic=True)
     assert again["skipped"], again["skip_reason"]
+
+
+def test_files_a_concurrent_restore_adds_back_while_vacuum_plans_are_kept(tmp_path: Path) -> None:
+    # A delta-rs RESTORE commits while the vacuum lists the table, adding back files whose
+    # tombstones had expired. VACUUM START goes after that commit; the files it re-added are
+    # live again and must stay (they were deleted, and the latest version could not be read).
+    import time
+
+    root = tmp_path / "t"
+    write_deltalake(str(root), pa.table({"a": [1, 2, 3], "p": ["x", "y", "z"]}), partition_by="p")  # v0
+    write_deltalake(str(root), pa.table({"a": [4, 5], "p": ["x", "y"]}), mode="overwrite")  # v1
+    time.sleep(1.5)  # v1's tombstones age past a 1 s retention
+    fired: list[int] = []
+
+    def progress(phase: str, done: int, total: int, unit: str) -> None:
+        if phase == "listing" and not fired:
+            fired.append(1)
+            DeltaTable(str(root)).restore(0)  # v2 adds v0's three files back
+
+    report = lakeshore.vacuum(str(root), retain_hours=1 / 3600, enforce_retention=False, progress=progress)
+    assert fired
+    table = DeltaTable(str(root))
+    assert all(os.path.exists(u.removeprefix("file://")) for u in table.file_uris()), report
+    assert sorted(table.to_pyarrow_table().column("a").to_pylist()) == [1, 2, 3]

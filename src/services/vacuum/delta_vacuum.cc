@@ -6,6 +6,7 @@
 
 #include "common/parse_number.h"
 #include "delta/commit_writer.h"
+#include "delta/action_reader.h"
 #include "delta/paths.h"
 #include "services/vacuum/file_deleter.h"
 #include "services/vacuum/optimistic_check.h"
@@ -168,13 +169,29 @@ delta::OperationRecord VacuumRecord(const char* operation, int64_t now_ms, int64
   return r;
 }
 
+/// The paths (and their deletion vectors) the commits after `read_version` and before
+/// `before_version` add, inside the table: what other writers made live while a vacuum that
+/// read `read_version` was planning (a RESTORE adds removed files back).
+Result<PathSet> AddedBetween(const DeltaLog& log, int64_t read_version, int64_t before_version) {
+  PathSet added;
+  const delta::TablePathResolver paths(log.storage()->root_uri());
+  for (int64_t v = read_version + 1; v < before_version; ++v) {
+    ARROW_ASSIGN_OR_RAISE(auto actions, delta::ReadActionFile(*log.storage(), DeltaLog::CommitPath(v)));
+    for (const auto& f : actions.adds) {
+      ARROW_RETURN_NOT_OK(AddIfInside(f.path, paths, added));
+      ARROW_RETURN_NOT_OK(AddDvIfInside(f.deletion_vector, paths, added));
+    }
+  }
+  return added;
+}
+
 /// Writes VACUUM START, deletes `report.candidates` and then the folders left empty, writes
 /// VACUUM END (status FAILED, best effort, if deleting failed) and fills the report's counts.
 Status DeleteAndRecord(const DeltaLog& log, const DeltaSnapshot& snapshot, const VacuumOptions& options,
                        int64_t retention_ms, const std::vector<std::string>& old_empty_folders,
                        VacuumReport& report) {
   Storage& table = *log.storage();
-  const auto& candidates = report.candidates;
+  const auto& candidates = report.candidates;  // less what commits made meanwhile add back
   int64_t total_bytes = 0;
   for (const auto& c : candidates) total_bytes += c.size;
   ARROW_ASSIGN_OR_RAISE(int64_t table_retention_ms, snapshot.TombstoneRetentionMs());
@@ -186,6 +203,13 @@ Status DeleteAndRecord(const DeltaLog& log, const DeltaSnapshot& snapshot, const
   start_record.metrics["numFilesToDelete"] = std::to_string(candidates.size());
   start_record.metrics["sizeOfDataToDelete"] = std::to_string(total_bytes);
   ARROW_ASSIGN_OR_RAISE(int64_t start_version, delta::AppendOperationRecord(log, start_record));
+  // Writers that committed while this run planned (VACUUM START went after them) may have made
+  // a candidate live again: a RESTORE adds removed files back. Those are kept. (A commit made
+  // while the deletes run is not seen, as in Spark's VACUUM.)
+  if (start_version > snapshot.version + 1) {
+    ARROW_ASSIGN_OR_RAISE(auto added, AddedBetween(log, snapshot.version, start_version));
+    std::erase_if(report.candidates, [&](const VacuumCandidate& c) { return added.count(c.path) > 0; });
+  }
 
   const auto delete_started = std::chrono::steady_clock::now();
   auto deleted = DeleteFilesInBatches(table, *options.delete_engine, candidates, options.delete_batch_size, options.progress,

@@ -570,3 +570,24 @@ def test_a_restore_past_where_an_index_was_built_leaves_no_entry_of_what_it_undi
     assert _rows(t) == [("k1", 10), ("k2", 2), ("k4", 40)]
     assert _hudi_rows(root) == [("k1", 10), ("k2", 2), ("k4", 40)]
     _expect_lookup_is_exact(t, {"k1": 10, "k2": 2, "k4": 40})
+
+
+@pytest.mark.parametrize("table_type", ["cow", "mor"])
+def test_a_restore_past_the_first_index_build_leaves_no_key_it_undid(tmp_path: Path, table_type: str) -> None:
+    # The table had no metadata table when the undone write ran (so it wrote no metadata
+    # deltacommit to take out); the record index built afterwards held its key. The restore
+    # left the key behind: lookups found it and every upsert of it failed.
+    root = tmp_path / "t"
+    t = lakeshore.Table.create(str(root), SCHEMA, record_key="id", partition_by="p", table_type=table_type)
+    first = t.upsert(_batch({"k1": 1, "k2": 2}))
+    t.savepoint(first["instant_time"])
+    t.upsert(_batch({"k3": 3}))
+    t.create_index("record_index")
+    t.restore(first["instant_time"])
+    assert _rows(t) == [("k1", 1), ("k2", 2)]
+    found = {r["record_key"]: r["partition"] for r in t.lookup(["k1", "k3"]).to_pylist()}
+    assert found == {"k1": "p=p1", "k3": None}
+    ri = lakeshore.Table.open(str(root), properties={"hoodie.index.type": "RECORD_INDEX"})
+    ri.upsert(_batch({"k3": 30}))
+    assert _rows(ri) == [("k1", 1), ("k2", 2), ("k3", 30)]
+    assert _hudi_rows(root) == [("k1", 1), ("k2", 2), ("k3", 30)]

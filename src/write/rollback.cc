@@ -106,7 +106,10 @@ Status ExecuteRollback(TableContext& ctx, const Timeline& timeline, InstantLifec
     if (!failed.time.empty()) ARROW_RETURN_NOT_OK(RemoveLeftovers(ctx, failed));
     // Its metadata-table deltacommit goes before its files (a later archival would otherwise
     // make the entries count).
-    if (!failed.time.empty()) ARROW_RETURN_NOT_OK(RollbackMetadataInstant(ctx, failed.time, guard));
+    if (!failed.time.empty()) {
+      ARROW_RETURN_NOT_OK(
+          RollbackMetadataInstant(ctx, failed.time, guard, /*data_completed=*/failed.state == InstantState::kCompleted));
+    }
     ARROW_RETURN_NOT_OK(guard.CheckHeld());
     ARROW_ASSIGN_OR_RAISE(auto outcome, ctx.storage->DeleteFiles(plan.planned_files));
     record.files_deleted = outcome.deleted;

@@ -1135,19 +1135,25 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
                               std::max(mdt_timeline.LastTime(), built_latest), guard);
 }
 
-Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_time, const LockGuard& guard) {
+Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_time, const LockGuard& guard,
+                               bool data_completed) {
   ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
   if (config.metadata_partitions.empty() && config.metadata_partitions_inflight.empty()) return Status::OK();
   ARROW_ASSIGN_OR_RAISE(auto mdt, MetadataStorage(ctx));
   ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(*mdt, kMetadataTimeline));
   auto found = timeline.Find(instant_time);
   // Never archived: metadata archival keeps every instant a rollback or restore can reach
-  // (services/metadata/metadata_archival.h).
-  if (!found) return Status::OK();
+  // (services/metadata/metadata_archival.h). Not found: the instant wrote nothing to the
+  // metadata table (there was none, or it was dropped); if it had completed, a partition built
+  // since may still hold its effects, and its own time then stands for when it completed (a
+  // build that completed between its request and its completion did not read it: dropping
+  // such one is merely cautious). A write that never completed is in no build.
+  if (!found && !data_completed) return Status::OK();
+  const bool completed = found ? found->is_completed() : true;
+  const std::string done_at = found ? found->completion_time : instant_time;
   // Folded into base files by a compaction that completed after it: it cannot be taken out.
   for (const auto& i : timeline.instants()) {
-    if (i.is_completed() && i.action == actions::kCommit && found->is_completed() &&
-        i.completion_time > found->completion_time) {
+    if (i.is_completed() && i.action == actions::kCommit && completed && i.completion_time > done_at) {
       std::vector<std::string> all = config.metadata_partitions;
       all.insert(all.end(), config.metadata_partitions_inflight.begin(), config.metadata_partitions_inflight.end());
       return DropMetadataPartitions(ctx, all, guard);
@@ -1168,8 +1174,7 @@ Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_tim
       if (!parsed) continue;
       if (parsed->is_log && parsed->instant_time == instant_time) logs.push_back(e.path);
       auto written = completion_of.find(parsed->instant_time);
-      after = after || (!parsed->is_log && found->is_completed() && written != completion_of.end() &&
-                        written->second > found->completion_time);
+      after = after || (!parsed->is_log && completed && written != completion_of.end() && written->second > done_at);
     }
     if (after) built_after.push_back(p);
   }
@@ -1181,6 +1186,7 @@ Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_tim
       return std::find(built_after.begin(), built_after.end(), path.substr(0, path.find('/'))) != built_after.end();
     });
   }
+  if (!found) return Status::OK();
   if (found->is_completed()) {
     Instant done = *found;
     ARROW_RETURN_NOT_OK(mdt->DeleteFiles({kMetadataTimeline.PathOf(done)}).status());

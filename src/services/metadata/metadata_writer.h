@@ -130,7 +130,11 @@ Status DropMetadataPartitions(TableContext& ctx, const std::vector<std::string>&
 /// metadata compaction already folded it into base files, the metadata table is dropped
 /// instead; a partition built after it completed (its base files written by a later index-init
 /// instant, which read the table with it) is dropped too (the next write that wants it builds
-/// it again). Idempotent; nothing when there is no metadata table.
-Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_time, const LockGuard& guard);
+/// it again). `data_completed`: the data instant had completed (a rollback of a completed write,
+/// or a restore), so a partition built after it holds its effects even when it wrote no metadata
+/// deltacommit (the metadata table came later). Idempotent; nothing when there is no metadata
+/// table.
+Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_time, const LockGuard& guard,
+                               bool data_completed = false);
 
 }  // namespace lakeshore

@@ -533,6 +533,18 @@ def test_filter_value_that_is_not_of_the_field_type_is_a_clear_error(table_path:
     assert t.to_arrow(columns=["id"], filter=[("y", "=", 7.0), ("id", "<=", 1.0)]).num_rows == 1
 
 
+def test_a_number_is_no_boolean_filter_value_unless_it_is_0_or_1(table_path: str) -> None:
+    # Arrow casts any number to a bool: "flag = 2" found the true rows, "flag < 10.0" the false.
+    s = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("flag", pa.bool_())])
+    t = lakeshore.Table.create(table_path, s, record_key="id")
+    t.insert(pa.table({"id": [1, 2, 3], "flag": [True, False, True]}, schema=s))
+    for op, value in (("=", 2), ("<", 10.0), ("in", [1, 5])):
+        with pytest.raises(lakeshore.LakeshoreError, match="'flag'.*cannot be read exactly as the field's type bool"):
+            t.to_arrow(filter=[("flag", op, value)])
+    assert sorted(t.to_arrow(columns=["id"], filter=[("flag", "=", True)]).column("id").to_pylist()) == [1, 3]
+    assert t.to_arrow(columns=["id"], filter=[("flag", "=", 0)]).column("id").to_pylist() == [2]
+
+
 def test_in_memory_table_is_shared_within_the_process() -> None:
     import uuid
 

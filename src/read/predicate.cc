@@ -62,6 +62,16 @@ Result<TypedPredicate> TypePredicate(const arrow::Field& field, const PartitionP
                              " cannot be read as the field's type ", field.type()->ToString(), ": ",
                              cast.status().message());
     }
+    // A number the field's type holds only approximately (2 or 10.0 as a bool, which Arrow's
+    // safe cast takes as true) would match other rows than it names: it must read back as given.
+    const auto source = values->type()->id();
+    if (arrow::is_numeric(source) || source == arrow::Type::BOOL) {
+      auto back = arrow::compute::Cast(**cast, values->type());
+      if (!back.ok() || !(*back)->Equals(*values, arrow::EqualOptions::Defaults().nans_equal(true))) {
+        return Status::Invalid(what, " on '", p.field, "': value(s) ", DescribeValues(values),
+                               " cannot be read exactly as the field's type ", field.type()->ToString());
+      }
+    }
     values = *std::move(cast);
   }
   out.values = std::move(values);

@@ -95,10 +95,26 @@ std::string DeltaLog::CommitPath(int64_t version) { return LogPath(Padded(versio
 
 Result<std::shared_ptr<DeltaLog>> DeltaLog::Open(std::shared_ptr<Storage> table,
                                                  std::shared_ptr<Engine> engine) {
-  std::shared_ptr<DeltaLog> log(new DeltaLog(std::move(table), std::move(engine)));
-  ARROW_ASSIGN_OR_RAISE(auto entries, log->table_->List(kDeltaLogDir, /*recursive=*/false));
-  ARROW_RETURN_NOT_OK(log->Index(entries));
-  return log;
+  // A writer that checkpoints between the listing and the read of `_last_checkpoint` leaves
+  // it naming a checkpoint (or parts) the listing lacks: listed once more, the log then holds
+  // it. Still missing, or anything else found corrupt twice: the log is damaged, and the error
+  // says where.
+  for (int attempt = 0;; ++attempt) {
+    std::shared_ptr<DeltaLog> log(new DeltaLog(table, engine));
+    ARROW_ASSIGN_OR_RAISE(auto entries, log->table_->List(kDeltaLogDir, /*recursive=*/false));
+    Status indexed = log->Index(entries);
+    if (attempt == 0 && (IsError(indexed, ErrorKind::kCorruptMetadata) || (indexed.ok() && log->NamedCheckpointUnlisted()))) {
+      continue;
+    }
+    ARROW_RETURN_NOT_OK(indexed);
+    return log;
+  }
+}
+
+bool DeltaLog::NamedCheckpointUnlisted() const {
+  if (!last_checkpoint_version_) return false;
+  return std::none_of(complete_checkpoints_.begin(), complete_checkpoints_.end(),
+                      [&](const Checkpoint& c) { return c.version >= *last_checkpoint_version_; });
 }
 
 Status DeltaLog::Index(const std::vector<FileEntry>& entries) {
@@ -171,7 +187,9 @@ Status DeltaLog::Index(const std::vector<FileEntry>& entries) {
         doc["v2Checkpoint"].contains("path") && doc["v2Checkpoint"]["path"].is_string()) {
       last_checkpoint_v2_path_ = doc["v2Checkpoint"]["path"].get<std::string>();
     }
-    if (doc.contains("parts") && doc["parts"].is_number_integer()) {
+    const bool newer_listed = std::any_of(complete_checkpoints_.begin(), complete_checkpoints_.end(),
+                                          [&](const Checkpoint& c) { return c.version > *last_checkpoint_version_; });
+    if (doc.contains("parts") && doc["parts"].is_number_integer() && !newer_listed) {
       int64_t parts = doc["parts"].get<int64_t>();
       if (parts < 1 || parts > static_cast<int64_t>(entries.size())) {
         return CorruptMetadata("'" + path + "' names a checkpoint of " + std::to_string(parts) +
@@ -204,8 +222,9 @@ const CommitFile* DeltaLog::FindCommit(int64_t version) const {
 Result<std::optional<Checkpoint>> DeltaLog::ChooseCheckpoint() const {
   if (last_checkpoint_version_) {
     int64_t v = *last_checkpoint_version_;
+    // A newer complete checkpoint serves too (the log's cleanup may have removed the named one).
     bool present = std::any_of(complete_checkpoints_.begin(), complete_checkpoints_.end(),
-                               [&](const Checkpoint& c) { return c.version == v; });
+                               [&](const Checkpoint& c) { return c.version >= v; });
     if (!present) {
       for (const auto& [version, missing] : incomplete_checkpoints_) {
         if (version == v) return CorruptMetadata("checkpoint part '" + missing + "' is missing");

@@ -116,6 +116,9 @@ class DeltaLog {
       : table_(std::move(table)), engine_(std::move(engine)) {}
   Status Index(const std::vector<FileEntry>& entries);
   Result<std::optional<Checkpoint>> ChooseCheckpoint() const;
+  /// True when `_last_checkpoint` names a version no listed complete checkpoint has, nor any
+  /// newer one: a writer checkpointed between the listing and the read of `_last_checkpoint`.
+  bool NamedCheckpointUnlisted() const;
 
   std::shared_ptr<Storage> table_;
   std::shared_ptr<Engine> engine_;

@@ -591,3 +591,21 @@ def test_a_restore_past_the_first_index_build_leaves_no_key_it_undid(tmp_path: P
     ri.upsert(_batch({"k3": 30}))
     assert _rows(ri) == [("k1", 1), ("k2", 2), ("k3", 30)]
     assert _hudi_rows(root) == [("k1", 1), ("k2", 2), ("k3", 30)]
+
+
+def test_a_record_index_is_not_built_over_a_key_stored_in_two_partitions(tmp_path: Path) -> None:
+    # A partitioned index keeps a key once per partition; the record index keeps one place per
+    # key. Built over such a table it recorded one copy: deleting that one hid the other from
+    # lookups, and the next upsert stored the key twice in one partition.
+    root = tmp_path / "t"
+    s = pa.schema([("id", pa.string()), ("v", pa.int64()), ("p", pa.string())])
+    t = lakeshore.Table.create(str(root), s, record_key="id", partition_by="p")
+    t.upsert(pa.table({"id": ["k1", "k2"], "v": [1, 2], "p": ["oslo", "oslo"]}, schema=s))
+    t.upsert(pa.table({"id": ["k1"], "v": [3], "p": ["lima"]}, schema=s))  # a second k1, in lima
+    with pytest.raises(lakeshore.InvalidArgumentError, match="'k1'.*stored twice.*delete one"):
+        t.create_index("record_index")
+    assert "record_index" not in _partitions(root)
+    t.delete(pa.table({"id": ["k1"], "p": ["lima"]}))
+    t.create_index("record_index")
+    found = {r["record_key"]: r["partition"] for r in t.lookup(["k1", "k2"]).to_pylist()}
+    assert found == {"k1": "p=oslo", "k2": "p=oslo"}

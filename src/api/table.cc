@@ -352,7 +352,7 @@ Status Table::CreateIndex(const std::string& name, const std::string& column) {
   }
   before.insert(before.end(), before_inflight.begin(), before_inflight.end());
   Status built = secondary ? WriteSecondaryIndexDefinition(impl_->ctx, name, column) : Status::OK();
-  if (built.ok()) built = BuildMetadataPartitions(impl_->ctx, {name}, *guard);
+  if (built.ok()) built = BuildMetadataPartitions(impl_->ctx, {name}, *guard, /*refuse_twins=*/true);
   if (!built.ok() && !IsError(built, ErrorKind::kCrashInjected)) {
     // A build that failed leaves the table as it was (best effort: a crash is what recovery
     // settles): the partitions it listed dropped (the files partition too, when it came first),

@@ -20,7 +20,7 @@
 
 namespace lakeshore {
 
-Result<StoredLocations> ScanRecordLocations(TableContext& ctx) {
+Result<StoredLocations> ScanRecordLocations(TableContext& ctx, bool refuse_twins) {
   ReadOptions read;
   read.columns = {meta_columns::kRecordKey, meta_columns::kPartition, meta_columns::kFileName};
   ARROW_ASSIGN_OR_RAISE(auto rows, ReadSnapshot(ctx, read));
@@ -34,7 +34,17 @@ Result<StoredLocations> ScanRecordLocations(TableContext& ctx) {
     const std::string file(files.GetView(i));
     auto parsed = ParseDataFileName(file);
     // Log records name their file id itself; base records their file.
-    out[std::string(keys.GetView(i))] = StoredLocation{std::string(partitions.GetView(i)), parsed ? parsed->file_id : file};
+    StoredLocation here{std::string(partitions.GetView(i)), parsed ? parsed->file_id : file};
+    auto [it, fresh] = out.try_emplace(std::string(keys.GetView(i)), here);
+    if (fresh) continue;
+    if (refuse_twins && (it->second.partition != here.partition || it->second.file_id != here.file_id)) {
+      return Status::Invalid("record key '", it->first, "' of table ", ctx.uri, " is stored twice, in file group ",
+                             it->second.file_id, " of partition '", it->second.partition, "' and in file group ",
+                             here.file_id, " of partition '", here.partition,
+                             "' (an insert repeated it, or a partitioned index kept it in two partitions); a record "
+                             "index keeps one place per key: delete one of them first");
+    }
+    it->second = std::move(here);
   }
   return out;
 }

@@ -25,8 +25,10 @@ using StoredLocations = std::unordered_map<std::string, StoredLocation, Transpar
 
 /// Every record of the latest snapshot → its location, from the key, partition and file-name
 /// meta columns (a log record names its file id; a base record its file). Of a key stored in
-/// two file groups (an insert that repeated it), the one read last.
-Result<StoredLocations> ScanRecordLocations(TableContext& ctx);
+/// two file groups (an insert that repeated it, or a partitioned index that let it into two
+/// partitions), the one read last; with `refuse_twins` such a key is kInvalid instead, naming
+/// both places (a record index, which keeps one place per key, cannot be built over it).
+Result<StoredLocations> ScanRecordLocations(TableContext& ctx, bool refuse_twins = false);
 
 /// Table::Lookup. The record index is used when hoodie.table.metadata.partitions lists
 /// record_index; its entries count only for data instants that completed (and the metadata

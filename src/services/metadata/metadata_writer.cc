@@ -605,7 +605,8 @@ std::map<std::string, std::vector<std::string>> PartitionStatsFiles(const std::v
 }
 
 /// Builds one partition at an index-init instant. The partition must be listed in flight.
-Status BuildPartition(TableContext& ctx, Storage& mdt, const std::string& partition, const LockGuard& guard) {
+Status BuildPartition(TableContext& ctx, Storage& mdt, const std::string& partition, const LockGuard& guard,
+                      bool refuse_twins) {
   ARROW_RETURN_NOT_OK(EnsureMetadataTable(ctx, mdt, partition));
   ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(mdt, kMetadataTimeline));
   ARROW_ASSIGN_OR_RAISE(auto time, NextInitInstant(timeline));
@@ -619,7 +620,7 @@ Status BuildPartition(TableContext& ctx, Storage& mdt, const std::string& partit
     ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, std::move(entries), ctx.metadata.secondary_index_groups,
                                      *ctx.engine, &files, spec->by_secondary_key));
   } else if (partition == kMetadataRecordIndex) {
-    ARROW_ASSIGN_OR_RAISE(auto stored, ScanRecordLocations(ctx));
+    ARROW_ASSIGN_OR_RAISE(auto stored, ScanRecordLocations(ctx, refuse_twins));
     std::vector<RecordIndexEntry> located;
     located.reserve(stored.size());
     for (auto& [key, loc] : stored) located.push_back({key, loc.partition, loc.file_id});
@@ -842,7 +843,8 @@ Status AddRelocatedKeys(TableContext& ctx, const CommitMetadata& metadata, Metad
   return Status::OK();
 }
 
-Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>& partitions, const LockGuard& guard) {
+Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>& partitions, const LockGuard& guard,
+                               bool refuse_twins) {
   ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
   std::vector<std::string> built = config.metadata_partitions, inflight = config.metadata_partitions_inflight;
   std::vector<std::string> todo;
@@ -878,7 +880,7 @@ Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>
     else inflight.push_back(p);
     ARROW_RETURN_NOT_OK(guard.CheckHeld());
     ARROW_RETURN_NOT_OK(WriteMetadataPartitionLists(ctx, built, inflight));
-    ARROW_RETURN_NOT_OK(BuildPartition(ctx, *mdt, p, guard));
+    ARROW_RETURN_NOT_OK(BuildPartition(ctx, *mdt, p, guard, refuse_twins));
     inflight.erase(std::find(inflight.begin(), inflight.end(), p));
     built.push_back(p);
     ARROW_RETURN_NOT_OK(WriteMetadataPartitionLists(ctx, built, inflight));

@@ -116,8 +116,12 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
 /// nothing. What a partition rests on is built first when missing: files under every other,
 /// column_stats under partition_stats. Cost: the commits' metadata (files), a read of the key,
 /// partition and file-name meta columns of the latest snapshot (record_index), the column_stats
-/// entries of the latest slices' files (partition_stats).
-Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>& partitions, const LockGuard& guard);
+/// entries of the latest slices' files (partition_stats). `refuse_twins` (an index build asked
+/// for by name): a key stored in two places makes the record index's build kInvalid naming it
+/// (it keeps one place per key); else (a write building what it wants) the last one read is
+/// kept, and a write can still delete the twin.
+Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>& partitions, const LockGuard& guard,
+                               bool refuse_twins = false);
 
 /// Drops `partitions` of the metadata table (any, Hudi's too), under `guard`: removed from
 /// hoodie.properties first (no reader trusts them from then on), then their folders deleted;

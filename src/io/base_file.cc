@@ -372,7 +372,12 @@ Result<std::shared_ptr<arrow::Table>> ReadBaseFile(Storage& storage, const std::
                                                    const std::vector<std::string>& columns,
                                                    std::optional<int64_t> size_hint, bool missing_ok) {
   ARROW_ASSIGN_OR_RAISE(auto reader, OpenBaseFile(storage, path, size_hint));
-  if (columns.empty()) return reader->ReadTable();
+  // The footer's key-value metadata (Hudi's bloom filter: hundreds of KB per file) is left off
+  // the result: a read of many files held one copy per file until they were concatenated.
+  if (columns.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto whole, reader->ReadTable());
+    return whole->ReplaceSchemaMetadata(nullptr);
+  }
   // Map each top-level column name to its Parquet leaf columns (nested types have several).
   const auto& fields = reader->manifest().schema_fields;
   std::vector<int> leaves;
@@ -399,7 +404,8 @@ Result<std::shared_ptr<arrow::Table>> ReadBaseFile(Storage& storage, const std::
     const int index = table->schema()->GetFieldIndex(name);
     if (index >= 0) order.push_back(index);
   }
-  return table->SelectColumns(order);
+  ARROW_ASSIGN_OR_RAISE(table, table->SelectColumns(order));
+  return table->ReplaceSchemaMetadata(nullptr);
 }
 
 }  // namespace lakeshore

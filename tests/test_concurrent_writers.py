@@ -41,24 +41,9 @@ def writer(path: str, ids: list[int], city: str, who: str, barrier: Any, results
         results.put((who, f"unexpected {type(e).__name__}", str(e)))
 
 
-def run_two(path: str, a: tuple[list[int], str], b: tuple[list[int], str]) -> dict[str, tuple[str, str]]:
-    ctx = mp.get_context("spawn")
-    barrier = ctx.Barrier(2)
-    results = ctx.Queue()
-    procs = [
-        ctx.Process(target=writer, args=(path, ids, city, who, barrier, results))
-        for who, (ids, city) in (("A", a), ("B", b))
-    ]
-    for p in procs:
-        p.start()
-    out = {}
-    for _ in procs:
-        who, status, detail = results.get(timeout=120)
-        out[who] = (status, detail)
-    for p in procs:
-        p.join(timeout=60)
-        assert p.exitcode == 0
-    return out
+def run_two(path: str, a: tuple[list[int], str], b: tuple[list[int], str]) -> dict[str, tuple[str, Any]]:
+    barrier = mp.get_context("spawn").Barrier(2)
+    return run_processes([(writer, (path, ids, city, who, barrier)) for who, (ids, city) in (("A", a), ("B", b))])
 
 
 def seeded(path: str) -> lakeshore.Table:

@@ -168,3 +168,34 @@ def test_a_vacuum_with_no_retention_keeps_what_a_scheduled_service_will_read(tmp
     assert _read(t.to_arrow()) == expected
     theirs = pa.Table.from_batches(hudi.HudiTable(str(root)).read()).select(["id", "zone", "v"])
     assert _read(theirs) == expected
+
+
+@pytest.mark.parametrize("mode", ["full", "lite"])
+def test_a_rolled_back_log_file_that_reappears_is_vacuumed(tmp_path: Path, mode: str) -> None:
+    # Hudi's log files are named with a leading '.', which the listing took for hidden: a zombie
+    # task's log file of a rolled-back deltacommit (and, in full mode, any stray log file) was
+    # never a candidate, while the copy-on-write equivalent (a base file) was.
+    import os
+    import shutil
+
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    root = tmp_path / "t"
+    t = lakeshore.Table.create(str(root), schema, record_key="id", table_type="mor")
+    t.bulk_insert(pa.table({"id": [1, 2], "v": ["a", "b"]}, schema=schema))
+    before = set(os.listdir(root))
+    written = t.upsert(pa.table({"id": [1], "v": ["c"]}, schema=schema))
+    log = next(f for f in set(os.listdir(root)) - before if ".log." in f)
+    shutil.copy(root / log, tmp_path / "zombie")
+    t.rollback(written["instant_time"])
+    shutil.copy(tmp_path / "zombie", root / log)  # the rolled-back write's zombie task
+    stray = root / ".cafebabe-0000-0000-0000-000000000000-0_20200101000000000.log.1_0-1-1"
+    shutil.copy(tmp_path / "zombie", stray)
+    for f in (root / log, stray):
+        os.utime(f, (0, 0))
+    rows = t.to_arrow().to_pylist()
+    report = lakeshore.vacuum(str(root), retain_hours=0, enforce_retention=False, mode=mode)
+    found = {c["path"] for c in report["candidates"]}
+    assert log in found
+    assert (stray.name in found) == (mode == "full")  # lite knows only what instants named
+    assert ".hoodie_partition_metadata" not in found and (root / ".hoodie_partition_metadata").exists()
+    assert t.to_arrow().to_pylist() == rows

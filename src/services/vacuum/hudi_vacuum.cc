@@ -285,7 +285,10 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
   const TimelineLocation data_timeline = timeline.location();
   ARROW_ASSIGN_OR_RAISE(auto state, LoadTimelineState(*table, *options.engine, std::move(timeline), hoodie));
 
-  VisibilityRule rule{hoodie.partition_fields, false};
+  // Log files are judged from table version 8 (Hudi 1.x), where each is one instant's and a
+  // rollback deletes them. Before, Hudi appended instants to one log file and a rollback appends
+  // a command block, leaving the file to its slice: those are left alone, as they were.
+  VisibilityRule rule{hoodie.partition_fields, false, /*hudi_log_files=*/hoodie.table_version >= 8};
   std::vector<VacuumCandidate> candidates;
   std::vector<std::string> old_empty_folders;
   if (options.mode == VacuumMode::kFull) {

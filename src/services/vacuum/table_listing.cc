@@ -13,6 +13,7 @@
 
 #include "common/memory_pool.h"
 #include "delta/paths.h"
+#include "table/file_naming.h"
 
 namespace lakeshore::vacuum {
 
@@ -32,14 +33,23 @@ bool IsHiddenName(std::string_view name, const std::vector<std::string>& partiti
   return true;
 }
 
+namespace {
+bool IsHudiLogFileName(std::string_view name) {
+  auto parsed = ParseDataFileName(name);
+  return parsed && parsed->is_log;
+}
+}  // namespace
+
 bool VisibilityRule::IsHidden(std::string_view path) const {
   size_t start = 0;
   while (start <= path.size()) {
     size_t end = path.find('/', start);
     if (end == std::string_view::npos) end = path.size();
     // UniForm's `metadata` folder is reserved only at the top level.
-    if (IsHiddenName(path.substr(start, end - start), partition_columns, hide_metadata && start == 0)) {
-      return true;
+    const std::string_view name = path.substr(start, end - start);
+    if (IsHiddenName(name, partition_columns, hide_metadata && start == 0)) {
+      const bool log_file = hudi_log_files && end == path.size() && IsHudiLogFileName(name);
+      if (!log_file) return true;
     }
     start = end + 1;
   }

@@ -26,6 +26,9 @@ bool IsHiddenName(std::string_view name, const std::vector<std::string>& partiti
 struct VisibilityRule {
   std::vector<std::string> partition_columns;
   bool hide_metadata = false;
+  /// A Hudi table's: a file named as Hudi names a log file (`.<fileId>_<instant>.log.<v>_<token>`)
+  /// is visible for all its leading '.', so a log file no slice uses can be a candidate.
+  bool hudi_log_files = false;
   /// True if any segment of the relative `path` is hidden (so `_delta_log` and everything
   /// under any hidden folder is never considered). O(segments).
   bool IsHidden(std::string_view path) const;

@@ -17,6 +17,7 @@
 #include <arrow/array/util.h>
 
 #include "bindings.h"
+#include "progress.h"
 #include "lakeshore/table/table.h"
 #include "lakeshore/table/table_config.h"
 
@@ -186,58 +187,10 @@ std::shared_ptr<Table> OpenTable(const std::string& uri, const StringMap& storag
   return WithoutGil([&] { return Table::Open(uri, std::move(options)); });
 }
 
-/// A core ProgressCallback over an optional Python callback `progress(phase, done, total, unit)`.
-/// The core calls it with the GIL released (from its driver or engine threads, never
-/// concurrently); it takes the GIL back. An exception in the callback (Ctrl-C is delivered
-/// there too) stops the work through `stop()`, which the core polls up to its commit point:
-/// Finish then raises that exception, noting whether the work stopped before its commit point
-/// (nothing of it visible) or had passed it (it completed).
-class PythonProgress {
- public:
-  explicit PythonProgress(nb::object progress) : progress_(std::move(progress)) {}
-
-  ProgressCallback Callback() {
-    if (progress_.is_none()) return nullptr;
-    return [this](const Progress& p) {
-      nb::gil_scoped_acquire gil;
-      if (error_.has_value()) return;
-      try {
-        progress_(p.phase, p.done, p.total, p.unit);
-      } catch (nb::python_error& e) {
-        error_.emplace(std::move(e));
-        stop_.RequestStop(arrow::Status::Cancelled("stopped: the progress callback raised an exception"));
-      }
-    };
-  }
-
-  /// What the core polls: stopped once the callback raised.
-  arrow::StopToken stop() { return stop_.token(); }
-
-  /// Raises the callback's exception, noted with what became of the work (`what`: "write",
-  /// "compaction", ...), else the work's error; returns the value. Call with the GIL held.
-  template <typename T>
-  T Finish(arrow::Result<T> result, const char* what) {
-    if (error_.has_value()) {
-      if (!result.ok() && !result.status().IsCancelled()) RaiseStatus(result.status());
-      const std::string note =
-          result.ok() ? std::string("lakeshore: the ") + what +
-                            " had passed its commit point when this was raised in its progress callback: it completed"
-                      : std::string("lakeshore: the ") + what +
-                            " stopped before its commit point when this was raised in its progress callback: nothing "
-                            "of it is visible";
-      if (nb::hasattr(error_->value(), "add_note")) error_->value().attr("add_note")(note);
-      error_->restore();
-      throw nb::python_error();
-    }
-    if (!result.ok()) RaiseStatus(result.status());
-    return std::move(*result);
-  }
-
- private:
-  nb::object progress_;
-  std::optional<nb::python_error> error_;  // touched only with the GIL held
-  arrow::StopSource stop_;
-};
+/// A core ProgressCallback (and its unit, given by the event) over the Python callback.
+ProgressCallback CallbackOf(PythonProgress& reporter) {
+  return reporter.Callback<Progress>([](const Progress& p) { return p.unit; });
+}
 
 /// Table::Write with an optional Python progress callback (PythonProgress).
 nb::dict Write(Table& table, const std::string& operation, nb::handle stream_capsule,
@@ -246,7 +199,7 @@ nb::dict Write(Table& table, const std::string& operation, nb::handle stream_cap
   std::shared_ptr<arrow::RecordBatchReader> reader = ImportStreamCapsule(stream_capsule);
   PythonProgress reporter(std::move(progress));
   WriteOptions options;
-  options.progress = reporter.Callback();
+  options.progress = CallbackOf(reporter);
   options.stop = reporter.stop();
   arrow::Result<WriteResult> result;
   {
@@ -264,7 +217,7 @@ nb::dict Compact(Table& table, int64_t min_delta_commits, int64_t min_log_bytes,
   options.min_delta_commits = min_delta_commits;
   options.min_log_bytes = min_log_bytes;
   options.schedule_only = schedule_only;
-  options.progress = reporter.Callback();
+  options.progress = CallbackOf(reporter);
   options.stop = reporter.stop();
   arrow::Result<CompactionResult> result;
   {
@@ -297,7 +250,7 @@ nb::dict Cluster(Table& table, std::vector<std::string> sort_columns, int64_t sm
   options.target_file_bytes = target_file_bytes;
   options.partitions = std::move(partitions);
   options.schedule_only = schedule_only;
-  options.progress = reporter.Callback();
+  options.progress = CallbackOf(reporter);
   options.stop = reporter.stop();
   arrow::Result<ClusteringResult> result;
   {

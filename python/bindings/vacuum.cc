@@ -4,6 +4,7 @@
 #include <nanobind/stl/optional.h>
 
 #include "bindings.h"
+#include "progress.h"
 #include "lakeshore/vacuum.h"
 
 namespace lakeshore::python {
@@ -70,38 +71,20 @@ nb::dict Vacuum(const std::string& uri, std::optional<double> retain_hours, bool
   options.optimistic = optimistic;
   options.force_full_after_hours = force_full_after_hours;
   if (inventory) options.inventory = *inventory;
-  std::optional<nb::python_error> callback_error;  // touched only with the GIL held
-  arrow::StopSource stop;
-  options.stop = stop.token();
-  if (!progress.is_none()) {
-    options.progress = [&progress, &callback_error, &stop](const VacuumProgress& p) {
-      nb::gil_scoped_acquire gil;
-      if (callback_error.has_value()) return;
-      try {
-        progress(p.phase, p.done, p.total, p.phase == "listing" ? "folders" : "files");
-      } catch (nb::python_error& e) {
-        callback_error.emplace(std::move(e));
-        stop.RequestStop(arrow::Status::Cancelled("stopped: the progress callback raised an exception"));
-      }
-    };
-  }
+  PythonProgress reporter(std::move(progress));
+  options.progress = reporter.Callback<VacuumProgress>(
+      [](const VacuumProgress& p) { return std::string(p.phase == "listing" ? "folders" : "files"); });
+  options.stop = reporter.stop();
   arrow::Result<VacuumReport> result;
   {
     nb::gil_scoped_release release;
     result = lakeshore::Vacuum(uri, options);
   }
-  if (callback_error.has_value()) {
-    if (!result.ok() && !result.status().IsCancelled()) RaiseStatus(result.status());
-    const char* note = result.ok() ? "lakeshore: the vacuum had finished its deletes when this was raised in its "
-                                     "progress callback"
-                                   : "lakeshore: the vacuum stopped when this was raised in its progress callback; "
-                                     "whole batches of its deletes may be done, and the next vacuum finds the rest";
-    if (nb::hasattr(callback_error->value(), "add_note")) callback_error->value().attr("add_note")(note);
-    callback_error->restore();
-    throw nb::python_error();
-  }
-  if (!result.ok()) RaiseStatus(result.status());
-  return ReportDict(*result);
+  const VacuumReport report = reporter.Finish(
+      std::move(result), "lakeshore: the vacuum had finished its deletes when this was raised in its progress callback",
+      "lakeshore: the vacuum stopped when this was raised in its progress callback; whole batches of its deletes may "
+      "be done, and the next vacuum finds the rest");
+  return ReportDict(report);
 }
 
 }  // namespace

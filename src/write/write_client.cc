@@ -154,11 +154,7 @@ Result<bool> MetadataPartitionBuilt(TableContext& ctx, const char* partition) {
 Status CheckConflicts(const std::vector<CompletedCommit>& commits, const WriteState& state,
                       const std::set<FileGroupKey>& touched) {
   for (const auto& c : commits) {
-    if (!CompletedMeanwhile(c, state)) continue;
-    if (c.metadata.operation == "alter_schema") {
-      return CommitConflict("write " + state.instant.time + " conflicts with schema change " + c.instant.time +
-                            ", which committed first; reopen the table and retry");
-    }
+    if (!CompletedMeanwhile(c, state)) continue;  // a schema change meanwhile: CheckSchemaUnchanged
     for (const auto& stat : c.metadata.write_stats) {
       if (touched.count({stat.partition, stat.file_id}) == 0) continue;
       return CommitConflict("write " + state.instant.time + " conflicts with " + c.instant.action + " " +
@@ -181,8 +177,10 @@ Status CheckConflicts(const std::vector<CompletedCommit>& commits, const WriteSt
 
 /// How the indexes read the keys live in a slice with log files (merge-on-read): the slice
 /// merged as a snapshot read of `timeline` and `commits` merges it, projected to the record key
-/// (index/stored_keys.h). Slices without log files are read as base files, never through this.
+/// (index/stored_keys.h). Slices without log files are read as base files, never through this;
+/// a copy-on-write table has none, and gets no reader (its visible-instant set is not built).
 MergedSliceKeys MergedKeysOf(TableContext& ctx, const Timeline& timeline, const std::vector<CompletedCommit>& commits) {
+  if (ctx.config.table_type != TableType::kMergeOnRead) return nullptr;
   SliceReadSpec spec = SliceSpecFor(ctx, timeline, commits, "");
   spec.columns = {meta_columns::kRecordKey};
   return [storage = ctx.storage, spec](const FileSlice& slice) -> Result<std::shared_ptr<arrow::ChunkedArray>> {

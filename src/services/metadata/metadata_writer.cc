@@ -1153,22 +1153,19 @@ Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_tim
   if (!found && !data_completed) return Status::OK();
   const bool completed = found ? found->is_completed() : true;
   const std::string done_at = found ? found->completion_time : instant_time;
-  // Folded into base files by a compaction that completed after it: it cannot be taken out.
-  for (const auto& i : timeline.instants()) {
-    if (i.is_completed() && i.action == actions::kCommit && completed && i.completion_time > done_at) {
-      std::vector<std::string> all = config.metadata_partitions;
-      all.insert(all.end(), config.metadata_partitions_inflight.begin(), config.metadata_partitions_inflight.end());
-      return DropMetadataPartitions(ctx, all, guard);
-    }
-  }
-  // A partition built after it (an index-init instant that completed later: a build reads the
-  // table as it then was) holds its effects in base files too: that partition is dropped.
+  // A partition whose base files an instant wrote that completed after it holds its effects in
+  // those files, out of reach: a compaction folded its logs in, or a build (an index-init
+  // instant) read the table with it. That partition is dropped (the next write that wants it
+  // builds it again); from the others its log files go.
   std::map<std::string, std::string> completion_of;  // metadata instant → completion time
   for (const auto& i : timeline.instants()) {
     if (i.is_completed()) completion_of.emplace(i.time, i.completion_time);
   }
   std::vector<std::string> logs, built_after;
-  for (const auto& p : config.metadata_partitions) {
+  std::vector<std::string> partitions = config.metadata_partitions;
+  partitions.insert(partitions.end(), config.metadata_partitions_inflight.begin(),
+                    config.metadata_partitions_inflight.end());
+  for (const auto& p : partitions) {
     ARROW_ASSIGN_OR_RAISE(auto entries, mdt->List(p, /*recursive=*/false));
     bool after = false;
     for (const auto& e : entries) {

@@ -130,14 +130,14 @@ Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>
 Status DropMetadataPartitions(TableContext& ctx, const std::vector<std::string>& partitions, const LockGuard& guard);
 
 /// Removes the metadata deltacommit of data instant `instant_time` (rolled back): its completed
-/// file first (readers stop seeing it), then its log files, then its pending files. When a
-/// metadata compaction already folded it into base files, the metadata table is dropped
-/// instead; a partition built after it completed (its base files written by a later index-init
-/// instant, which read the table with it) is dropped too (the next write that wants it builds
-/// it again). `data_completed`: the data instant had completed (a rollback of a completed write,
-/// or a restore), so a partition built after it holds its effects even when it wrote no metadata
-/// deltacommit (the metadata table came later). Idempotent; nothing when there is no metadata
-/// table.
+/// file first (readers stop seeing it), then its log files, then its pending files. A partition
+/// whose base files were written by a metadata instant that completed after it (a compaction
+/// that folded its logs in, or an index build that read the table with it) cannot have it taken
+/// out and is dropped instead (the next write that wants it builds it again; dropping `files`
+/// drops them all). `data_completed`: the data instant had completed (a rollback of a completed
+/// write, or a restore), so a partition built after it holds its effects even when it wrote no
+/// metadata deltacommit (the metadata table came later). Idempotent; nothing when there is no
+/// metadata table.
 Status RollbackMetadataInstant(TableContext& ctx, const std::string& instant_time, const LockGuard& guard,
                                bool data_completed = false);
 

@@ -379,10 +379,16 @@ Status Table::DropIndex(const std::string& name) {
   std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
   ARROW_ASSIGN_OR_RAISE(auto guard, impl_->ctx.Lock().Acquire("drop an index"));
   auto [built, inflight] = MetadataPartitions();
-  if (std::find(built.begin(), built.end(), name) == built.end() &&
-      std::find(inflight.begin(), inflight.end(), name) == inflight.end()) {
-    return Status::Invalid("table ", impl_->ctx.uri, " has no metadata partition '", name, "'");
+  const bool listed = std::find(built.begin(), built.end(), name) != built.end() ||
+                      std::find(inflight.begin(), inflight.end(), name) != inflight.end();
+  // A secondary index a replace operation dropped keeps its definition until the next write
+  // rebuilds it: dropping it then removes the definition.
+  bool defined = false;
+  if (IsSecondaryIndexPartition(name)) {
+    ARROW_ASSIGN_OR_RAISE(auto defs, LoadTableIndexDefinitions(impl_->ctx));
+    defined = defs.count(name) > 0;
   }
+  if (!listed && !defined) return Status::Invalid("table ", impl_->ctx.uri, " has no index '", name, "'");
   ARROW_RETURN_NOT_OK(DropMetadataPartitions(impl_->ctx, {name}, *guard));
   // A dropped secondary index loses its definition too (as Hudi's DROP INDEX): no later write
   // rebuilds it.

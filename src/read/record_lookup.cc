@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_map>
 
+#include <arrow/array/concatenate.h>
 #include <arrow/builder.h>
 #include <arrow/util/key_value_metadata.h>
 
@@ -20,17 +21,20 @@
 
 namespace lakeshore {
 
-Result<StoredLocations> ScanRecordLocations(TableContext& ctx, bool refuse_twins) {
-  ReadOptions read;
-  read.columns = {meta_columns::kRecordKey, meta_columns::kPartition, meta_columns::kFileName};
-  ARROW_ASSIGN_OR_RAISE(auto rows, ReadSnapshot(ctx, read));
-  ARROW_ASSIGN_OR_RAISE(rows, rows->CombineChunks());
+Result<StoredLocations> RecordLocationsOf(const arrow::Table& table, bool refuse_twins, const std::string& uri) {
   StoredLocations out;
-  if (rows->num_rows() == 0) return out;
-  const auto& keys = static_cast<const arrow::StringArray&>(*rows->column(0)->chunk(0));
-  const auto& partitions = static_cast<const arrow::StringArray&>(*rows->column(1)->chunk(0));
-  const auto& files = static_cast<const arrow::StringArray&>(*rows->column(2)->chunk(0));
-  for (int64_t i = 0; i < rows->num_rows(); ++i) {
+  if (table.num_rows() == 0) return out;
+  std::shared_ptr<arrow::Array> columns[3];
+  const char* names[3] = {meta_columns::kRecordKey, meta_columns::kPartition, meta_columns::kFileName};
+  for (int c = 0; c < 3; ++c) {
+    auto column = table.GetColumnByName(names[c]);
+    if (column == nullptr) return Status::Invalid("the rows of ", uri, " hold no ", names[c], " column");
+    ARROW_ASSIGN_OR_RAISE(columns[c], arrow::Concatenate(column->chunks()));
+  }
+  const auto& keys = static_cast<const arrow::StringArray&>(*columns[0]);
+  const auto& partitions = static_cast<const arrow::StringArray&>(*columns[1]);
+  const auto& files = static_cast<const arrow::StringArray&>(*columns[2]);
+  for (int64_t i = 0; i < table.num_rows(); ++i) {
     const std::string file(files.GetView(i));
     auto parsed = ParseDataFileName(file);
     // Log records name their file id itself; base records their file.
@@ -38,20 +42,24 @@ Result<StoredLocations> ScanRecordLocations(TableContext& ctx, bool refuse_twins
     auto [it, fresh] = out.try_emplace(std::string(keys.GetView(i)), here);
     if (fresh) continue;
     if (refuse_twins && (it->second.partition != here.partition || it->second.file_id != here.file_id)) {
-      return Status::Invalid("record key '", it->first, "' of table ", ctx.uri, " is stored twice, in file group ",
+      return Status::Invalid("record key '", it->first, "' of table ", uri, " is stored twice, in file group ",
                              it->second.file_id, " of partition '", it->second.partition, "' and in file group ",
                              here.file_id, " of partition '", here.partition,
-                             "' (an insert repeated it, or a partitioned index kept it in two partitions); a record "
-                             "index keeps one place per key: delete one of them first");
+                             "' (an insert repeated it, or a partitioned index kept it in two partitions); the record "
+                             "index and secondary indexes need one place per key: delete one of them first");
     }
     it->second = std::move(here);
   }
   return out;
 }
 
-namespace {
+Result<StoredLocations> ScanRecordLocations(TableContext& ctx, bool refuse_twins) {
+  ReadOptions read;
+  read.columns = {meta_columns::kRecordKey, meta_columns::kPartition, meta_columns::kFileName};
+  ARROW_ASSIGN_OR_RAISE(auto rows, ReadSnapshot(ctx, read));
+  return RecordLocationsOf(*rows, refuse_twins, ctx.uri);
+}
 
-}  // namespace
 
 Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
                                                     const std::shared_ptr<arrow::RecordBatchReader>& keys) {

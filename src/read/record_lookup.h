@@ -23,11 +23,15 @@ struct StoredLocation {
 /// Record key → location; looked up by std::string_view without building a string.
 using StoredLocations = std::unordered_map<std::string, StoredLocation, TransparentStringHash, std::equal_to<>>;
 
-/// Every record of the latest snapshot → its location, from the key, partition and file-name
-/// meta columns (a log record names its file id; a base record its file). Of a key stored in
-/// two file groups (an insert that repeated it, or a partitioned index that let it into two
-/// partitions), the one read last; with `refuse_twins` such a key is kInvalid instead, naming
-/// both places (a record index, which keeps one place per key, cannot be built over it).
+/// Every row of `table` → its location, from the key, partition and file-name meta columns (a
+/// log record names its file id; a base record its file). Of a key stored in two file groups
+/// (an insert that repeated it, or a partitioned index that let it into two partitions), the
+/// one read last; with `refuse_twins` such a key is kInvalid instead, naming both places of
+/// table `uri` (the record index and secondary indexes keep one place per key and cannot be
+/// built over it). A missing meta column is kInvalid.
+Result<StoredLocations> RecordLocationsOf(const arrow::Table& table, bool refuse_twins, const std::string& uri);
+
+/// RecordLocationsOf the latest snapshot (its key, partition and file-name columns).
 Result<StoredLocations> ScanRecordLocations(TableContext& ctx, bool refuse_twins = false);
 
 /// Table::Lookup. The record index is used when hoodie.table.metadata.partitions lists

@@ -1,5 +1,7 @@
 #include "table/index_definitions.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "table/layout.h"
@@ -63,6 +65,12 @@ Result<std::map<std::string, IndexDefinition>> LoadIndexDefinitions(Storage& tab
   return ParseIndexDefinitions(std::string_view(reinterpret_cast<const char*>((*bytes)->data()),
                                                 static_cast<size_t>((*bytes)->size())),
                                where);
+}
+
+Result<bool> DefinesSecondaryIndex(Storage& table, const HoodieTableConfig& config) {
+  if (!config.properties.Get(kIndexDefinitionsPathKey)) return false;
+  ARROW_ASSIGN_OR_RAISE(auto defs, LoadIndexDefinitions(table, IndexDefinitionsPath(&config)));
+  return std::any_of(defs.begin(), defs.end(), [](const auto& d) { return d.second.type == "secondary_index"; });
 }
 
 }  // namespace lakeshore

@@ -42,4 +42,9 @@ std::string IndexDefinitionsPath(const HoodieTableConfig* config);
 /// location); none when the file does not exist. Cost: one read.
 Result<std::map<std::string, IndexDefinition>> LoadIndexDefinitions(Storage& table, const std::string& path = "");
 
+/// True when the table defines a secondary index (built or not: a replace operation drops its
+/// partition and the next write rebuilds it). Cost: none when hoodie.properties names no
+/// definitions file (Hudi and Lakeshore name it whenever they write one), else one read.
+Result<bool> DefinesSecondaryIndex(Storage& table, const HoodieTableConfig& config);
+
 }  // namespace lakeshore

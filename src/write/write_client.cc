@@ -20,6 +20,7 @@
 #include "read/file_slice_reader.h"
 #include "read/snapshot_reader.h"
 #include "read/stored_key_check.h"
+#include "table/index_definitions.h"
 #include "table/meta_columns.h"
 #include "table/record_key.h"
 #include "format/java_properties.h"
@@ -396,25 +397,37 @@ std::shared_ptr<BloomFilterSource> MetadataBloomFilterSource(TableContext& ctx,
   return source;
 }
 
-/// The index `hoodie.index.type` names. The record index is used once it is built (its state is
-/// read from hoodie.properties now, not as the table was opened); until then the simple index
-/// tags, and the commit builds the record index.
+/// The index a write tags with: the one `hoodie.index.type` names, the record index once it is
+/// built. A table whose metadata table holds a record index (a key → its one place), or that
+/// defines a secondary index (a value → keys), keeps each key in one partition whatever index
+/// the writer names: SIMPLE and BLOOM tag in their global form there (a partitioned index would
+/// store a moved key a second time, and those indexes would keep one copy). So does a writer
+/// that wants the record index: until its first commit builds it, the global simple index
+/// tags. The metadata state is read from hoodie.properties now, not as the table was opened.
 Result<std::unique_ptr<Index>> ChooseIndex(TableContext& ctx, const Timeline& timeline) {
-  if (ctx.index_type == "RECORD_INDEX") {
-    ARROW_ASSIGN_OR_RAISE(bool ready, MetadataPartitionBuilt(ctx, kMetadataRecordIndex));
-    if (ready) return std::unique_ptr<Index>(std::make_unique<RecordIndex>(ctx.storage));
-    return MakeIndex("SIMPLE");
+  ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
+  const auto built = [&](const char* partition) {
+    const auto& list = config.metadata_partitions;
+    return std::find(list.begin(), list.end(), partition) != list.end();
+  };
+  const bool record_index = built(kMetadataRecordIndex);
+  if (ctx.index_type == "RECORD_INDEX" && record_index) {
+    return std::unique_ptr<Index>(std::make_unique<RecordIndex>(ctx.storage));
+  }
+  bool global = record_index || ctx.index_type == "RECORD_INDEX" || ctx.metadata.record_index ||
+                ctx.index_type.rfind("GLOBAL_", 0) == 0;
+  if (!global) {
+    ARROW_ASSIGN_OR_RAISE(global, DefinesSecondaryIndex(*ctx.storage, config));
   }
   if (ctx.index_type == "BLOOM" || ctx.index_type == "GLOBAL_BLOOM") {
     BloomIndexSettings settings;
     settings.filter_memory_bytes = ctx.bloom_filter_memory_bytes;
-    ARROW_ASSIGN_OR_RAISE(bool ready, MetadataPartitionBuilt(ctx, kMetadataBloomFilters));
-    if (ctx.bloom_use_metadata && ready) {
+    if (ctx.bloom_use_metadata && built(kMetadataBloomFilters)) {
       settings.metadata = MetadataBloomFilterSource(ctx, ValidDataInstants(timeline));
     }
-    return std::unique_ptr<Index>(std::make_unique<BloomIndex>(std::move(settings), ctx.index_type == "GLOBAL_BLOOM"));
+    return std::unique_ptr<Index>(std::make_unique<BloomIndex>(std::move(settings), global));
   }
-  return MakeIndex(ctx.index_type);
+  return MakeIndex(global ? "GLOBAL_SIMPLE" : "SIMPLE");
 }
 
 /// What the write changes in the record index: the keys it put in a group they were not in

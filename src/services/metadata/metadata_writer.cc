@@ -616,7 +616,7 @@ Status BuildPartition(TableContext& ctx, Storage& mdt, const std::string& partit
     std::string why;
     auto spec = MaintainableSecondaryIndex(ctx, defs, partition, &why);
     if (!spec) return Status::Invalid("cannot build ", partition, " of ", ctx.uri, ": ", why);
-    ARROW_ASSIGN_OR_RAISE(auto entries, SecondaryIndexBuildEntries(ctx, *spec));
+    ARROW_ASSIGN_OR_RAISE(auto entries, SecondaryIndexBuildEntries(ctx, *spec, refuse_twins));
     ARROW_RETURN_NOT_OK(AddBaseFiles(partition, time, std::move(entries), ctx.metadata.secondary_index_groups,
                                      *ctx.engine, &files, spec->by_secondary_key));
   } else if (partition == kMetadataRecordIndex) {

@@ -117,9 +117,9 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
 /// column_stats under partition_stats. Cost: the commits' metadata (files), a read of the key,
 /// partition and file-name meta columns of the latest snapshot (record_index), the column_stats
 /// entries of the latest slices' files (partition_stats). `refuse_twins` (an index build asked
-/// for by name): a key stored in two places makes the record index's build kInvalid naming it
-/// (it keeps one place per key); else (a write building what it wants) the last one read is
-/// kept, and a write can still delete the twin.
+/// for by name): a key stored in two places makes the build of the record index or a secondary
+/// index kInvalid naming it (they keep one place per key); else (a write building what it
+/// wants) the last one read is kept, and a write can still delete the twin.
 Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>& partitions, const LockGuard& guard,
                                bool refuse_twins = false);
 

@@ -12,6 +12,7 @@
 #include "format/metadata_record.h"
 #include "read/file_slice_reader.h"
 #include "read/secondary_lookup.h"
+#include "read/record_lookup.h"
 #include "read/snapshot_reader.h"
 #include "table/hoodie_table_config.h"
 #include "table/layout.h"
@@ -124,10 +125,15 @@ Status CheckNewSecondaryIndexName(const std::string& partition) {
                          "them: got '", partition, "'");
 }
 
-Result<MetadataEntries> SecondaryIndexBuildEntries(TableContext& ctx, const SecondaryIndexSpec& spec) {
+Result<MetadataEntries> SecondaryIndexBuildEntries(TableContext& ctx, const SecondaryIndexSpec& spec,
+                                                   bool refuse_twins) {
   ReadOptions read;
   read.columns = {std::string(meta_columns::kRecordKey), TopColumn(spec.column)};
+  if (refuse_twins) {
+    read.columns.insert(read.columns.end(), {meta_columns::kPartition, meta_columns::kFileName});
+  }
   ARROW_ASSIGN_OR_RAISE(auto rows, ReadSnapshot(ctx, read));
+  if (refuse_twins) ARROW_RETURN_NOT_OK(RecordLocationsOf(*rows, /*refuse_twins=*/true, ctx.uri).status());
   std::unordered_map<std::string, std::optional<std::string>> pairs;
   ARROW_RETURN_NOT_OK(CollectPairs(*rows, spec.column, &pairs));
   MetadataEntries out;

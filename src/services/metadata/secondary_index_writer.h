@@ -46,9 +46,13 @@ std::optional<SecondaryIndexSpec> MaintainableSecondaryIndex(const TableContext&
                                                              const std::map<std::string, IndexDefinition>& defs,
                                                              const std::string& partition, std::string* why);
 
-/// Every entry of the index over the latest snapshot (one per record). Cost: a read of the key
-/// and indexed columns of the table.
-Result<MetadataEntries> SecondaryIndexBuildEntries(TableContext& ctx, const SecondaryIndexSpec& spec);
+/// Every entry of the index over the latest snapshot (one per record). With `refuse_twins`, a
+/// key stored in two file groups is kInvalid naming both (an entry cannot say which copy holds
+/// its value, so a later change of one copy would drop the other's): a build a user asks for.
+/// Cost: a read of the key and indexed columns of the table (and the partition and file-name
+/// columns with `refuse_twins`).
+Result<MetadataEntries> SecondaryIndexBuildEntries(TableContext& ctx, const SecondaryIndexSpec& spec,
+                                                   bool refuse_twins);
 
 /// What write `instant_time` (not completed yet; `written` its commit metadata) changes in the
 /// index: for the file groups it touched, the (secondary key, record key) pairs of their latest

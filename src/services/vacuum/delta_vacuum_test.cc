@@ -10,6 +10,7 @@
 #include "services/vacuum/table_listing.h"
 #include "services/vacuum/vacuum_watermark.h"
 #include "testing/delta_scenario.h"
+#include "testing/pass_through_storage.h"
 
 namespace lakeshore {
 namespace {
@@ -38,24 +39,6 @@ VacuumOptions DryRun() {
   o.dry_run = true;
   return o;
 }
-
-/// Forwards every call to `inner`; tests override the calls they want to disturb.
-class PassThroughStorage : public Storage {
- public:
-  explicit PassThroughStorage(std::shared_ptr<Storage> inner) : inner_(std::move(inner)) {}
-  std::string root_uri() const override { return inner_->root_uri(); }
-  Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view p) override { return inner_->ReadFile(p); }
-  Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputFile(std::string_view p, std::optional<int64_t> s) override { return inner_->OpenInputFile(p, s); }
-  Status WriteFile(std::string_view p, std::shared_ptr<arrow::Buffer> d) override { return inner_->WriteFile(p, d); }
-  Result<bool> PutIfAbsent(std::string_view p, std::shared_ptr<arrow::Buffer> d) override { return inner_->PutIfAbsent(p, d); }
-  Result<std::optional<FileEntry>> GetFileInfo(std::string_view p) override { return inner_->GetFileInfo(p); }
-  Result<std::vector<FileEntry>> List(std::string_view p, bool r) override { return inner_->List(p, r); }
-  Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& p) override { return inner_->DeleteFiles(p); }
-  Result<bool> DeleteDirIfEmpty(std::string_view p) override { return inner_->DeleteDirIfEmpty(p); }
-
- protected:
-  std::shared_ptr<Storage> inner_;
-};
 
 TEST(DeltaVacuum, UntrackedFilesOldAndNew) {
   DeltaScenario s("untracked");
@@ -366,9 +349,9 @@ TEST(DeltaVacuum, CommitRacesMoveToTheNextVersion) {
   s.Put("orphan.parquet");
   s.Advance(8 * kDayMs);
   // A concurrent writer takes version 2 after we read version 1: our START goes to 3.
-  class RacingStorage : public PassThroughStorage {
+  class RacingStorage : public testing::PassThroughStorage {
    public:
-    using PassThroughStorage::PassThroughStorage;
+    using testing::PassThroughStorage::PassThroughStorage;
     Result<bool> PutIfAbsent(std::string_view p, std::shared_ptr<arrow::Buffer> d) override {
       if (!raced_) {
         raced_ = true;
@@ -643,9 +626,9 @@ TEST(DeltaVacuum, FilesAlreadyGoneAreNotCountedAsDeleted) {
   s.Put("orphan1.parquet", 5);
   s.Put("orphan2.parquet", 6);
   s.Advance(8 * kDayMs);
-  class VanishingStorage : public PassThroughStorage {
+  class VanishingStorage : public testing::PassThroughStorage {
    public:
-    using PassThroughStorage::PassThroughStorage;
+    using testing::PassThroughStorage::PassThroughStorage;
     Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& p) override {
       (void)inner_->DeleteFiles({"orphan1.parquet"});  // someone else got there first
       return inner_->DeleteFiles(p);

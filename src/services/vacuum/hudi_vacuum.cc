@@ -158,6 +158,22 @@ Result<TimelineState> LoadTimelineState(Storage& table, Engine& engine, Timeline
   return s;
 }
 
+/// The metadata of `instants` (completed instants of the timeline at `at`), read side by side.
+Result<std::vector<CompletedCommit>> LoadCommitsOf(Storage& table, Engine& engine, const TimelineLocation& at,
+                                                   const std::vector<Instant>& instants) {
+  const InstantCodec codec{at.layout, table.ExternalPath("")};
+  ARROW_ASSIGN_OR_RAISE(auto metadata, engine.Map<CommitMetadata>(
+                                           static_cast<int64_t>(instants.size()), [&](int64_t k) -> Result<CommitMetadata> {
+                                             const Instant& i = instants[static_cast<size_t>(k)];
+                                             ARROW_ASSIGN_OR_RAISE(auto t, timeline_ops::ReadContent(table, at, i));
+                                             return codec.Decode(i, t, at.PathOf(i));
+                                           }));
+  std::vector<CompletedCommit> out;
+  out.reserve(instants.size());
+  for (size_t k = 0; k < instants.size(); ++k) out.push_back({instants[k], std::move(metadata[k])});
+  return out;
+}
+
 /// What an optimistic decision needs, and no more: the last completed vacuum and the instants
 /// completed since its cutoff or since it. Older instant files are not read, so a skip costs
 /// what happened since the last vacuum, not the size of the timeline. `live` stays empty.
@@ -176,17 +192,34 @@ Result<TimelineState> LoadRecentState(Storage& table, Engine& engine, const Time
     auto ms = ParseInstantTime(i.completion_time);
     if (i.completion_time > data_through || (ms.ok() && *ms >= cutoff)) recent.push_back(i);
   }
-  const TimelineLocation& at = s.timeline.location();
-  const InstantCodec codec{at.layout, table.ExternalPath("")};
-  ARROW_ASSIGN_OR_RAISE(auto metadata, engine.Map<CommitMetadata>(
-                                           static_cast<int64_t>(recent.size()), [&](int64_t k) -> Result<CommitMetadata> {
-                                             const Instant& i = recent[static_cast<size_t>(k)];
-                                             ARROW_ASSIGN_OR_RAISE(auto t, timeline_ops::ReadContent(table, at, i));
-                                             return codec.Decode(i, t, at.PathOf(i));
-                                           }));
-  for (size_t k = 0; k < recent.size(); ++k) s.commits.push_back({recent[k], std::move(metadata[k])});
+  ARROW_ASSIGN_OR_RAISE(s.commits, LoadCommitsOf(table, engine, s.timeline.location(), recent));
   s.commits = InCompletionOrder(std::move(s.commits));
   return s;
+}
+
+/// Every file named by the instants `latest` holds completed and `seen` did not: writes and
+/// services pending when the vacuum listed the timeline that completed since. Their markers may
+/// have been deleted before the vacuum read them, and Hudi's clustering and compaction inflight
+/// files name no files, so nothing else kept what they wrote. Cost: those instants' files.
+Result<std::set<std::string>> FilesCompletedSince(Storage& table, Engine& engine, const Timeline& seen,
+                                                  const Timeline& latest) {
+  std::set<std::string> done_before;
+  for (const auto& i : seen.instants()) {
+    if (i.is_completed()) done_before.insert(i.time);
+  }
+  std::vector<Instant> since;
+  for (const auto& i : latest.instants()) {
+    if (i.is_completed() && !done_before.count(i.time)) since.push_back(i);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto commits, LoadCommitsOf(table, engine, latest.location(), since));
+  std::set<std::string> files;
+  for (const auto& c : commits) {
+    for (const auto& stat : c.metadata.write_stats) {
+      if (!stat.path.empty()) files.insert(stat.path);
+    }
+    files.insert(c.metadata.planned_files.begin(), c.metadata.planned_files.end());
+  }
+  return files;
 }
 
 /// Files a completed instant planned but no slice uses (leftovers of retried tasks), or that a
@@ -331,6 +364,11 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
   {
     ARROW_ASSIGN_OR_RAISE(auto guard, lock.Acquire("vacuum"));
     ARROW_ASSIGN_OR_RAISE(auto latest, Timeline::Load(*table, data_timeline));
+    // Under the lock, no instant completes until the deletes are planned; one that was pending
+    // when the timeline was read keeps its files (writes started since wrote files younger than
+    // the cutoff).
+    ARROW_ASSIGN_OR_RAISE(auto completed_since, FilesCompletedSince(*table, *options.engine, state.timeline, latest));
+    std::erase_if(report.candidates, [&](const VacuumCandidate& c) { return completed_since.count(c.path) > 0; });
     ARROW_ASSIGN_OR_RAISE(auto latest_vacuums, Timeline::Load(*table, kVacuumTimeline));
     ARROW_ASSIGN_OR_RAISE(
         auto planned, InstantLifecycle::Plan(

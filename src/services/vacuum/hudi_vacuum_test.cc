@@ -12,6 +12,7 @@
 #include "timeline/instant_codec.h"
 #include "timeline/instant_time.h"
 #include "timeline/markers.h"
+#include "testing/pass_through_storage.h"
 #include "timeline/timeline.h"
 
 namespace lakeshore {
@@ -411,6 +412,54 @@ TEST(HudiVacuum, OptimisticSkipReadsOnlyWhatHappenedSinceTheLastVacuum) {
   // A run that must decide from the whole timeline reports the damage and deletes nothing.
   auto full = s.Vacuum();
   EXPECT_TRUE(IsError(full.status(), ErrorKind::kCorruptMetadata)) << full.status();
+}
+
+TEST(HudiVacuum, AWriteCompletingWhileTheTimelineIsReadKeepsItsFiles) {
+  // A clustering or a compaction that completes between the vacuum's listing of the timeline
+  // and its read of the markers: it was pending when listed (its completed file unseen), its
+  // markers are gone by the read, and its inflight file names no files (Hudi's do not). Its new
+  // files were old enough to go, and the table lost them.
+  HudiScenario s("ls_vacuum_completing");
+  s.Upsert({{1, "a", 1, "x"}});
+  const std::string t = FormatInstantTime(s.clock->NowMs() - kDayMs);
+  const std::string written = "part=x/f9-0_0-1-1_" + t + ".parquet";
+  ASSERT_TRUE(WriteMarkers(*s.storage, t, {{written, MarkerType::kCreate}}).ok());
+  ASSERT_TRUE(s.storage->WriteString(s.Timeline().PathOf(Instant{t, "commit", InstantState::kRequested}), "").ok());
+  ASSERT_TRUE(s.storage->WriteString(written, "written").ok());
+
+  /// Completes the write the first time the vacuum looks for its markers.
+  class CompletesAtMarkerRead : public testing::PassThroughStorage {
+   public:
+    CompletesAtMarkerRead(std::shared_ptr<Storage> inner, std::string time, std::string file)
+        : PassThroughStorage(std::move(inner)), time_(std::move(time)), file_(std::move(file)) {}
+    Result<std::optional<FileEntry>> GetFileInfo(std::string_view p) override {
+      if (!done_ && p.rfind(MarkerFolder(time_), 0) == 0) {
+        done_ = true;
+        CommitMetadata metadata;
+        metadata.operation = "upsert";
+        WriteStat stat;
+        stat.partition = "part=x";
+        stat.file_id = "f9-0";
+        stat.path = file_;
+        stat.num_records = 1;
+        metadata.write_stats.push_back(stat);
+        WriteCompleted(*inner_, Instant{time_, "commit", InstantState::kCompleted, time_}, metadata);
+        EXPECT_TRUE(DeleteMarkers(*inner_, time_).ok());
+      }
+      return inner_->GetFileInfo(p);
+    }
+
+   private:
+    std::string time_, file_;
+    bool done_ = false;
+  };
+  auto racing = std::make_shared<CompletesAtMarkerRead>(s.storage, t, written);
+  VacuumOptions o;
+  o.clock = s.clock;
+  auto r = lakeshore::Vacuum(racing, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(s.Exists(written));
+  for (const auto& c : r->candidates) EXPECT_NE(c.path, written);
 }
 
 }  // namespace

@@ -51,9 +51,14 @@ std::string DescribeS3Error(const HttpResponse& r) {
   return out;
 }
 
+/// An S3 LastModified in ms. S3 gives whole seconds, the write happened somewhere in that
+/// second: a whole second is reported as its last millisecond, so that no age compared with a
+/// cutoff (vacuum's retention) makes a file look older than it is. A time with milliseconds (a
+/// server that keeps them) is exact and stays.
 int64_t ToMillis(arrow::fs::TimePoint t) {
   if (t == arrow::fs::kNoTime) return 0;
-  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+  const int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+  return ms % 1000 == 0 ? ms + 999 : ms;
 }
 
 }  // namespace

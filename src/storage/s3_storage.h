@@ -34,7 +34,8 @@ namespace lakeshore {
 /// - ReadFile: one GET of the whole object, so an overwrite racing with it yields the old or
 ///   the new content. OpenInputFile (Arrow's ranged reads) is consistent only for objects not
 ///   replaced while open; Lakeshore never overwrites data files.
-/// - mtimes are S3's LastModified (second resolution).
+/// - mtimes are S3's LastModified (second resolution), a whole second reported as its last
+///   millisecond: a file never looks older than it is.
 class S3Storage : public Storage {
  public:
   /// Parses `uri`, initializes Arrow's S3 subsystem once per process (thread-safe) and

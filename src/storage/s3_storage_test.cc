@@ -1,6 +1,9 @@
 // S3-specific tests (the shared behaviour is in storage_conformance_test.cc).
 #include "storage/s3_storage.h"
 
+#include <chrono>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "testing/moto_server.h"
@@ -60,6 +63,27 @@ TEST_F(S3StorageTest, PrefixesWhoseNamesExtendEachOtherAreIsolated) {
   EXPECT_EQ(outcome.deleted, 1);
   ASSERT_OK_AND_ASSIGN(auto content, ab->ReadString("f"));
   EXPECT_EQ(content, "ab");
+}
+
+TEST_F(S3StorageTest, AFileIsNeverReportedOlderThanItIs) {
+  // S3's LastModified has second resolution: a file written at 12:00:05.700 was reported as
+  // written at 12:00:05.000, older than a vacuum's cutoff taken at 12:00:05.300 with no
+  // retention, and a write that began after the vacuum lost its file.
+  ASSERT_OK_AND_ASSIGN(auto storage, Storage::Open(server_->Uri(kBucket, "mtime"), server_->Options()));
+  for (int i = 0; i < 5; ++i) {
+    const int64_t before = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch()).count();
+    const std::string name = "f" + std::to_string(i);
+    ASSERT_OK(storage->WriteString(name, "x"));
+    ASSERT_OK_AND_ASSIGN(auto info, storage->GetFileInfo(name));
+    ASSERT_TRUE(info.has_value());
+    EXPECT_GE(info->mtime_ms, before) << name;
+    ASSERT_OK_AND_ASSIGN(auto listed, storage->List("", false));
+    for (const auto& e : listed) {
+      if (e.path == name) EXPECT_GE(e.mtime_ms, before) << name;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(230));
+  }
 }
 
 TEST_F(S3StorageTest, UnreachableEndpointIsAnIOErrorNamingThePath) {

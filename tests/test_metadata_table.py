@@ -698,3 +698,27 @@ def test_drop_index_drops_a_secondary_index_a_replace_operation_left_unbuilt(tmp
     assert "secondary_index_city" not in defs
     with pytest.raises(lakeshore.InvalidArgumentError, match="no index 'secondary_index_city'"):
         t.drop_index("secondary_index_city")
+
+
+def test_a_secondary_index_a_restore_dropped_with_the_metadata_table_is_rebuilt_by_the_next_write(
+    tmp_path: Path,
+) -> None:
+    # A restore past a metadata compaction drops the whole metadata table. The secondary index's
+    # definition stayed, but on a table without hoodie.metadata.enable no later write rebuilt
+    # it: lookups failed for good, and writes tagged as if it were there.
+    root = tmp_path / "t"
+    t = lakeshore.Table.create(
+        str(root), CITY_SCHEMA, record_key="id", partition_by="p",
+        properties={"hoodie.metadata.compact.max.delta.commits": "2"},
+    )
+    t.upsert(pa.table({"id": ["k1"], "v": [1], "p": ["p0"], "city": ["Oslo"]}, schema=CITY_SCHEMA))
+    savepoint = t.timeline()[-1]["time"]
+    t.savepoint(savepoint)
+    t.create_index("secondary_index_city", column="city")
+    for i in range(5):
+        t.upsert(pa.table({"id": [f"n{i}"], "v": [1], "p": ["p0"], "city": ["Lima"]}, schema=CITY_SCHEMA))
+    t.restore(savepoint)
+    t.upsert(pa.table({"id": ["k9"], "v": [1], "p": ["p0"], "city": ["Pune"]}, schema=CITY_SCHEMA))
+    assert "secondary_index_city" in _partitions(root)
+    found = t.lookup_secondary("secondary_index_city", ["Oslo", "Lima", "Pune"]).to_pylist()
+    assert sorted((r["secondary_key"], r["record_key"]) for r in found) == [("Oslo", "k1"), ("Pune", "k9")]

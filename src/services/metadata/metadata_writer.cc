@@ -912,16 +912,9 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
                                         MetadataChanges& changes, const Timeline& data_timeline,
                                         const LockGuard& guard) {
   ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
-  const bool wants_any =
-      ctx.metadata.enable || ctx.metadata.record_index || ctx.metadata.bloom_filters || ctx.metadata.column_stats;
-  if (config.metadata_partitions.empty() && config.metadata_partitions_inflight.empty() && !wants_any) {
-    return std::string();
-  }
-  // Partitions this build does not keep current, and builds a crash interrupted: dropped
-  // before this write could make them stale.
   // A secondary index is kept current when its definition is one this build can maintain; a
-  // replace operation (which ends file groups without listing their records) drops it, to be
-  // rebuilt by the next write, as the record index is.
+  // replace operation (which ends file groups without listing their records) or a restore
+  // drops it, to be rebuilt by the next write from its definition, as the record index is.
   // Hudi and Lakeshore name the file in hoodie.properties whenever they write definitions, so a
   // table without the key has none: no read per commit.
   std::map<std::string, IndexDefinition> defs;
@@ -933,6 +926,13 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
     std::string why;
     if (auto spec = MaintainableSecondaryIndex(ctx, defs, name, &why)) secondary.emplace(name, *spec);
   }
+  const bool wants_any = ctx.metadata.enable || ctx.metadata.record_index || ctx.metadata.bloom_filters ||
+                         ctx.metadata.column_stats || !secondary.empty();
+  if (config.metadata_partitions.empty() && config.metadata_partitions_inflight.empty() && !wants_any) {
+    return std::string();
+  }
+  // Partitions this build does not keep current, and builds a crash interrupted: dropped
+  // before this write could make them stale.
   std::vector<std::string> drop;
   for (const auto& p : config.metadata_partitions) {
     const bool kept_secondary = secondary.count(p) > 0 && !changes.keys_unknown;

@@ -722,3 +722,38 @@ def test_a_secondary_index_a_restore_dropped_with_the_metadata_table_is_rebuilt_
     assert "secondary_index_city" in _partitions(root)
     found = t.lookup_secondary("secondary_index_city", ["Oslo", "Lima", "Pune"]).to_pylist()
     assert sorted((r["secondary_key"], r["record_key"]) for r in found) == [("Oslo", "k1"), ("Pune", "k9")]
+
+
+@pytest.mark.parametrize("kind", ["record_index", "secondary_index"])
+@pytest.mark.parametrize("mode", ["insert", "bulk_insert"])
+def test_an_insert_does_not_repeat_a_key_on_a_table_that_keeps_one_copy_of_each(
+    tmp_path: Path, kind: str, mode: str
+) -> None:
+    # An insert does not update: it stored a key again, the record index then pointed at the
+    # last copy only (a delete through it left the other, which no lookup found), and a secondary
+    # index lost a copy's value. On such a table a stored key, or one the batch repeats, is
+    # refused, naming it; new keys go in as before.
+    root = tmp_path / "t"
+    props = {"hoodie.index.type": "RECORD_INDEX"} if kind == "record_index" else {}
+    t = lakeshore.Table.create(str(root), CITY_SCHEMA, record_key="id", partition_by="p", properties=props)
+    t.upsert(pa.table({"id": ["k1"], "v": [1], "p": ["p0"], "city": ["Oslo"]}, schema=CITY_SCHEMA))
+    if kind == "secondary_index":
+        t.create_index("secondary_index_city", column="city")
+    else:
+        t.upsert(pa.table({"id": ["k0"], "v": [0], "p": ["p0"], "city": ["Oslo"]}, schema=CITY_SCHEMA))
+    before = _rows(t)
+    # In its partition (an insert does not update) and in another (a key lives in one).
+    for p, why in (("p0", "'k1' is stored already.*upsert"), ("p1", "'k1' is stored in partition 'p=p0'.*'p=p1'")):
+        with pytest.raises(lakeshore.InvalidArgumentError, match=why):
+            t.write(pa.table({"id": ["k1"], "v": [2], "p": [p], "city": ["Lima"]}, schema=CITY_SCHEMA), mode=mode)
+    with pytest.raises(lakeshore.InvalidArgumentError, match="'k2' comes twice"):
+        t.write(pa.table({"id": ["k2", "k2"], "v": [1, 2], "p": ["p0", "p0"], "city": ["A", "B"]}, schema=CITY_SCHEMA),
+                mode=mode)
+    assert _rows(t) == before
+    t.write(pa.table({"id": ["k3"], "v": [3], "p": ["p1"], "city": ["Pune"]}, schema=CITY_SCHEMA), mode=mode)
+    assert _rows(t) == sorted([*before, ("k3", 3)])
+    if kind == "record_index":
+        assert [r["partition"] for r in t.lookup(["k3"]).to_pylist()] == ["p=p1"]
+    else:
+        found = t.lookup_secondary("secondary_index_city", ["Pune"]).to_pylist()
+        assert [r["record_key"] for r in found] == ["k3"]

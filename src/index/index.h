@@ -91,8 +91,13 @@ class Index {
       for (size_t j = 0; j < n; ++j) {
         const int64_t r = keys.rows[start + j];
         if (found[j] == r) continue;
-        return Status::Invalid("record key '", views[j], "' comes in partitions '", keys.partitions->PathOf(found[j]),
-                               "' and '", keys.partitions->PathOf(r), "' of one write; the ", name(),
+        const std::string& first = keys.partitions->PathOf(found[j]);
+        if (first == keys.partitions->PathOf(r)) {  // an insert's batch (an upsert's is combined)
+          return Status::Invalid("record key '", views[j], "' comes twice in partition '", first,
+                                 "' of one write; the ", name(), " index keeps one copy of a key");
+        }
+        return Status::Invalid("record key '", views[j], "' comes in partitions '", first, "' and '",
+                               keys.partitions->PathOf(r), "' of one write; the ", name(),
                                " index is global (a key lives in one partition)");
       }
     }

@@ -397,27 +397,33 @@ std::shared_ptr<BloomFilterSource> MetadataBloomFilterSource(TableContext& ctx,
   return source;
 }
 
+/// True when the table keeps one copy of each record key, whatever index a writer names: its
+/// metadata table holds a record index (a key → its one place) or this writer wants one built,
+/// or it defines a secondary index (a value → keys). A partitioned index would store a moved key
+/// a second time, an insert a repeated one, and those indexes would keep one copy.
+Result<bool> KeysKeptOnce(TableContext& ctx, const HoodieTableConfig& config) {
+  const auto& built = config.metadata_partitions;
+  if (std::find(built.begin(), built.end(), kMetadataRecordIndex) != built.end()) return true;
+  if (ctx.index_type == "RECORD_INDEX" || ctx.metadata.record_index) return true;
+  return DefinesSecondaryIndex(*ctx.storage, config);
+}
+
 /// The index a write tags with: the one `hoodie.index.type` names, the record index once it is
-/// built. A table whose metadata table holds a record index (a key → its one place), or that
-/// defines a secondary index (a value → keys), keeps each key in one partition whatever index
-/// the writer names: SIMPLE and BLOOM tag in their global form there (a partitioned index would
-/// store a moved key a second time, and those indexes would keep one copy). So does a writer
-/// that wants the record index: until its first commit builds it, the global simple index
-/// tags. The metadata state is read from hoodie.properties now, not as the table was opened.
-Result<std::unique_ptr<Index>> ChooseIndex(TableContext& ctx, const Timeline& timeline) {
-  ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
+/// built. Where KeysKeptOnce, SIMPLE and BLOOM tag in their global form, and the global simple
+/// index tags until a wanted record index is built (at the first commit that wants it). The
+/// metadata state is read from hoodie.properties now, not as the table was opened.
+Result<std::unique_ptr<Index>> ChooseIndex(TableContext& ctx, const HoodieTableConfig& config,
+                                           const Timeline& timeline) {
   const auto built = [&](const char* partition) {
     const auto& list = config.metadata_partitions;
     return std::find(list.begin(), list.end(), partition) != list.end();
   };
-  const bool record_index = built(kMetadataRecordIndex);
-  if (ctx.index_type == "RECORD_INDEX" && record_index) {
+  if (ctx.index_type == "RECORD_INDEX" && built(kMetadataRecordIndex)) {
     return std::unique_ptr<Index>(std::make_unique<RecordIndex>(ctx.storage));
   }
-  bool global = record_index || ctx.index_type == "RECORD_INDEX" || ctx.metadata.record_index ||
-                ctx.index_type.rfind("GLOBAL_", 0) == 0;
+  bool global = ctx.index_type.rfind("GLOBAL_", 0) == 0;
   if (!global) {
-    ARROW_ASSIGN_OR_RAISE(global, DefinesSecondaryIndex(*ctx.storage, config));
+    ARROW_ASSIGN_OR_RAISE(global, KeysKeptOnce(ctx, config));
   }
   if (ctx.index_type == "BLOOM" || ctx.index_type == "GLOBAL_BLOOM") {
     BloomIndexSettings settings;
@@ -428,6 +434,21 @@ Result<std::unique_ptr<Index>> ChooseIndex(TableContext& ctx, const Timeline& ti
     return std::unique_ptr<Index>(std::make_unique<BloomIndex>(std::move(settings), global));
   }
   return MakeIndex(global ? "GLOBAL_SIMPLE" : "SIMPLE");
+}
+
+/// An insert's refusal of the keys its tagging found stored (an insert does not update), on a
+/// table that keeps one copy of each key.
+Status RefuseStoredKeys(const WriteInput& input, const std::vector<std::optional<std::string>>& tags,
+                        const TableContext& ctx) {
+  for (int64_t r : input.rows) {
+    const auto row = static_cast<size_t>(r);
+    if (row >= tags.size() || !tags[row]) continue;
+    return Status::Invalid("record key '", input.record_keys[row], "' is stored already (file group ", *tags[row],
+                           " of partition '", input.partitions.PathOf(r), "') in ", ctx.uri,
+                           ", which keeps one copy of each key (it has a record index or a secondary index): an "
+                           "insert does not update a record; write it with upsert");
+  }
+  return Status::OK();
 }
 
 /// What the write changes in the record index: the keys it put in a group they were not in
@@ -468,13 +489,24 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
   FileSystemView view = FileSystemView::Build(state.commits);
   std::vector<std::optional<std::string>> tags;
   TaggingMetrics tagging;
-  if (op == WriteOperation::kUpsert || op == WriteOperation::kDelete) {
+  const bool insert = op == WriteOperation::kInsert || op == WriteOperation::kBulkInsert;
+  bool tag = op == WriteOperation::kUpsert || op == WriteOperation::kDelete;
+  std::optional<HoodieTableConfig> config;
+  if (tag || insert) {
+    ARROW_ASSIGN_OR_RAISE(config, HoodieTableConfig::Load(*ctx.storage));
+  }
+  // An insert is tagged where the table keeps one copy of each key, to refuse repeating one.
+  if (insert) {
+    ARROW_ASSIGN_OR_RAISE(tag, KeysKeptOnce(ctx, *config));
+  }
+  if (tag) {
     progress.Report("tagging", 0, 1, "batches");
-    ARROW_ASSIGN_OR_RAISE(auto index, ChooseIndex(ctx, state.timeline));
+    ARROW_ASSIGN_OR_RAISE(auto index, ChooseIndex(ctx, *config, state.timeline));
     KeysToTag keys{&input.partitions, &input.record_keys, input.rows, ValidDataInstants(state.timeline),
                    MergedKeysOf(ctx, state.timeline, state.commits)};
     ARROW_ASSIGN_OR_RAISE(tags, index->TagLocations(keys, view, *ctx.storage, *ctx.engine));
-    state.check_new_keys = op == WriteOperation::kUpsert;
+    if (insert) ARROW_RETURN_NOT_OK(RefuseStoredKeys(input, tags, ctx));
+    state.check_new_keys = op != WriteOperation::kDelete;
     state.tagged_by_record_index = dynamic_cast<RecordIndex*>(index.get()) != nullptr;
     state.global_index = index->global();
     tagging = index->metrics();

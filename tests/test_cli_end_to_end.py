@@ -187,3 +187,42 @@ def test_clustering_from_the_command_line(tmp_path: Path, capsys: pytest.Capture
     oslo = lakeshore.Table.open(t).to_arrow(columns=["n"], filter=[("city", "=", "oslo")])
     assert oslo.column("n").to_pylist() == [2, 5]
     assert run_json(capsys, "cluster", t, "--partition", "city=oslo")["instant_time"] is None
+
+
+def test_ctrl_c_in_a_write_without_a_terminal_stops_it_or_says_it_completed(tmp_path: Path) -> None:
+    # Without a terminal (a script, cron, --json) the CLI passes no progress bar: Ctrl-C reached
+    # it after the commit, and it said only "interrupted" (exit 130) of a write that had
+    # completed; a script retrying on 130 wrote everything again.
+    import os
+    import signal
+    import time
+
+    n = 1_000_000
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string()), ("v", pa.string())])
+    ids = pa.array(range(n), pa.int64())
+    parts = pa.array([f"p{i % 4}" for i in range(n)])
+    root = tmp_path / "t"
+    lakeshore.Table.create(str(root), schema, record_key="id", partition_by="p").bulk_insert(
+        pa.table([ids, parts, pa.array(["old"] * n)], schema=schema)
+    )
+    pq.write_table(pa.table([ids, parts, pa.array(["new"] * n)], schema=schema), tmp_path / "in.parquet")
+    timeline = root / ".hoodie" / "timeline"
+    before = set(os.listdir(timeline))
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "lakeshore", "write", str(root), str(tmp_path / "in.parquet"), "--mode", "upsert", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and cli.poll() is None and not set(os.listdir(timeline)) - before:
+        time.sleep(0.001)
+    cli.send_signal(signal.SIGINT)
+    _, err = cli.communicate(timeout=300)
+    updated = lakeshore.Table.open(str(root)).to_arrow(filter=[("v", "=", "new")]).num_rows
+    assert cli.returncode == 130, err
+    if "nothing of it is visible" in err:
+        assert updated == 0
+    else:
+        assert "it completed" in err, err
+        assert updated == n

@@ -654,3 +654,39 @@ def test_a_read_of_many_files_does_not_hold_each_files_footer(tmp_path: Path) ->
     )
     per_file = int(out.stdout.strip())
     assert per_file < 100_000, f"{per_file} bytes of peak memory per file read"
+
+
+def test_ctrl_c_without_a_progress_callback_stops_the_write_or_says_it_completed(tmp_path: Path) -> None:
+    # Ctrl-C during a write given no progress callback (a script; the CLI without a terminal)
+    # reached Python only after the commit, as a bare KeyboardInterrupt: the caller was told
+    # nothing, and the write had completed (an insert retried stored its rows twice). The
+    # signal is now checked where a callback would be called: the write stops before its commit
+    # point, or the exception says it completed.
+    import signal
+
+    n = 1_000_000
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string()), ("v", pa.string())])
+    ids = pa.array(range(n), pa.int64())
+    parts = pa.array([f"p{i % 4}" for i in range(n)])
+    t = lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id", partition_by="p")
+    t.bulk_insert(pa.table([ids, parts, pa.array(["old"] * n)], schema=schema))
+    timeline = tmp_path / "t" / ".hoodie" / "timeline"
+    before = set(os.listdir(timeline))
+
+    def interrupt_once_the_write_starts() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not set(os.listdir(timeline)) - before:
+            time.sleep(0.001)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt_once_the_write_starts, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt) as raised:
+        t.upsert(pa.table([ids, parts, pa.array(["new"] * n)], schema=schema))
+        time.sleep(5)  # a write that outran the signal: it arrives here, and the test fails below
+    notes = getattr(raised.value, "__notes__", [])
+    updated = lakeshore.Table.open(str(tmp_path / "t")).to_arrow(filter=[("v", "=", "new")]).num_rows
+    if any("nothing of it is visible" in note for note in notes):
+        assert updated == 0
+    else:
+        assert any("it completed" in note for note in notes), notes
+        assert updated == n

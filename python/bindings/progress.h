@@ -23,15 +23,20 @@ class PythonProgress {
   explicit PythonProgress(nb::object progress) : progress_(std::move(progress)) {}
 
   /// The core's callback for progress events of type `P` (with `phase`, `done`, `total`);
-  /// `unit` names each event's unit. Empty when no Python callback was given.
+  /// `unit` names each event's unit. Without a Python callback it still runs the signal
+  /// handlers (on the main thread, as Python runs them): a Ctrl-C stops the work as an
+  /// exception in a callback would, instead of surfacing after the commit with no word of it.
   template <typename P>
   std::function<void(const P&)> Callback(std::function<std::string(const P&)> unit) {
-    if (progress_.is_none()) return nullptr;
     return [this, unit = std::move(unit)](const P& p) {
       nb::gil_scoped_acquire gil;
       if (error_.has_value()) return;
       try {
-        progress_(p.phase, p.done, p.total, unit(p));
+        if (progress_.is_none()) {
+          if (PyErr_CheckSignals() != 0) throw nb::python_error();
+        } else {
+          progress_(p.phase, p.done, p.total, unit(p));
+        }
       } catch (nb::python_error& e) {
         error_.emplace(std::move(e));
         stop_.RequestStop(arrow::Status::Cancelled("stopped: the progress callback raised an exception"));

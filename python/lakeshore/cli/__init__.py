@@ -69,6 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(json.dumps({"error": {"type": type(e).__name__, "kind": kind, "message": str(e)}}) + "\n")
         print(f"lakeshore {args.verb}: error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print(f"lakeshore {args.verb}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as e:
+        # The core's note says whether the work stopped before its commit point or completed.
+        notes = [n.removeprefix("lakeshore: ") for n in getattr(e, "__notes__", [])]
+        print(f"lakeshore {args.verb}: interrupted" + "".join(f"; {n}" for n in notes), file=sys.stderr)
         return 130

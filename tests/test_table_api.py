@@ -690,3 +690,58 @@ def test_ctrl_c_without_a_progress_callback_stops_the_write_or_says_it_completed
     else:
         assert any("it completed" in note for note in notes), notes
         assert updated == n
+
+
+KV = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+
+
+def _kv(t: lakeshore.Table, as_of: Any = None) -> list[tuple[int, str]]:
+    return sorted((r["id"], r["v"]) for r in t.to_arrow(columns=["id", "v"], as_of=as_of).to_pylist())
+
+
+def test_a_restore_undoes_the_writes_completed_after_the_savepoint_not_those_requested_after(
+    tmp_path: Path,
+) -> None:
+    # A restore chose the writes to undo by requested time, while as_of, rollback and savepoints
+    # order them by completion: a write requested after the savepointed instant but completed
+    # before it was undone, and one requested before but completed after it survived. The
+    # restored table must read as the savepoint did.
+    # A compaction scheduled, an upsert completed, the compaction completed and savepointed.
+    root = str(tmp_path / "mor")
+    t = lakeshore.Table.create(root, KV, record_key="id", table_type="mor", properties={"write.small_file_limit_bytes": "0"})
+    t.upsert(pa.table({"id": [1, 2], "v": ["a", "a"]}, schema=KV))
+    t.upsert(pa.table({"id": [1], "v": ["b"]}, schema=KV))
+    k = t.compact(schedule_only=True)["instant_time"]
+    t.upsert(pa.table({"id": [2, 3], "v": ["c", "c"]}, schema=KV))
+    assert t.compact()["instant_time"] == k
+    t.savepoint(k)
+    expected = _kv(t, as_of=k)
+    assert expected == [(1, "b"), (2, "c"), (3, "c")]
+    t.restore(k)
+    assert _kv(t) == expected
+    # A write requested first and completed after the savepointed one.
+    root = str(tmp_path / "cow")
+    t = lakeshore.Table.create(root, KV, record_key="id", properties={"write.small_file_limit_bytes": "0"})
+    t.upsert(pa.table({"id": [1], "v": ["a"]}, schema=KV))
+    late = lakeshore.Table.open(root)
+    paused, go = threading.Event(), threading.Event()
+
+    def hold(phase: str, done: int, total: int, unit: str) -> None:
+        if phase == "committing" and not paused.is_set():
+            paused.set()
+            go.wait(60)
+
+    out: dict[str, Any] = {}
+    writer = threading.Thread(target=lambda: out.update(w=late.insert(pa.table({"id": [10], "v": ["w"]}, schema=KV), progress=hold)))
+    writer.start()
+    assert paused.wait(60)
+    c = t.insert(pa.table({"id": [20], "v": ["c"]}, schema=KV))["instant_time"]
+    go.set()
+    writer.join()
+    assert out["w"]["instant_time"] < c
+    t.savepoint(c)
+    expected = _kv(t, as_of=c)
+    assert expected == [(1, "a"), (20, "c")]
+    t.restore(c)
+    assert _kv(t) == expected
+    assert _kv(lakeshore.Table.open(root)) == expected

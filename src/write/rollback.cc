@@ -363,11 +363,22 @@ Result<std::string> RestoreToSavepoint(TableContext& ctx, const std::string& sav
   auto refuse = [&](const std::string& why) {
     return Status::Invalid("cannot restore table ", ctx.uri, " to ", savepoint_time, ": ", why);
   };
+  // Writes are ordered by completion, as as_of, rollback and savepoints order them: the table as
+  // of the savepoint holds the writes completed by the time the savepointed one completed.
+  auto completed_at = [&](const std::string& time) {
+    for (const auto& i : timeline.instants()) {
+      if (i.time == time && actions::WritesData(i.action) && i.is_completed()) return i.completion_time;
+    }
+    return time;  // not on the active timeline: its requested time bounds it
+  };
   bool savepointed = false;
+  const std::string savepoint_completed = completed_at(savepoint_time);
   for (const auto& i : timeline.instants()) {
     if (i.action != actions::kSavepoint || !i.is_completed()) continue;
     if (i.time == savepoint_time) savepointed = true;
-    if (i.time > savepoint_time) return refuse("savepoint " + i.time + " is later; delete it first");
+    if (i.time != savepoint_time && completed_at(i.time) > savepoint_completed) {
+      return refuse("savepoint " + i.time + " is later; delete it first");
+    }
   }
   if (!savepointed) return refuse("it is not a savepoint (lakeshore savepoint list)");
   // Recovery first: interrupted rollbacks and restores, so the plan sees the table as it is.
@@ -377,14 +388,23 @@ Result<std::string> RestoreToSavepoint(TableContext& ctx, const std::string& sav
   plan.operation = "restore";
   RestoreRecord& restore = plan.restore.emplace();
   restore.savepoint = savepoint_time;
-  for (auto it = timeline.instants().rbegin(); it != timeline.instants().rend(); ++it) {
-    if (it->time <= savepoint_time || !actions::WritesData(it->action)) continue;
-    if (!it->is_completed()) {
-      ARROW_ASSIGN_OR_RAISE(bool expired, IsHeartbeatExpired(*ctx.storage, *ctx.clock, it->time, ctx.heartbeat));
-      if (!expired) return refuse("write " + it->time + " is in progress; restore once it has finished");
+  // Newest first: pending writes requested after the savepoint, then the writes completed after
+  // it, latest completion first.
+  std::vector<Instant> undone;
+  for (const auto& i : timeline.instants()) {
+    if (!actions::WritesData(i.action) || i.time == savepoint_time) continue;
+    if (i.is_completed() ? i.completion_time <= savepoint_completed : i.time <= savepoint_time) continue;
+    if (!i.is_completed()) {
+      ARROW_ASSIGN_OR_RAISE(bool expired, IsHeartbeatExpired(*ctx.storage, *ctx.clock, i.time, ctx.heartbeat));
+      if (!expired) return refuse("write " + i.time + " is in progress; restore once it has finished");
     }
-    restore.targets.push_back(Instant{it->time, it->action, InstantState::kCompleted, ""});
+    undone.push_back(i);
   }
+  std::stable_sort(undone.begin(), undone.end(), [](const Instant& a, const Instant& b) {
+    if (a.is_completed() != b.is_completed()) return !a.is_completed();
+    return a.is_completed() ? a.completion_time > b.completion_time : a.time > b.time;
+  });
+  for (const auto& i : undone) restore.targets.push_back(Instant{i.time, i.action, InstantState::kCompleted, ""});
   ARROW_ASSIGN_OR_RAISE(
       auto instant,
       InstantLifecycle::Plan(

@@ -43,8 +43,9 @@ Result<bool> IsNamedByRollback(TableContext& ctx, const Timeline& timeline,
 Result<std::string> RollbackCompletedInstant(TableContext& ctx, const std::string& instant_time);
 
 /// Restores the table to the savepoint of `savepoint_time` (Hudi's restore): under the table
-/// lock, a restore instant is requested with a HoodieRestorePlan listing every write after the
-/// savepoint, newest first; each is rolled back in that order (its own rollback instant;
+/// lock, a restore instant is requested with a HoodieRestorePlan listing every write completed
+/// after the savepointed one (and every failed write requested after it), newest first; writes
+/// are ordered by completion, as as_of and rollback order them; each is rolled back in that order (its own rollback instant;
 /// completed ones become invisible before their files go); the restore completes with
 /// HoodieRestoreMetadata. Refused (Invalid, naming why) when `savepoint_time` is not a
 /// savepoint, a later savepoint exists, or a write after it is still in progress. A crash

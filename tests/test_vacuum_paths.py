@@ -271,3 +271,41 @@ def test_unusual_spellings_on_s3(s3_server: Any) -> None:
     assert [c["path"] for c in report["candidates"]] == ["p=1/stray.parquet"]
     left = {i.path.split("/t/", 1)[1] for i in s3.get_file_info(pafs.FileSelector(f"{bucket}/t", recursive=True))}
     assert set(files) <= left and "p=1/stray.parquet" not in left
+
+
+@pytest.mark.parametrize("outer_format", ["hudi", "delta"])
+@pytest.mark.parametrize("mode", ["full", "inventory"])
+def test_a_table_nested_in_the_table_is_never_vacuumed(tmp_path: Path, outer_format: str, mode: str) -> None:
+    # A table created in a folder of another table (beside its partitions, or inside one) is
+    # not the outer table's stray: its files were deleted by the outer table's vacuum.
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string())])
+    root = tmp_path / "outer"
+    if outer_format == "hudi":
+        lakeshore.Table.create(str(root), schema, record_key="id", partition_by="p").upsert(
+            pa.table({"id": pa.array([1], pa.int64()), "p": ["k0"]}, schema=schema)
+        )
+    else:
+        write_deltalake(str(root), pa.table({"id": [1], "p": ["k0"]}), partition_by=["p"])
+    nested = {}
+    for where in ("inner", "p=k0/inner"):
+        t = lakeshore.Table.create(str(root / where), schema, record_key="id")
+        t.upsert(pa.table({"id": pa.array([7], pa.int64()), "p": ["x"]}, schema=schema))
+        nested[where] = t
+    delta_nested = root / "p=k0" / "deltainner"
+    write_deltalake(str(delta_nested), pa.table({"id": [8]}))
+    parquet_file(root / "p=k0" / "stray.parquet")
+    age(root)
+    kept = {f for f in tree(root) if "inner/" in f}
+    if mode == "inventory":
+        inventory = tmp_path / "inventory.csv"
+        rows = ["path,length,isDir,modificationTime"]
+        rows += [f"{root}/{f},1,false,{int(OLD * 1000)}" for f in sorted(tree(root))]
+        inventory.write_text("\n".join(rows) + "\n")
+        report = vacuum(root, inventory=str(inventory))
+    else:
+        report = vacuum(root)
+    assert [c["path"] for c in report["candidates"]] == ["p=k0/stray.parquet"]
+    assert kept <= tree(root)
+    for where, t in nested.items():
+        assert lakeshore.Table.open(str(root / where)).to_arrow(columns=["id"]).column("id").to_pylist() == [7], where
+    assert DeltaTable(str(delta_nested)).to_pyarrow_table().column("id").to_pylist() == [8]

@@ -56,6 +56,37 @@ bool VisibilityRule::IsHidden(std::string_view path) const {
   return false;
 }
 
+void DropNestedTables(std::vector<FileEntry>* entries) {
+  std::vector<std::string> roots;
+  for (const auto& e : *entries) {
+    const std::string& p = e.path;
+    static constexpr std::string_view kHudi = "/.hoodie/hoodie.properties";
+    static constexpr std::string_view kDelta = "/_delta_log";
+    if (p.size() > kHudi.size() && p.compare(p.size() - kHudi.size(), kHudi.size(), kHudi) == 0) {
+      roots.push_back(p.substr(0, p.size() - kHudi.size()));
+    }
+    for (size_t at = p.find(kDelta); at != std::string::npos; at = p.find(kDelta, at + 1)) {
+      const size_t end = at + kDelta.size();
+      if (at > 0 && (end == p.size() || p[end] == '/')) {
+        roots.push_back(p.substr(0, at));
+        break;
+      }
+    }
+  }
+  if (roots.empty()) return;
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  auto inside = [&](const std::string& path) {
+    for (const auto& r : roots) {  // few: one per nested table
+      if (path == r || (path.size() > r.size() && path.compare(0, r.size(), r) == 0 && path[r.size()] == '/')) {
+        return true;
+      }
+    }
+    return false;
+  };
+  std::erase_if(*entries, [&](const FileEntry& e) { return inside(e.path); });
+}
+
 Result<std::vector<FileEntry>> ListVisibleFiles(
     Storage& table, Engine& engine, const VisibilityRule& rule,
     const std::function<void(const VacuumProgress&)>& progress, const Storage::NeedsDetails& needs_details,
@@ -72,11 +103,20 @@ Result<std::vector<FileEntry>> ListVisibleFiles(
   }
   std::atomic<int64_t> done{0}, skipped{0};
   const auto total = static_cast<int64_t>(folders.size());
+  std::vector<char> nested(folders.size(), 0);  // per folder task: it is a table's root
   ARROW_ASSIGN_OR_RAISE(
       auto per_folder,
       engine.Map<std::vector<FileEntry>>(total, [&](int64_t i) -> Result<std::vector<FileEntry>> {
-        ARROW_ASSIGN_OR_RAISE(auto entries, table.ListSkippingDetails(top[folders[static_cast<size_t>(i)]].path,
-                                                                      /*recursive=*/true, needs_details));
+        const std::string& folder = top[folders[static_cast<size_t>(i)]].path;
+        ARROW_ASSIGN_OR_RAISE(auto entries, table.ListSkippingDetails(folder, /*recursive=*/true, needs_details));
+        // Before the hidden files go: they tell a nested table (the folder itself, maybe).
+        entries.push_back(FileEntry{folder, 0, 0, true});
+        DropNestedTables(&entries);
+        if (entries.empty() || entries.back().path != folder) {
+          nested[static_cast<size_t>(i)] = 1;  // the top-level folder is a table: not even it
+        } else {
+          entries.pop_back();
+        }
         int64_t skipped_here = 0;
         std::erase_if(entries, [&](const FileEntry& e) {
           if (rule.IsHidden(e.path)) return true;
@@ -98,11 +138,14 @@ Result<std::vector<FileEntry>> ListVisibleFiles(
   out.reserve(count);
   size_t next_folder = 0;
   for (size_t i = 0; i < top.size(); ++i) {
-    out.push_back(std::move(top[i]));  // top-level folders are kept so empty ones can be removed
     if (next_folder < folders.size() && folders[next_folder] == i) {
+      // Top-level folders are kept so empty ones can be removed; a nested table's is not.
+      if (!nested[next_folder]) out.push_back(std::move(top[i]));
       for (auto& e : per_folder[next_folder]) out.push_back(std::move(e));
       ++next_folder;
+      continue;
     }
+    out.push_back(std::move(top[i]));
   }
   return out;
 }
@@ -170,9 +213,11 @@ Result<std::vector<FileEntry>> ReadInventory(const std::string& inventory_uri,
   const delta::TablePathResolver resolver(root_uri);
   for (int64_t i = 0; i < path_array.length(); ++i) {
     auto rel = resolver.Relativize(path_array.GetString(i));
-    if (!rel.ok() || rule.IsHidden(*rel)) continue;  // not this table's, or not ours to manage
+    if (!rel.ok()) continue;  // not this table's
     out.push_back({*rel, length_array.Value(i), mtime_array.Value(i), dir_array.Value(i)});
   }
+  DropNestedTables(&out);  // before the hidden files go: they tell a nested table
+  std::erase_if(out, [&](const FileEntry& e) { return rule.IsHidden(e.path); });  // not ours to manage
   return out;
 }
 

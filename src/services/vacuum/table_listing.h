@@ -34,7 +34,15 @@ struct VisibilityRule {
   bool IsHidden(std::string_view path) const;
 };
 
-/// Lists every visible file (and empty folder) of the table: the root non-recursively, then
+/// `entries` (paths relative to the table root) without the folders inside the table that are
+/// tables themselves, and everything in them: a folder holding `.hoodie/hoodie.properties` (a
+/// Hudi table) or `_delta_log` (a Delta table). Their files are theirs, never this table's
+/// strays; the hidden entries that tell them must still be among `entries`. O(entries × nested
+/// tables).
+void DropNestedTables(std::vector<FileEntry>* entries);
+
+/// Lists every visible file (and empty folder) of the table, never entering a nested table
+/// (DropNestedTables): the root non-recursively, then
 /// each visible top-level folder recursively as one engine task. Hidden folders are never
 /// entered below the top level's own filter. Reports "listing" progress per folder.
 /// Files `needs_details` rejects and the backend listed without size and mtime

@@ -28,9 +28,12 @@ FileGroupWrite ForNew(const std::string& partition) {
 int64_t AverageRecordSize(const FileSystemView& view, int64_t fallback) {
   int64_t bytes = 0, records = 0;
   for (const FileGroup* g : view.LiveFileGroups()) {
-    if (!g->latest().base_file) continue;  // a log-only slice
-    bytes += g->latest().base_file->size;
-    records += g->latest().base_file->num_records;
+    const auto& base = g->latest().base_file;
+    // A log-only slice says nothing; a small file is mostly its footer (the bloom filter alone
+    // is ~430 KB), as Hudi skips commits below its size threshold.
+    if (!base || base->size < kRecordSizeEstimationMinFileBytes) continue;
+    bytes += base->size;
+    records += base->num_records;
   }
   return records > 0 ? std::max<int64_t>(1, bytes / records) : fallback;
 }

@@ -47,7 +47,12 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
                                                 const std::string& instant_time,
                                                 const std::set<std::pair<std::string, std::string>>& frozen = {});
 
-/// Average bytes per record over the live base files of `view`, or `fallback` when empty.
+/// Base files below this size do not count towards AverageRecordSize.
+inline constexpr int64_t kRecordSizeEstimationMinFileBytes = 8LL << 20;
+
+/// Average bytes per record over the live base files of `view` of at least
+/// kRecordSizeEstimationMinFileBytes (a smaller file is mostly its footer: one row weighs
+/// ~430 KB), or `fallback` when there are none.
 int64_t AverageRecordSize(const FileSystemView& view, int64_t fallback);
 
 }  // namespace lakeshore

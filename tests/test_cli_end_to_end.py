@@ -226,3 +226,20 @@ def test_ctrl_c_in_a_write_without_a_terminal_stops_it_or_says_it_completed(tmp_
     else:
         assert "it completed" in err, err
         assert updated == n
+
+
+def test_usage_errors_of_savepoint_and_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `savepoint create PATH --json` without an instant printed no JSON document (it exited
+    # through SystemExit); `show --rows -1` showed no rows without a word.
+    t = str(tmp_path / "t")
+    assert main(["create", t, "--schema", "id:int64!,v:string", "--record-key", "id"]) == 0
+    capsys.readouterr()
+    for action in ("create", "delete"):
+        assert main(["savepoint", action, t, "--json"]) == 1
+        doc = json.loads(capsys.readouterr().out)
+        assert "needs an INSTANT" in doc["error"]["message"]
+    for argv in (["show", t, "--rows", "-1"], ["vacuum", t, "--show", "-3"], ["compact", t, "--min-log-bytes", "-1"]):
+        with pytest.raises(SystemExit) as usage:
+            main(argv)
+        assert usage.value.code == 2
+        assert "must be 0 or more" in capsys.readouterr().err

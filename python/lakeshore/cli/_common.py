@@ -56,6 +56,17 @@ class Output:
         self.err.print(message)
 
 
+def non_negative_int(text: str) -> int:
+    """An argparse type for counts and sizes: a whole number, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     """Adds the --json flag every verb has."""
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout and nothing else there")

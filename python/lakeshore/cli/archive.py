@@ -6,7 +6,7 @@ import argparse
 
 from rich.table import Table as RichTable
 
-from lakeshore.cli._common import Output, add_json_flag
+from lakeshore.cli._common import Output, add_json_flag, non_negative_int
 from lakeshore.table import Table
 
 EPILOG = """\
@@ -32,8 +32,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("path", help="the table")
-    p.add_argument("--keep-min", type=int, default=None, help="completed writes kept active (default: table's)")
-    p.add_argument("--keep-max", type=int, default=None, help="archive once more than this are active")
+    p.add_argument("--keep-min", type=non_negative_int, default=None, help="completed writes kept active (default: table's)")
+    p.add_argument("--keep-max", type=non_negative_int, default=None, help="archive once more than this are active")
     add_json_flag(p)
     p.set_defaults(func=run)
 

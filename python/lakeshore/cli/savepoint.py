@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     out = Output(args.json)
     table = Table.open(args.path)
     if args.action in ("create", "delete") and not args.instant:
-        raise SystemExit(f"lakeshore savepoint {args.action} needs an INSTANT (see lakeshore timeline {args.path})")
+        raise ValueError(f"lakeshore savepoint {args.action} needs an INSTANT (see lakeshore timeline {args.path})")
     if args.action == "create":
         created = table.savepoint(args.instant, user=args.user, comment=args.comment)
         out.json(created)

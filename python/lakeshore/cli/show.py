@@ -9,7 +9,7 @@ import pyarrow as pa
 from rich.markup import escape
 from rich.table import Table as RichTable
 
-from lakeshore.cli._common import Output, add_json_flag, rows_table, schema_table
+from lakeshore.cli._common import Output, add_json_flag, non_negative_int, rows_table, schema_table
 from lakeshore.table import Table
 
 EPILOG = """\
@@ -32,8 +32,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("path", help="the table")
-    p.add_argument("--rows", type=int, default=5, help="how many rows to show (default 5)")
-    p.add_argument("--files", type=int, default=20, help="how many files to list (default 20; --json lists all)")
+    p.add_argument("--rows", type=non_negative_int, default=5, help="how many rows to show (default 5)")
+    p.add_argument("--files", type=non_negative_int, default=20, help="how many files to list (default 20; --json lists all)")
     p.add_argument("--as-of", help="show the table as of this instant time (yyyyMMddHHmmssSSS)")
     add_json_flag(p)
     p.set_defaults(func=run)

@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.table import Table as RichTable
 
-from lakeshore.cli._common import Output, add_json_flag, human_bytes, progress_bar
+from lakeshore.cli._common import Output, add_json_flag, human_bytes, non_negative_int, progress_bar
 from lakeshore.vacuum import vacuum
 
 EPILOG = """\
@@ -67,7 +67,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--inventory", help="Parquet or CSV inventory (path,length,isDir,modificationTime) to use instead of listing"
     )
-    p.add_argument("--show", type=int, default=20, help="how many candidate files to print (default 20)")
+    p.add_argument("--show", type=non_negative_int, default=20, help="how many candidate files to print (default 20)")
     add_json_flag(p)
     p.set_defaults(func=run)
 

@@ -209,7 +209,17 @@ def test_ctrl_c_in_a_write_without_a_terminal_stops_it_or_says_it_completed(tmp_
     timeline = root / ".hoodie" / "timeline"
     before = set(os.listdir(timeline))
     cli = subprocess.Popen(
-        [sys.executable, "-m", "lakeshore", "write", str(root), str(tmp_path / "in.parquet"), "--mode", "upsert", "--json"],
+        [
+            sys.executable,
+            "-m",
+            "lakeshore",
+            "write",
+            str(root),
+            str(tmp_path / "in.parquet"),
+            "--mode",
+            "upsert",
+            "--json",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -669,7 +669,9 @@ def test_a_secondary_index_is_not_built_over_a_key_stored_in_two_partitions(tmp_
     # which copy a value was in, and a change of one copy's value dropped the other's.
     root = tmp_path / "t"
     t = lakeshore.Table.create(str(root), CITY_SCHEMA, record_key="id", partition_by="p")
-    t.upsert(pa.table({"id": ["k1", "k1"], "v": [1, 1], "p": ["p0", "p1"], "city": ["Oslo", "Oslo"]}, schema=CITY_SCHEMA))
+    t.upsert(
+        pa.table({"id": ["k1", "k1"], "v": [1, 1], "p": ["p0", "p1"], "city": ["Oslo", "Oslo"]}, schema=CITY_SCHEMA)
+    )
     with pytest.raises(lakeshore.InvalidArgumentError, match="'k1'.*stored twice.*delete one"):
         t.create_index("secondary_index_city", column="city")
     assert not any(p.startswith("secondary_index") for p in _partitions(root))
@@ -687,7 +689,9 @@ def test_drop_index_drops_a_secondary_index_a_replace_operation_left_unbuilt(tmp
     # the index the user dropped came back.
     root = tmp_path / "t"
     t = lakeshore.Table.create(str(root), CITY_SCHEMA, record_key="id", partition_by="p")
-    t.upsert(pa.table({"id": ["k1", "k2"], "v": [1, 2], "p": ["p0", "p1"], "city": ["Oslo", "Lima"]}, schema=CITY_SCHEMA))
+    t.upsert(
+        pa.table({"id": ["k1", "k2"], "v": [1, 2], "p": ["p0", "p1"], "city": ["Oslo", "Lima"]}, schema=CITY_SCHEMA)
+    )
     t.create_index("secondary_index_city", column="city")
     t.insert_overwrite(pa.table({"id": ["k3"], "v": [3], "p": ["p0"], "city": ["Pune"]}, schema=CITY_SCHEMA))
     assert "secondary_index_city" not in _partitions(root)
@@ -708,7 +712,10 @@ def test_a_secondary_index_a_restore_dropped_with_the_metadata_table_is_rebuilt_
     # it: lookups failed for good, and writes tagged as if it were there.
     root = tmp_path / "t"
     t = lakeshore.Table.create(
-        str(root), CITY_SCHEMA, record_key="id", partition_by="p",
+        str(root),
+        CITY_SCHEMA,
+        record_key="id",
+        partition_by="p",
         properties={"hoodie.metadata.compact.max.delta.commits": "2"},
     )
     t.upsert(pa.table({"id": ["k1"], "v": [1], "p": ["p0"], "city": ["Oslo"]}, schema=CITY_SCHEMA))
@@ -747,8 +754,10 @@ def test_an_insert_does_not_repeat_a_key_on_a_table_that_keeps_one_copy_of_each(
         with pytest.raises(lakeshore.InvalidArgumentError, match=why):
             t.write(pa.table({"id": ["k1"], "v": [2], "p": [p], "city": ["Lima"]}, schema=CITY_SCHEMA), mode=mode)
     with pytest.raises(lakeshore.InvalidArgumentError, match="'k2' comes twice"):
-        t.write(pa.table({"id": ["k2", "k2"], "v": [1, 2], "p": ["p0", "p0"], "city": ["A", "B"]}, schema=CITY_SCHEMA),
-                mode=mode)
+        t.write(
+            pa.table({"id": ["k2", "k2"], "v": [1, 2], "p": ["p0", "p0"], "city": ["A", "B"]}, schema=CITY_SCHEMA),
+            mode=mode,
+        )
     assert _rows(t) == before
     t.write(pa.table({"id": ["k3"], "v": [3], "p": ["p1"], "city": ["Pune"]}, schema=CITY_SCHEMA), mode=mode)
     assert _rows(t) == sorted([*before, ("k3", 3)])

@@ -708,7 +708,9 @@ def test_a_restore_undoes_the_writes_completed_after_the_savepoint_not_those_req
     # restored table must read as the savepoint did.
     # A compaction scheduled, an upsert completed, the compaction completed and savepointed.
     root = str(tmp_path / "mor")
-    t = lakeshore.Table.create(root, KV, record_key="id", table_type="mor", properties={"write.small_file_limit_bytes": "0"})
+    t = lakeshore.Table.create(
+        root, KV, record_key="id", table_type="mor", properties={"write.small_file_limit_bytes": "0"}
+    )
     t.upsert(pa.table({"id": [1, 2], "v": ["a", "a"]}, schema=KV))
     t.upsert(pa.table({"id": [1], "v": ["b"]}, schema=KV))
     k = t.compact(schedule_only=True)["instant_time"]
@@ -732,7 +734,9 @@ def test_a_restore_undoes_the_writes_completed_after_the_savepoint_not_those_req
             go.wait(60)
 
     out: dict[str, Any] = {}
-    writer = threading.Thread(target=lambda: out.update(w=late.insert(pa.table({"id": [10], "v": ["w"]}, schema=KV), progress=hold)))
+    writer = threading.Thread(
+        target=lambda: out.update(w=late.insert(pa.table({"id": [10], "v": ["w"]}, schema=KV), progress=hold))
+    )
     writer.start()
     assert paused.wait(60)
     c = t.insert(pa.table({"id": [20], "v": ["c"]}, schema=KV))["instant_time"]

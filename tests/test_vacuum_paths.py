@@ -306,6 +306,6 @@ def test_a_table_nested_in_the_table_is_never_vacuumed(tmp_path: Path, outer_for
         report = vacuum(root)
     assert [c["path"] for c in report["candidates"]] == ["p=k0/stray.parquet"]
     assert kept <= tree(root)
-    for where, t in nested.items():
+    for where in nested:
         assert lakeshore.Table.open(str(root / where)).to_arrow(columns=["id"]).column("id").to_pylist() == [7], where
     assert DeltaTable(str(delta_nested)).to_pyarrow_table().column("id").to_pylist() == [8]

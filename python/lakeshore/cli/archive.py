@@ -32,7 +32,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("path", help="the table")
-    p.add_argument("--keep-min", type=non_negative_int, default=None, help="completed writes kept active (default: table's)")
+    p.add_argument(
+        "--keep-min", type=non_negative_int, default=None, help="completed writes kept active (default: table's)"
+    )
     p.add_argument("--keep-max", type=non_negative_int, default=None, help="archive once more than this are active")
     add_json_flag(p)
     p.set_defaults(func=run)

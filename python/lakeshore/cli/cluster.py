@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from lakeshore.cli._common import Output, add_json_flag, human_bytes, names_list, non_negative_int, progress_bar, service_summary_table
+from lakeshore.cli._common import (
+    Output,
+    add_json_flag,
+    human_bytes,
+    names_list,
+    non_negative_int,
+    progress_bar,
+    service_summary_table,
+)
 from lakeshore.table import Table
 
 EPILOG = """\
@@ -34,7 +42,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("path", help="the table")
     p.add_argument("--sort-by", help="columns to sort the records by, comma-separated")
-    p.add_argument("--small-file-limit-bytes", type=non_negative_int, default=300 << 20, help="cluster file groups below this")
+    p.add_argument(
+        "--small-file-limit-bytes", type=non_negative_int, default=300 << 20, help="cluster file groups below this"
+    )
     p.add_argument("--target-file-bytes", type=non_negative_int, default=0, help="size of the new files (0: table's)")
     p.add_argument("--partition", action="append", default=[], help="a partition path to cluster (repeatable)")
     p.add_argument("--schedule-only", action="store_true", help="only plan the clustering")

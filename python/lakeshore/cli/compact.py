@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from lakeshore.cli._common import Output, add_json_flag, human_bytes, non_negative_int, progress_bar, service_summary_table
+from lakeshore.cli._common import (
+    Output,
+    add_json_flag,
+    human_bytes,
+    non_negative_int,
+    progress_bar,
+    service_summary_table,
+)
 from lakeshore.table import Table
 
 EPILOG = """\
@@ -36,8 +43,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("path", help="the table")
-    p.add_argument("--min-delta-commits", type=non_negative_int, default=0, help="compact once this many deltacommits piled up")
-    p.add_argument("--min-log-bytes", type=non_negative_int, default=0, help="compact slices whose logs hold this many bytes")
+    p.add_argument(
+        "--min-delta-commits", type=non_negative_int, default=0, help="compact once this many deltacommits piled up"
+    )
+    p.add_argument(
+        "--min-log-bytes", type=non_negative_int, default=0, help="compact slices whose logs hold this many bytes"
+    )
     p.add_argument("--schedule-only", action="store_true", help="only plan the compaction")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_json_flag(p)

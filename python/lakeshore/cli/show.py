@@ -33,7 +33,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("path", help="the table")
     p.add_argument("--rows", type=non_negative_int, default=5, help="how many rows to show (default 5)")
-    p.add_argument("--files", type=non_negative_int, default=20, help="how many files to list (default 20; --json lists all)")
+    p.add_argument(
+        "--files", type=non_negative_int, default=20, help="how many files to list (default 20; --json lists all)"
+    )
     p.add_argument("--as-of", help="show the table as of this instant time (yyyyMMddHHmmssSSS)")
     add_json_flag(p)
     p.set_defaults(func=run)

@@ -6,6 +6,7 @@
 #include "delta/paths.h"
 #include "lakeshore/delta/delta_log.h"
 #include "testing/delta_scenario.h"
+#include "testing/pass_through_storage.h"
 
 namespace lakeshore::delta {
 namespace {
@@ -214,22 +215,9 @@ TEST(DeltaLogReader, MissingCheckpointPartNamesTheFile) {
 
 /// A table whose first listing of `_delta_log` misses its checkpoint files, as when a writer
 /// checkpoints between a reader's listing and its read of `_last_checkpoint`.
-class CheckpointAfterFirstListing : public Storage {
+class CheckpointAfterFirstListing : public testing::PassThroughStorage {
  public:
-  explicit CheckpointAfterFirstListing(std::shared_ptr<Storage> inner) : inner_(std::move(inner)) {}
-  std::string root_uri() const override { return inner_->root_uri(); }
-  Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view path) override { return inner_->ReadFile(path); }
-  Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputFile(std::string_view path,
-                                                                     std::optional<int64_t> size_hint) override {
-    return inner_->OpenInputFile(path, size_hint);
-  }
-  Status WriteFile(std::string_view path, std::shared_ptr<arrow::Buffer> data) override {
-    return inner_->WriteFile(path, std::move(data));
-  }
-  Result<bool> PutIfAbsent(std::string_view path, std::shared_ptr<arrow::Buffer> data) override {
-    return inner_->PutIfAbsent(path, std::move(data));
-  }
-  Result<std::optional<FileEntry>> GetFileInfo(std::string_view path) override { return inner_->GetFileInfo(path); }
+  using PassThroughStorage::PassThroughStorage;
   Result<std::vector<FileEntry>> List(std::string_view prefix, bool recursive) override {
     ARROW_ASSIGN_OR_RAISE(auto entries, inner_->List(prefix, recursive));
     if (listings_++ == 0) {
@@ -237,12 +225,7 @@ class CheckpointAfterFirstListing : public Storage {
     }
     return entries;
   }
-  Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& paths) override { return inner_->DeleteFiles(paths); }
-  Result<bool> DeleteDirIfEmpty(std::string_view path) override { return inner_->DeleteDirIfEmpty(path); }
   int listings_ = 0;
-
- private:
-  std::shared_ptr<Storage> inner_;
 };
 
 TEST(DeltaLogReader, ACheckpointWrittenDuringTheListingIsFoundByListingAgain) {

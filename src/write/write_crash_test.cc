@@ -11,6 +11,7 @@
 #include "lakeshore/table/table.h"
 #include "table/hoodie_table_config.h"
 #include "table/layout.h"
+#include "testing/pass_through_storage.h"
 #include "testing/table_test_util.h"
 #include "timeline/instant_codec.h"
 #include "timeline/markers.h"
@@ -266,21 +267,10 @@ namespace {
 
 /// Storage that runs `hook` once, just before the first put-if-absent whose path `when`
 /// accepts: a writer "pausing" at exactly that point while others act.
-class PauseAtPut : public Storage {
+class PauseAtPut : public testing::PassThroughStorage {
  public:
   PauseAtPut(std::shared_ptr<Storage> inner, std::function<bool(const std::string&)> when, std::function<void()> hook)
-      : inner_(std::move(inner)), when_(std::move(when)), hook_(std::move(hook)) {}
-  std::string root_uri() const override { return inner_->root_uri(); }
-  std::string ExternalPath(std::string_view p) const override { return inner_->ExternalPath(p); }
-  Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view p) override { return inner_->ReadFile(p); }
-  Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputFile(std::string_view p,
-                                                                     std::optional<int64_t> size) override {
-    return inner_->OpenInputFile(p, size);
-  }
-  Status WriteFile(std::string_view p, std::shared_ptr<arrow::Buffer> d) override { return inner_->WriteFile(p, d); }
-  Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutputStream(std::string_view p) override {
-    return inner_->OpenOutputStream(p);
-  }
+      : PassThroughStorage(std::move(inner)), when_(std::move(when)), hook_(std::move(hook)) {}
   Result<bool> PutIfAbsent(std::string_view p, std::shared_ptr<arrow::Buffer> d) override {
     if (!fired_ && when_(std::string(p))) {
       fired_ = true;
@@ -288,13 +278,8 @@ class PauseAtPut : public Storage {
     }
     return inner_->PutIfAbsent(p, d);
   }
-  Result<std::optional<FileEntry>> GetFileInfo(std::string_view p) override { return inner_->GetFileInfo(p); }
-  Result<std::vector<FileEntry>> List(std::string_view p, bool r) override { return inner_->List(p, r); }
-  Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& p) override { return inner_->DeleteFiles(p); }
-  Result<bool> DeleteDirIfEmpty(std::string_view p) override { return inner_->DeleteDirIfEmpty(p); }
 
  private:
-  std::shared_ptr<Storage> inner_;
   std::function<bool(const std::string&)> when_;
   std::function<void()> hook_;
   bool fired_ = false;

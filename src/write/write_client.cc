@@ -71,6 +71,9 @@ struct WriteState {
   bool check_new_keys = false;
   bool tagged_by_record_index = false;
   bool global_index = false;  ///< the tagging index keeps a key in one partition
+  /// The write can store a key where it was not (upserts, inserts, insert_overwrite): unless it
+  /// tagged globally, a record or secondary index built meanwhile makes it conflict at commit.
+  bool may_add_keys = false;
 };
 
 /// The action of a write's instant: replace operations are replacecommits; every other write is a
@@ -282,6 +285,30 @@ Status CheckNewKeysStillNew(TableContext& ctx, const WriteState& state, const Ti
   return Status::OK();
 }
 
+/// True when the table keeps one copy of each record key, whatever index a writer names: its
+/// metadata table holds a record index (a key → its one place) or this writer wants one built,
+/// or it defines a secondary index (a value → keys). A partitioned index would store a moved key
+/// a second time, an insert a repeated one, and those indexes would keep one copy.
+Result<bool> KeysKeptOnce(TableContext& ctx, const HoodieTableConfig& config) {
+  const auto& built = config.metadata_partitions;
+  if (std::find(built.begin(), built.end(), kMetadataRecordIndex) != built.end()) return true;
+  if (ctx.index_type == "RECORD_INDEX" || ctx.metadata.record_index) return true;
+  return DefinesSecondaryIndex(*ctx.storage, config);
+}
+
+/// A write that placed keys without tagging globally, on a table that gained a record index or
+/// a secondary index since (KeysKeptOnce): it may repeat a key those keep once. Cost: a read of
+/// hoodie.properties (and of the index definitions, where it names them).
+Status CheckKeysKeptOnceSinceTagging(TableContext& ctx, const WriteState& state) {
+  if (!state.may_add_keys || state.global_index) return Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
+  ARROW_ASSIGN_OR_RAISE(bool kept_once, KeysKeptOnce(ctx, config));
+  if (!kept_once) return Status::OK();
+  return CommitConflict("write " + state.instant.time + " placed its records before " + ctx.uri +
+                        " gained a record index or a secondary index, which keep one copy of each key; retry the "
+                        "write");
+}
+
 Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metadata,
               const std::set<FileGroupKey>& touched, MetadataChanges changes = {}) {
   AddWrittenFiles(metadata, &changes);
@@ -303,6 +330,7 @@ Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metada
   ARROW_RETURN_NOT_OK(CheckConflicts(commits, state, touched));
   ARROW_RETURN_NOT_OK(CheckSchemaUnchanged(ctx, commits));
   if (state.check_new_keys) ARROW_RETURN_NOT_OK(CheckNewKeysStillNew(ctx, state, timeline, commits, changes));
+  ARROW_RETURN_NOT_OK(CheckKeysKeptOnceSinceTagging(ctx, state));
   // A clustering scheduled while this write ran.
   ARROW_ASSIGN_OR_RAISE(auto clustering, FileGroupsUnderClustering(ctx, timeline));
   ARROW_RETURN_NOT_OK(CheckNotUnderClustering(clustering, state.instant.time, touched));
@@ -397,17 +425,6 @@ std::shared_ptr<BloomFilterSource> MetadataBloomFilterSource(TableContext& ctx,
   return source;
 }
 
-/// True when the table keeps one copy of each record key, whatever index a writer names: its
-/// metadata table holds a record index (a key → its one place) or this writer wants one built,
-/// or it defines a secondary index (a value → keys). A partitioned index would store a moved key
-/// a second time, an insert a repeated one, and those indexes would keep one copy.
-Result<bool> KeysKeptOnce(TableContext& ctx, const HoodieTableConfig& config) {
-  const auto& built = config.metadata_partitions;
-  if (std::find(built.begin(), built.end(), kMetadataRecordIndex) != built.end()) return true;
-  if (ctx.index_type == "RECORD_INDEX" || ctx.metadata.record_index) return true;
-  return DefinesSecondaryIndex(*ctx.storage, config);
-}
-
 /// The index a write tags with: the one `hoodie.index.type` names, the record index once it is
 /// built. Where KeysKeptOnce, SIMPLE and BLOOM tag in their global form, and the global simple
 /// index tags until a wanted record index is built (at the first commit that wants it). The
@@ -490,13 +507,17 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
   std::vector<std::optional<std::string>> tags;
   TaggingMetrics tagging;
   const bool insert = op == WriteOperation::kInsert || op == WriteOperation::kBulkInsert;
+  const bool overwrite = op == WriteOperation::kInsertOverwrite;  // replaces only its partitions
   bool tag = op == WriteOperation::kUpsert || op == WriteOperation::kDelete;
+  state.may_add_keys = op == WriteOperation::kUpsert || insert || overwrite;
   std::optional<HoodieTableConfig> config;
-  if (tag || insert) {
+  if (tag || insert || overwrite) {
     ARROW_ASSIGN_OR_RAISE(config, HoodieTableConfig::Load(*ctx.storage));
   }
-  // An insert is tagged where the table keeps one copy of each key, to refuse repeating one.
-  if (insert) {
+  // Where the table keeps one copy of each key, an insert is tagged to refuse repeating one, an
+  // insert_overwrite to refuse one stored in a partition it does not replace (the global
+  // index refuses a key found in another partition).
+  if (insert || overwrite) {
     ARROW_ASSIGN_OR_RAISE(tag, KeysKeptOnce(ctx, *config));
   }
   if (tag) {
@@ -506,7 +527,7 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
                    MergedKeysOf(ctx, state.timeline, state.commits)};
     ARROW_ASSIGN_OR_RAISE(tags, index->TagLocations(keys, view, *ctx.storage, *ctx.engine));
     if (insert) ARROW_RETURN_NOT_OK(RefuseStoredKeys(input, tags, ctx));
-    state.check_new_keys = op != WriteOperation::kDelete;
+    state.check_new_keys = op != WriteOperation::kDelete && !overwrite;
     state.tagged_by_record_index = dynamic_cast<RecordIndex*>(index.get()) != nullptr;
     state.global_index = index->global();
     tagging = index->metrics();

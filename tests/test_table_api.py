@@ -762,3 +762,25 @@ def test_a_tiny_first_write_does_not_shrink_the_next_writes_files(tmp_path: Path
     result = t.write(pa.table({"id": list(range(n)), "v": ["x"] * n}, schema=KV), mode=mode)
     assert result["files_written"] <= 4, result["files_written"]
     assert t.to_arrow().num_rows == n + 1
+
+
+def test_ctrl_c_after_a_compactions_last_report_carries_the_note_that_it_completed(table_path: str) -> None:
+    # A Ctrl-C landing after the last progress report (the compaction's complete step) was
+    # raised bare once the call returned: no word that the compaction had completed.
+    import signal
+
+    t = lakeshore.Table.create(table_path, SCHEMA, record_key="id", ordering_field="ver", table_type="mor")
+    t.insert(rows((1, "oslo", 1, "a"), (2, "lima", 1, "b")))
+    t.upsert(rows((1, "oslo", 2, "c")))
+
+    def interrupt_after_the_last_report(phase: str, done: int, total: int, unit: str) -> None:
+        if done == total:  # the kill lands once this returns, while the compaction completes
+            threading.Thread(target=os.kill, args=(os.getpid(), signal.SIGINT)).start()
+
+    with pytest.raises(KeyboardInterrupt) as raised:
+        t.compact(progress=interrupt_after_the_last_report)
+        time.sleep(5)  # not reached when the note is raised by compact() itself
+    notes = getattr(raised.value, "__notes__", [])
+    compacted = any(i["action"] == "commit" and i["state"] == "completed" for i in t.timeline())
+    assert notes, "a bare KeyboardInterrupt"
+    assert any(("it completed" if compacted else "nothing of it is visible") in n for n in notes), notes

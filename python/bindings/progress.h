@@ -52,6 +52,9 @@ class PythonProgress {
   /// GIL held.
   template <typename T>
   T Finish(arrow::Result<T> result, const std::string& completed, const std::string& stopped) {
+    // A Ctrl-C after the last callback (the work past its commit point) is raised here, with
+    // its note, not bare in the caller once this returns.
+    if (!error_.has_value() && PyErr_CheckSignals() != 0) error_.emplace();
     if (error_.has_value()) {
       if (!result.ok() && !result.status().IsCancelled()) RaiseStatus(result.status());
       const std::string& note = result.ok() ? completed : stopped;

@@ -309,3 +309,40 @@ def test_a_table_nested_in_the_table_is_never_vacuumed(tmp_path: Path, outer_for
     for where in nested:
         assert lakeshore.Table.open(str(root / where)).to_arrow(columns=["id"]).column("id").to_pylist() == [7], where
     assert DeltaTable(str(delta_nested)).to_pyarrow_table().column("id").to_pylist() == [8]
+
+
+@pytest.mark.parametrize("marker", ["hoodie.properties.backup", "linked .hoodie", "linked _delta_log"])
+def test_a_nested_table_told_by_a_backup_or_a_link_is_never_vacuumed(tmp_path: Path, marker: str) -> None:
+    # A nested table whose only properties file is the backup Hudi leaves while it rewrites them,
+    # or whose `.hoodie` or `_delta_log` is a link (which a listing does not follow), was taken
+    # for strays and its data files deleted.
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string())])
+    root = tmp_path / "outer"
+    lakeshore.Table.create(str(root), schema, record_key="id", partition_by="p").upsert(
+        pa.table({"id": pa.array([1], pa.int64()), "p": ["k0"]}, schema=schema)
+    )
+    inner = root / "p=k0" / "inner"
+    if marker == "linked _delta_log":
+        elsewhere = tmp_path / "elsewhere"
+        write_deltalake(str(elsewhere), pa.table({"id": [8]}))
+        inner.mkdir(parents=True)
+        for f in elsewhere.glob("*.parquet"):
+            f.rename(inner / f.name)
+        (inner / "_delta_log").symlink_to(elsewhere / "_delta_log")
+    else:
+        t = lakeshore.Table.create(str(inner), schema, record_key="id")
+        t.upsert(pa.table({"id": pa.array([7], pa.int64()), "p": ["x"]}, schema=schema))
+        meta = inner / ".hoodie"
+        if marker == "linked .hoodie":
+            moved = tmp_path / "meta"
+            meta.rename(moved)
+            meta.symlink_to(moved)
+        else:
+            (meta / "hoodie.properties").rename(meta / "hoodie.properties.backup")
+    parquet_file(root / "p=k0" / "stray.parquet")
+    age(root)
+    kept = {f for f in tree(root) if "/inner/" in f and f.endswith(".parquet")}
+    assert kept
+    report = vacuum(root)
+    assert [c["path"] for c in report["candidates"]] == ["p=k0/stray.parquet"]
+    assert kept <= tree(root)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <set>
 
 #include <arrow/array.h>
 #include <arrow/array/concatenate.h>
@@ -60,10 +61,13 @@ void DropNestedTables(std::vector<FileEntry>* entries) {
   std::vector<std::string> roots;
   for (const auto& e : *entries) {
     const std::string& p = e.path;
-    static constexpr std::string_view kHudi = "/.hoodie/hoodie.properties";
+    // A Hudi table's properties, or their backup (all a table holds while Hudi rewrites them).
+    static constexpr std::string_view kHudi[] = {"/.hoodie/hoodie.properties", "/.hoodie/hoodie.properties.backup"};
     static constexpr std::string_view kDelta = "/_delta_log";
-    if (p.size() > kHudi.size() && p.compare(p.size() - kHudi.size(), kHudi.size(), kHudi) == 0) {
-      roots.push_back(p.substr(0, p.size() - kHudi.size()));
+    for (std::string_view marker : kHudi) {
+      if (p.size() > marker.size() && p.compare(p.size() - marker.size(), marker.size(), marker) == 0) {
+        roots.push_back(p.substr(0, p.size() - marker.size()));
+      }
     }
     for (size_t at = p.find(kDelta); at != std::string::npos; at = p.find(kDelta, at + 1)) {
       const size_t end = at + kDelta.size();
@@ -228,6 +232,30 @@ void SortByPath(std::vector<VacuumCandidate>& candidates) {
   }
 }
 
+/// DropNestedTables for the tables whose markers are symbolic links (which a local listing
+/// skips): each folder holding a non-live file, and its ancestors, is asked whether it holds
+/// `.hoodie/hoodie.properties` (or its backup) or `_delta_log`, through the links. Cost: up to
+/// three stats per distinct folder of such files.
+Status DropLinkedNestedTables(Storage& table, std::vector<FileEntry>* entries) {
+  std::set<std::string> folders;
+  for (const auto& e : *entries) {
+    for (std::string dir = ParentPath(e.path); !dir.empty(); dir = ParentPath(dir)) {
+      if (!folders.insert(dir).second) break;  // its ancestors are in already
+    }
+  }
+  std::vector<FileEntry> markers;
+  for (const auto& dir : folders) {
+    for (const char* marker : {"/.hoodie/hoodie.properties", "/.hoodie/hoodie.properties.backup", "/_delta_log"}) {
+      ARROW_ASSIGN_OR_RAISE(auto info, table.GetFileInfo(dir + marker));
+      if (info) markers.push_back(FileEntry{dir + marker, 0, 0, false});
+    }
+  }
+  if (markers.empty()) return Status::OK();
+  entries->insert(entries->end(), markers.begin(), markers.end());
+  DropNestedTables(entries);  // the markers go with their tables
+  return Status::OK();
+}
+
 Result<UntrackedScan> ScanForUntracked(Storage& table, const VacuumOptions& options, const VisibilityRule& rule,
                                        const PathSet& live, int64_t cutoff_ms) {
   std::vector<FileEntry> entries;
@@ -242,6 +270,11 @@ Result<UntrackedScan> ScanForUntracked(Storage& table, const VacuumOptions& opti
   }
   UntrackedScan scan;
   scan.files_listed = static_cast<int64_t>(entries.size()) + in_use;
+  // A local listing skips symbolic links, so a nested table whose `.hoodie` or `_delta_log` is
+  // one was not seen by DropNestedTables: the folders that would hold candidates are asked.
+  if (table.root_uri().rfind("file://", 0) == 0) {
+    ARROW_RETURN_NOT_OK(DropLinkedNestedTables(table, &entries));
+  }
   // A listing names each file once (and keeps none it listed without details); an inventory
   // may repeat one.
   const bool may_repeat = !options.inventory.empty();

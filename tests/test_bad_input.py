@@ -370,3 +370,47 @@ def test_delete_and_upsert_act_on_every_copy_of_a_key_an_insert_stored_twice(tmp
     result = t.delete([2])
     assert result["records_deleted"] == 2
     assert sorted(t.to_arrow(columns=["id", "v"]).to_pylist(), key=lambda r: r["id"]) == [{"id": 1, "v": "one"}]
+
+
+@pytest.mark.parametrize("value", [".hoodie", ".hoodie_partition_metadata", ".", ".."])
+@pytest.mark.parametrize("url_encode", [False, True])
+def test_a_partition_value_naming_the_tables_own_folders_is_refused(
+    tmp_path: Path, value: str, url_encode: bool
+) -> None:
+    # Without hive-style names, the value `.hoodie` put a partition, its files and its
+    # .hoodie_partition_metadata inside the table's metadata folder, which readers listing the
+    # table skip: hudi-rs read a row fewer.
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string())])
+    lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id", partition_by="p")
+    props = tmp_path / "t" / ".hoodie" / "hoodie.properties"  # as Spark writes plain paths
+    text = props.read_text().replace("hive_style_partitioning=true", "hive_style_partitioning=false")
+    props.write_text(
+        text if url_encode else text.replace("partitionpath.urlencode=true", "partitionpath.urlencode=false")
+    )
+    t = lakeshore.Table.open(str(tmp_path / "t"))
+    with pytest.raises(lakeshore.SchemaMismatchError, match="cannot be a folder name"):
+        t.insert(pa.table({"id": [1], "p": [value]}, schema=schema))
+    t.insert(pa.table({"id": [2], "p": ["ok"]}, schema=schema))
+    assert t.to_arrow(columns=["id"]).column("id").to_pylist() == [2]
+    assert not list((tmp_path / "t" / ".hoodie").glob("*.parquet"))
+
+
+@pytest.mark.parametrize("ordering", [0, 9])
+def test_an_insert_packed_into_a_small_file_stores_a_stored_key_again(tmp_path: Path, ordering: int) -> None:
+    # "A key already stored is stored again" held for inserts into new files only: one packed
+    # into a small file holding its key merged into it by the ordering field, so the insert
+    # vanished (a smaller ordering value) or replaced the stored row. Hudi keeps both
+    # (hoodie.merge.allow.duplicate.on.inserts, default true).
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string()), ("ts", pa.int64())])
+    root = tmp_path / "t"
+    t = lakeshore.Table.create(str(root), schema, record_key="id", ordering_field="ts")
+    t.insert(pa.table({"id": [1, 2], "v": ["a", "b"], "ts": [5, 5]}, schema=schema))
+    result = t.insert(pa.table({"id": [1], "v": ["again"], "ts": [ordering]}, schema=schema))
+    assert result["records_inserted"] == 1
+    rows = sorted((r["id"], r["v"]) for r in t.to_arrow(columns=["id", "v"]).to_pylist())
+    assert rows == [(1, "a"), (1, "again"), (2, "b")]
+    import hudi
+
+    batches = hudi.HudiTable(str(root)).read()
+    theirs = pa.Table.from_batches(batches)
+    assert sorted(zip(theirs.column("id").to_pylist(), theirs.column("v").to_pylist(), strict=True)) == rows

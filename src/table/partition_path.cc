@@ -137,6 +137,12 @@ Result<EncodedColumn> EncodeColumn(const arrow::Table& table, const std::string&
     }
     std::string segment = name + (v && !v->empty() ? (style.url_encode ? EscapePartitionValue(*v) : *v)
                                                    : std::string(kNullPartitionValue));
+    // Names the table's own folders and files take: a partition there would be Hudi's metadata
+    // folder (readers listing the table skip it), or the folder itself or its parent.
+    if (segment == "." || segment == ".." || segment == ".hoodie" || segment == ".hoodie_partition_metadata") {
+      return SchemaMismatch("partition field '" + field + "' has the value '" + *v + "', which cannot be a folder name "
+                            "of a table (it is the folder itself, its parent, or a name Hudi keeps for its metadata)");
+    }
     if (segment.size() > kMaxNameBytes) {
       return SchemaMismatch("partition field '" + field + "' has a value whose folder name '" + segment.substr(0, 40) +
                             "...' is " + std::to_string(segment.size()) + " bytes long; file systems allow " +

@@ -49,8 +49,8 @@ struct PartitionedRows {
 /// Assigns every row of `table` its partition path from the partition columns (values in
 /// their canonical string rendering, escaped when `style` url-encodes; null and "" as
 /// kNullPartitionValue, in one partition, as Hudi's key generators lay them out). A value that
-/// cannot be a folder name is refused (kSchemaMismatch): one over 255 bytes, or, unescaped, one
-/// holding '/' or being "." or "..". Vectorized: each column is dictionary-encoded once and only
+/// cannot be a folder name is refused (kSchemaMismatch): one over 255 bytes; unescaped, one
+/// holding '/'; one whose folder would be ".", "..", ".hoodie" or ".hoodie_partition_metadata". Vectorized: each column is dictionary-encoded once and only
 /// the distinct values are rendered.
 Result<PartitionedRows> ComputePartitions(const arrow::Table& table, const std::vector<std::string>& fields,
                                           PartitionStyle style);

@@ -131,6 +131,7 @@ Result<std::shared_ptr<arrow::Buffer>> SerializeFileGroupTask(const FileGroupTas
                {"new_path", p.new_path},
                {"task", p.task},
                {"append_log", p.append_log},
+               {"concat", p.concat},
                {"ordering_field", task.ordering_field},
                {"parquet",
                 {{"row_group_rows", task.parquet.row_group_rows},
@@ -188,6 +189,7 @@ Result<FileGroupTask> ParseFileGroupTask(const std::shared_ptr<arrow::Buffer>& b
   task.plan.new_path = r.String("new_path");
   task.plan.task = r.Int("task");
   task.plan.append_log = r.Bool("append_log");
+  task.plan.concat = r.Bool("concat");
   task.ordering_field = r.String("ordering_field");
   auto parquet = j.find("parquet");
   if (parquet == j.end() || !parquet->is_object()) return bad("no parquet settings");

@@ -31,6 +31,10 @@ struct FileGroupWrite {
   /// Merge-on-read: write the upserts and deletes as a new log file on the latest slice
   /// (new_path) instead of merging them into a new base file.
   bool append_log = false;
+  /// The upserts are inserts packed into a small file: the stored records stay and the rows are
+  /// added beside them, a stored key too (Hudi's hoodie.merge.allow.duplicate.on.inserts,
+  /// default true); no key is matched and no ordering compared.
+  bool concat = false;
   int64_t task = 0;                   ///< this write's index in its instant (commit seqnos)
 };
 

@@ -137,13 +137,17 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
     ARROW_ASSIGN_OR_RAISE(old, old->CombineChunks());
   }
   const int64_t old_rows = old ? old->num_rows() : 0;
-  if (old_rows == 0) {
-    // A new file group (or one whose base is gone): every upsert is an insert, and a delete
-    // finds nothing to remove.
+  if (old_rows == 0 || plan.concat) {
+    // A new file group (or one whose base is gone), or inserts beside the stored records: every
+    // upsert is an insert, and a delete finds nothing to remove.
     stat.num_inserts = static_cast<int64_t>(plan.upserts.size());
     if (stat.num_inserts == 0) return std::optional<WriteStat>();
     ARROW_ASSIGN_OR_RAISE(auto fresh, BuildNewRows(task, plan.upserts, std::string(BaseName(plan.new_path))));
-    return WriteNewBase(storage, plan, *fresh, task.parquet, std::move(stat));
+    if (old_rows == 0) return WriteNewBase(storage, plan, *fresh, task.parquet, std::move(stat));
+    // Kept rows read back as utf8: the new rows join them in that type.
+    ARROW_ASSIGN_OR_RAISE(fresh, ConformToSchema(fresh, task.full_schema, "new rows"));
+    ARROW_ASSIGN_OR_RAISE(auto both, arrow::ConcatenateTables({old, fresh}));
+    return WriteNewBase(storage, plan, *both, task.parquet, std::move(stat));
   }
   // The stored keys are looked up among this task's keys (the smaller side): for each stored
   // row the task row with its key, and for each task row the last stored copy of its key (an

@@ -100,6 +100,9 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
         auto key = std::make_pair(partition, group->file_id);
         auto it = existing.find(key);
         if (it == existing.end()) it = existing.emplace(key, ForExisting(*group)).first;
+        // An insert's rows go beside the stored ones (a stored key is stored again); an upsert's
+        // new keys are new to the group.
+        it->second.concat = op == WriteOperation::kInsert;
         size_t take = std::min<size_t>(static_cast<size_t>(room), rows.size() - next);
         packed.insert(key);
         it->second.upserts.insert(it->second.upserts.end(), rows.begin() + next, rows.begin() + next + take);

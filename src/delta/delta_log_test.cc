@@ -71,6 +71,13 @@ TEST(DeltaProperties, ParsesIntervals) {
   EXPECT_FALSE(ParseIntervalMs("interval 1 month").ok());
   EXPECT_FALSE(ParseIntervalMs("interval seven days").ok());
   EXPECT_FALSE(ParseIntervalMs("interval 7").ok());
+  // Below a millisecond: summed in their own unit, then rounded up (a longer retention keeps
+  // more). They were each read as zero: seven days in microseconds deleted what version 0 needed.
+  EXPECT_EQ(*ParseIntervalMs("interval 604800000000 microseconds"), 7LL * 24 * 3600 * 1000);
+  EXPECT_EQ(*ParseIntervalMs("interval 604800000000000 nanoseconds"), 7LL * 24 * 3600 * 1000);
+  EXPECT_EQ(*ParseIntervalMs("interval 1 microsecond"), 1);
+  EXPECT_EQ(*ParseIntervalMs("interval 1 second 500 microseconds 500 microseconds"), 1001);
+  EXPECT_EQ(*ParseIntervalMs("interval 1500 nanoseconds"), 1);
 }
 
 Result<DeltaSnapshot> Load(DeltaScenario& s) {

@@ -63,30 +63,32 @@ Result<int64_t> ParseIntervalMs(const std::string& text) {
   size_t i = 0;
   if (!words.empty() && words[0] == "interval") i = 1;
   if (i >= words.size()) return Status::Invalid("empty interval '", text, "'");
-  int64_t total = 0;
+  // Summed in nanoseconds (Spark's units go down to microseconds; nanoseconds too), then
+  // rounded up to milliseconds: a retention is never read shorter than it is.
+  __int128 total_ns = 0;
+  constexpr __int128 kLimitNs = static_cast<__int128>(INT64_MAX) * 1000000;
   for (; i < words.size(); i += 2) {
     if (i + 1 >= words.size()) return Status::Invalid("interval '", text, "' has a number without a unit");
     auto parsed = ParseInt64(words[i]);
     if (!parsed) return Status::Invalid("interval '", text, "': '", words[i], "' is not an integer");
-    int64_t n = *parsed;
+    const int64_t n = *parsed;
     std::string unit = words[i + 1];
     if (unit.size() > 1 && unit.back() == 's') unit.pop_back();
-    int64_t scale = 0;
-    if (unit == "week") scale = 7LL * 24 * 3600 * 1000;
-    else if (unit == "day") scale = 24LL * 3600 * 1000;
-    else if (unit == "hour") scale = 3600LL * 1000;
-    else if (unit == "minute") scale = 60LL * 1000;
-    else if (unit == "second") scale = 1000;
-    else if (unit == "millisecond") scale = 1;
-    else if (unit == "microsecond" || unit == "nanosecond") scale = 0;  // below ms resolution
+    int64_t scale_ns = 0;
+    if (unit == "week") scale_ns = 7LL * 24 * 3600 * 1000000000;
+    else if (unit == "day") scale_ns = 24LL * 3600 * 1000000000;
+    else if (unit == "hour") scale_ns = 3600LL * 1000000000;
+    else if (unit == "minute") scale_ns = 60LL * 1000000000;
+    else if (unit == "second") scale_ns = 1000000000;
+    else if (unit == "millisecond") scale_ns = 1000000;
+    else if (unit == "microsecond") scale_ns = 1000;
+    else if (unit == "nanosecond") scale_ns = 1;
     else return Status::Invalid("interval '", text, "': unit '", words[i + 1], "' is not supported");
-    int64_t part = 0;
-    if (__builtin_mul_overflow(n, scale, &part) || __builtin_add_overflow(total, part, &total)) {
-      return Status::Invalid("interval '", text, "' is too long");
-    }
+    total_ns += static_cast<__int128>(n) * scale_ns;  // |n × scale| < 2^63 × 2^60: no overflow
+    if (total_ns > kLimitNs || total_ns < -kLimitNs) return Status::Invalid("interval '", text, "' is too long");
   }
-  if (total < 0) return Status::Invalid("interval '", text, "' is negative");
-  return total;
+  if (total_ns < 0) return Status::Invalid("interval '", text, "' is negative");
+  return static_cast<int64_t>((total_ns + 999999) / 1000000);
 }
 
 Result<int64_t> DeltaSnapshot::TombstoneRetentionMs() const {

@@ -72,7 +72,8 @@ struct Metadata {
 inline constexpr const char* kInterpretedTableProperties[] = {
     "delta.deletedFileRetentionDuration", "delta.enableInCommitTimestamps",
     "delta.universalFormat.enabledFormats", "delta.enableChangeDataFeed",
-    "delta.enableDeletionVectors"};
+    "delta.enableDeletionVectors", "delta.inCommitTimestampEnablementVersion",
+    "delta.inCommitTimestampEnablementTimestamp"};
 
 /// The `commitInfo` action (provenance), reduced to what vacuum's history needs.
 struct CommitInfo {

@@ -524,6 +524,37 @@ TEST(DeltaVacuum, LiteRefusesACommitWithoutItsInCommitTimestamp) {
   EXPECT_TRUE(s.Exists("a.parquet"));
 }
 
+TEST(DeltaVacuum, InCommitTimestampsTurnedOnLaterDateOnlyTheCommitsSinceTheirEnablement) {
+  // Spark records the version in-commit timestamps were turned on at in the metaData of a JSON
+  // commit; the parser kept only the properties it listed, so the older commits (without one)
+  // were taken for corrupt and every lite or real vacuum of the valid table failed.
+  DeltaScenario s("ict_later");
+  s.Create();
+  s.Add("a.parquet");
+  s.Remove("a.parquet");
+  s.Advance(8 * kDayMs);
+  json protocol = {{"minReaderVersion", 1}, {"minWriterVersion", 7}, {"writerFeatures", {"inCommitTimestamp"}}};
+  const int64_t enabled_at = s.version() + 1;
+  json metadata = {{"id", "t"},
+                   {"format", {{"provider", "parquet"}, {"options", json::object()}}},
+                   {"schemaString", R"({"type":"struct","fields":[]})"},
+                   {"partitionColumns", json::array()},
+                   {"configuration",
+                    {{"delta.enableInCommitTimestamps", "true"},
+                     {"delta.inCommitTimestampEnablementVersion", std::to_string(enabled_at)},
+                     {"delta.inCommitTimestampEnablementTimestamp", std::to_string(s.clock()->NowMs())}}}};
+  s.CommitRaw(json{{"commitInfo", {{"inCommitTimestamp", s.clock()->NowMs()}, {"timestamp", s.clock()->NowMs()},
+                                   {"operation", "SET TBLPROPERTIES"}}}}.dump() + "\n" +
+              json{{"protocol", protocol}}.dump() + "\n" + json{{"metaData", metadata}}.dump() + "\n");
+  s.Advance(kDayMs);
+  VacuumOptions lite;
+  lite.mode = VacuumMode::kLite;
+  auto r = s.Vacuum(lite);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(CandidatePaths(*r), std::vector<std::string>{"a.parquet"});
+  EXPECT_FALSE(s.Exists("a.parquet"));
+}
+
 TEST(DeltaVacuum, LiteRefusesWhenTheLogWasCleanedUp) {
   DeltaScenario s("lite_cleaned");
   s.Create();

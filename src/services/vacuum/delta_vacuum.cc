@@ -34,14 +34,23 @@ Status AddIfInside(const std::string& path, const delta::TablePathResolver& path
   return IsError(rel.status(), ErrorKind::kPathOutsideTable) ? Status::OK() : rel.status();
 }
 
-Status AddDvIfInside(const std::optional<delta::DeletionVectorDescriptor>& dv,
-                     const delta::TablePathResolver& paths, PathSet& out) {
+/// The file a deletion vector of data file `owner` names, if any; one outside the table is
+/// none. An undecodable descriptor → kCorruptMetadata naming `owner` and `where` (the log, or
+/// the commit file, the action came from).
+Result<std::optional<std::string>> DeletionVectorFile(const delta::DeletionVectorDescriptor& dv,
+                                                      const std::string& owner, const std::string& where,
+                                                      const delta::TablePathResolver& paths) {
+  auto path = delta::DeletionVectorPath(dv, paths);
+  if (path.ok()) return path;
+  if (IsError(path.status(), ErrorKind::kPathOutsideTable)) return std::optional<std::string>();
+  return CorruptMetadata(where + ": the deletion vector of data file '" + owner + "': " + path.status().message());
+}
+
+Status AddDvIfInside(const std::optional<delta::DeletionVectorDescriptor>& dv, const std::string& owner,
+                     const std::string& where, const delta::TablePathResolver& paths, PathSet& out) {
   if (!dv) return Status::OK();
-  auto path = delta::DeletionVectorPath(*dv, paths);
-  if (!path.ok()) {
-    return IsError(path.status(), ErrorKind::kPathOutsideTable) ? Status::OK() : path.status();
-  }
-  if (*path) out.insert(std::move(**path));
+  ARROW_ASSIGN_OR_RAISE(auto path, DeletionVectorFile(*dv, owner, where, paths));
+  if (path) out.insert(std::move(*path));
   return Status::OK();
 }
 
@@ -126,14 +135,15 @@ Result<std::vector<VacuumCandidate>> LiteCandidates(
     if (!rel.ok() || rule.IsHidden(*rel) || live.count(*rel) || mtime >= cutoff_ms) return;
     if (seen.insert(*rel).second) out.push_back({*rel, size});
   };
-  for (const auto& actions : commits) {
+  for (size_t k = 0; k < commits.size(); ++k) {
+    const auto& actions = commits[k];
     for (const auto& r : actions.removes) {
       int64_t ts = r.deletion_timestamp.value_or(0);
       consider(r.path, r.size.value_or(0), ts);
       if (r.deletion_vector) {
-        auto dv = delta::DeletionVectorPath(*r.deletion_vector, paths);
-        if (!dv.ok() && !IsError(dv.status(), ErrorKind::kPathOutsideTable)) return dv.status();
-        if (dv.ok() && *dv) consider(**dv, r.deletion_vector->size_in_bytes, ts);
+        ARROW_ASSIGN_OR_RAISE(auto dv, DeletionVectorFile(*r.deletion_vector, r.path,
+                                                          DeltaLog::CommitPath(versions[k]), paths));
+        if (dv) consider(*dv, r.deletion_vector->size_in_bytes, ts);
       }
     }
     for (const auto& c : actions.cdc) consider(c.path, c.size, 0);
@@ -179,7 +189,7 @@ Result<PathSet> AddedBetween(const DeltaLog& log, int64_t read_version, int64_t 
     ARROW_ASSIGN_OR_RAISE(auto actions, delta::ReadActionFile(*log.storage(), DeltaLog::CommitPath(v)));
     for (const auto& f : actions.adds) {
       ARROW_RETURN_NOT_OK(AddIfInside(f.path, paths, added));
-      ARROW_RETURN_NOT_OK(AddDvIfInside(f.deletion_vector, paths, added));
+      ARROW_RETURN_NOT_OK(AddDvIfInside(f.deletion_vector, f.path, DeltaLog::CommitPath(v), paths, added));
     }
   }
   return added;
@@ -242,14 +252,17 @@ Result<PathSet> DeltaLiveSet(const DeltaSnapshot& snapshot,
   PathSet live;
   live.reserve(snapshot.active_files.size() * 2);
   const delta::TablePathResolver paths(root_uri);
+  // The snapshot merges the checkpoint and the commits since: its actions name the log.
+  const std::string where = "the Delta log of " + root_uri + " (_delta_log, version " +
+                            std::to_string(snapshot.version) + ")";
   for (const auto& f : snapshot.active_files) {
     ARROW_RETURN_NOT_OK(AddIfInside(f.path, paths, live));
-    ARROW_RETURN_NOT_OK(AddDvIfInside(f.deletion_vector, paths, live));
+    ARROW_RETURN_NOT_OK(AddDvIfInside(f.deletion_vector, f.path, where, paths, live));
   }
   for (const auto& t : snapshot.tombstones) {
     if (t.deletion_timestamp.value_or(0) < cutoff_ms) continue;  // expired
     ARROW_RETURN_NOT_OK(AddIfInside(t.path, paths, live));
-    ARROW_RETURN_NOT_OK(AddDvIfInside(t.deletion_vector, paths, live));
+    ARROW_RETURN_NOT_OK(AddDvIfInside(t.deletion_vector, t.path, where, paths, live));
   }
   return live;
 }

@@ -187,6 +187,29 @@ TEST(DeltaVacuum, DeletionVectorsOfAllStorageTypes) {
   EXPECT_TRUE(s.Exists(dv_u_prefixed));
 }
 
+TEST(DeltaVacuum, AnUndecodableDeletionVectorNamesItsDataFileAndLog) {
+  // The error said only "deletion vector path 'abc' is shorter than a Z85 UUID": no data file,
+  // no log. Full and lite runs name both, and delete nothing.
+  DeltaScenario s("dv_bad");
+  json protocol = {{"minReaderVersion", 3}, {"minWriterVersion", 7},
+                   {"readerFeatures", {"deletionVectors"}}, {"writerFeatures", {"deletionVectors"}}};
+  s.Create({}, json::object(), protocol);
+  s.Put("orphan.parquet");
+  s.Add("a.parquet", DvJson("u", "abc"));
+  s.Advance(8 * kDayMs);
+  for (VacuumMode mode : {VacuumMode::kFull, VacuumMode::kLite}) {
+    VacuumOptions o;
+    o.mode = mode;
+    auto r = s.Vacuum(o);
+    ASSERT_TRUE(IsError(r.status(), ErrorKind::kCorruptMetadata)) << r.status();
+    EXPECT_NE(r.status().message().find("'a.parquet'"), std::string::npos) << r.status();
+    EXPECT_NE(r.status().message().find("_delta_log"), std::string::npos) << r.status();
+    EXPECT_NE(r.status().message().find("shorter than a Z85 UUID"), std::string::npos) << r.status();
+  }
+  EXPECT_TRUE(s.Exists("orphan.parquet"));
+  EXPECT_TRUE(s.Exists("a.parquet"));
+}
+
 TEST(DeltaVacuum, ChangeDataFilesFollowTheirModificationTime) {
   DeltaScenario s("cdc");
   s.Create();

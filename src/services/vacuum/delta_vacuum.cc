@@ -307,11 +307,14 @@ Result<VacuumReport> VacuumDeltaTable(std::shared_ptr<Storage> table, const Vacu
   }
   std::vector<VacuumCandidate> candidates;
   std::vector<std::string> old_empty_folders;
+  // A lite run lists nothing: the files the last full run kept for their youth are still owed.
+  std::optional<int64_t> oldest_young = watermark ? watermark->oldest_young_untracked_ms : std::nullopt;
   if (options.mode == VacuumMode::kFull) {
     ARROW_ASSIGN_OR_RAISE(auto scan, ScanForUntracked(*table, options, rule, live, cutoff_ms));
     report.files_listed = scan.files_listed;
     candidates = std::move(scan.candidates);
     old_empty_folders = std::move(scan.old_empty_folders);
+    oldest_young = scan.oldest_young_untracked_ms;
   } else {
     ARROW_ASSIGN_OR_RAISE(candidates, LiteCandidates(*log, watermark, watermark_version, live, cutoff_ms, rule));
   }
@@ -332,6 +335,7 @@ Result<VacuumReport> VacuumDeltaTable(std::shared_ptr<Storage> table, const Vacu
   } else if (watermark) {
     next.last_full_vacuum_ms = watermark->last_full_vacuum_ms;
   }
+  next.oldest_young_untracked_ms = oldest_young;
   ARROW_RETURN_NOT_OK(WriteVacuumWatermark(*table, next));
   return report;
 }

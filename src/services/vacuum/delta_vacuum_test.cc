@@ -476,6 +476,33 @@ TEST(DeltaVacuum, OptimisticForceFullAfterBound) {
   EXPECT_FALSE(s.Exists("crashed_writer.parquet"));
 }
 
+TEST(DeltaVacuum, OptimisticRunsOnceAFileTooYoungForTheLastFullRunHasAged) {
+  // A full run keeps a non-live file whose mtime is inside the retention: a removed file touched
+  // since (its tombstone long expired), a stray just written. No later commit says anything
+  // about it, so optimistic runs skipped until the force-full bound: log-named garbage stayed.
+  DeltaScenario s("optimistic_young");
+  s.Create();
+  s.Add("a.parquet");
+  s.Remove("a.parquet");
+  s.Advance(8 * kDayMs);
+  s.Stamp("a.parquet");  // touched: its mtime is now
+  s.Put("young_stray.parquet");
+  VacuumOptions o;
+  o.optimistic = true;
+  auto first = MustVacuum(s, o);  // no watermark yet: a full run
+  EXPECT_FALSE(first.skipped);
+  EXPECT_TRUE(s.Exists("a.parquet"));
+  EXPECT_TRUE(s.Exists("young_stray.parquet"));
+  s.Advance(kDayMs);
+  EXPECT_TRUE(MustVacuum(s, o).skipped);  // both still younger than the cutoff
+  s.Advance(7 * kDayMs);
+  auto aged = MustVacuum(s, o);
+  EXPECT_FALSE(aged.skipped) << aged.skip_reason;
+  EXPECT_FALSE(s.Exists("a.parquet"));
+  EXPECT_FALSE(s.Exists("young_stray.parquet"));
+  EXPECT_TRUE(MustVacuum(s, o).skipped);  // nothing young was left
+}
+
 TEST(DeltaVacuum, LiteVacuumUsesTheLogAndPersistsTheWatermark) {
   DeltaScenario s("lite");
   s.Create();

@@ -243,13 +243,16 @@ int64_t CompletionMs(const CompletedCommit& c) {
 /// vacuum? Only instants completed at or after its cutoff (or after it) can matter; of those,
 /// a data write whose planned files all became slices makes nothing deletable (no cleaner runs
 /// in this build, so replaced slices stay live); anything else might.
-std::string WhyRun(const TimelineState& s, int64_t now_ms, std::optional<int64_t> force_full_after_ms) {
+std::string WhyRun(const TimelineState& s, int64_t now_ms, int64_t cutoff_ms, std::optional<int64_t> force_full_after_ms) {
   if (!s.last_vacuum) return "no completed vacuum instant on the timeline";
   const HudiVacuumRecord& v = s.last_record;
   if (force_full_after_ms && (!v.last_full_ms || now_ms - *v.last_full_ms > *force_full_after_ms)) {
     return "the last full vacuum is older than the force-full bound";
   }
   if (v.data_through.empty()) return "the last vacuum instant records no position on the timeline";
+  if (v.oldest_young_untracked_ms && *v.oldest_young_untracked_ms < cutoff_ms) {
+    return "a file the last full vacuum kept for being younger than its cutoff is older than the cutoff now";
+  }
   for (const auto& c : s.commits) {
     bool recent = CompletionMs(c) >= v.cutoff_ms || c.instant.completion_time > v.data_through;
     if (!recent) continue;
@@ -305,7 +308,7 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
   if (options.optimistic) {
     ARROW_ASSIGN_OR_RAISE(auto bound, ForceFullAfterMs(options));
     ARROW_ASSIGN_OR_RAISE(auto recent, LoadRecentState(*table, *options.engine, timeline));
-    std::string why = WhyRun(recent, now_ms, bound);
+    std::string why = WhyRun(recent, now_ms, cutoff_ms, bound);
     if (why.empty()) {
       report.skipped = true;
       report.skip_reason = "no instant since the last vacuum (" + recent.last_vacuum->time +
@@ -324,11 +327,15 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
   VisibilityRule rule{hoodie.partition_fields, false, /*hudi_log_files=*/hoodie.table_version >= 8};
   std::vector<VacuumCandidate> candidates;
   std::vector<std::string> old_empty_folders;
+  // A lite run lists nothing: the files the last full run kept for their youth are still owed.
+  std::optional<int64_t> oldest_young =
+      state.last_vacuum ? state.last_record.oldest_young_untracked_ms : std::nullopt;
   if (options.mode == VacuumMode::kFull) {
     ARROW_ASSIGN_OR_RAISE(auto scan, ScanForUntracked(*table, options, rule, state.live, cutoff_ms));
     report.files_listed = scan.files_listed;
     candidates = std::move(scan.candidates);
     old_empty_folders = std::move(scan.old_empty_folders);
+    oldest_young = scan.oldest_young_untracked_ms;
     ARROW_ASSIGN_OR_RAISE(auto staged, StagedWritesInMetadata(*table, hoodie, cutoff_ms));
     report.files_listed += static_cast<int64_t>(staged.size());
     for (auto& c : staged) candidates.push_back(std::move(c));
@@ -399,6 +406,7 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
   done.dirs_deleted = report.dirs_deleted;
   done.last_full_ms = state.last_vacuum ? state.last_record.last_full_ms : std::nullopt;
   if (options.mode == VacuumMode::kFull) done.last_full_ms = now_ms;
+  done.oldest_young_untracked_ms = oldest_young;
   for (const auto& c : state.commits) {
     if (CompletionMs(c) < cutoff_ms) done.lite_through = std::max(done.lite_through, c.instant.completion_time);
   }

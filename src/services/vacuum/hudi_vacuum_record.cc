@@ -15,6 +15,7 @@ std::string HudiVacuumRecord::ToJson() const {
             {"bytes_deleted", bytes_deleted},
             {"dirs_deleted", dirs_deleted}};
   if (last_full_ms) j["last_full_ms"] = *last_full_ms;
+  if (oldest_young_untracked_ms) j["oldest_young_untracked_ms"] = *oldest_young_untracked_ms;
   return j.dump();
 }
 
@@ -48,6 +49,9 @@ Result<HudiVacuumRecord> HudiVacuumRecord::FromJson(std::string_view text, const
   int64_t last_full = 0;
   ARROW_ASSIGN_OR_RAISE(bool has_last_full, int_field("last_full_ms", &last_full, false));
   if (has_last_full) r.last_full_ms = last_full;
+  int64_t oldest_young = 0;
+  ARROW_ASSIGN_OR_RAISE(bool has_young, int_field("oldest_young_untracked_ms", &oldest_young, false));
+  if (has_young) r.oldest_young_untracked_ms = oldest_young;
   ARROW_RETURN_NOT_OK(int_field("files_deleted", &r.files_deleted, false).status());
   ARROW_RETURN_NOT_OK(int_field("bytes_deleted", &r.bytes_deleted, false).status());
   ARROW_RETURN_NOT_OK(int_field("dirs_deleted", &r.dirs_deleted, false).status());

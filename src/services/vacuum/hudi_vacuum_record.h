@@ -24,6 +24,10 @@ struct HudiVacuumRecord {
   std::string data_through;
   /// Outcome: when the last full (listing) vacuum ran, this one included (ms); none yet → nullopt.
   std::optional<int64_t> last_full_ms;
+  /// Outcome: the oldest mtime of a file the last full run kept only for being younger than its
+  /// cutoff (UntrackedScan::oldest_young_untracked_ms): an optimistic run runs once the cutoff
+  /// passes it.
+  std::optional<int64_t> oldest_young_untracked_ms;
   /// Outcome: the newest completion time lite mode has covered (instants older than the cutoff).
   std::string lite_through;
   /// Outcome: what was deleted.

@@ -414,6 +414,34 @@ TEST(HudiVacuum, OptimisticSkipReadsOnlyWhatHappenedSinceTheLastVacuum) {
   EXPECT_TRUE(IsError(full.status(), ErrorKind::kCorruptMetadata)) << full.status();
 }
 
+TEST(HudiVacuum, OptimisticRunsOnceAFileTooYoungForTheLastFullRunHasAged) {
+  // A stray the last full run kept for its youth: no instant will say it aged, so optimistic
+  // runs skipped it until the force-full bound.
+  HudiScenario s("ls_vacuum_young_optimistic");
+  s.Upsert({{1, "a", 1, "x"}});
+  const std::string stray = "part=x/stray.parquet";
+  ASSERT_TRUE(s.storage->WriteString(stray, "junk").ok());
+  ASSERT_TRUE(s.storage->SetModificationTimeForTesting(stray, s.clock->NowMs()).ok());
+  VacuumOptions o;
+  o.optimistic = true;
+  auto first = s.Vacuum(o);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_FALSE(first->skipped);
+  EXPECT_TRUE(s.Exists(stray));
+  s.clock->Set(s.clock->NowMs() + kDayMs);
+  auto young = s.Vacuum(o);
+  ASSERT_TRUE(young.ok()) << young.status();
+  EXPECT_TRUE(young->skipped);  // still younger than the retention
+  s.clock->Set(s.clock->NowMs() + 7 * kDayMs);
+  auto aged = s.Vacuum(o);
+  ASSERT_TRUE(aged.ok()) << aged.status();
+  EXPECT_FALSE(aged->skipped) << aged->skip_reason;
+  EXPECT_FALSE(s.Exists(stray));
+  auto after = s.Vacuum(o);
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_TRUE(after->skipped);
+}
+
 TEST(HudiVacuum, AWriteCompletingWhileTheTimelineIsReadKeepsItsFiles) {
   // A clustering or a compaction that completes between the vacuum's listing of the timeline
   // and its read of the markers: it was pending when listed (its completed file unseen), its

@@ -40,6 +40,9 @@ Result<OptimisticDecision> DecideOptimistic(const delta::DeltaLog& log,
       (!w.last_full_vacuum_ms || now_ms - *w.last_full_vacuum_ms > *force_full_after_ms)) {
     return Run("the last full vacuum is older than the force-full bound");
   }
+  if (w.oldest_young_untracked_ms && *w.oldest_young_untracked_ms < cutoff_ms) {
+    return Run("a file the last full vacuum kept for being younger than its cutoff is older than the cutoff now");
+  }
   if (*w.snapshot_version > snapshot.version) {
     return Run("the log is older than the last vacuum's version (table replaced?)");
   }

@@ -280,7 +280,12 @@ Result<UntrackedScan> ScanForUntracked(Storage& table, const VacuumOptions& opti
   const bool may_repeat = !options.inventory.empty();
   PathSet seen;
   for (auto& e : entries) {
-    if (e.mtime_ms >= cutoff_ms) continue;  // too young: a writer may be about to commit it
+    if (e.mtime_ms >= cutoff_ms) {  // too young: a writer may be about to commit it
+      if (!e.is_dir && !live.contains(e.path)) {
+        scan.oldest_young_untracked_ms = std::min(scan.oldest_young_untracked_ms.value_or(e.mtime_ms), e.mtime_ms);
+      }
+      continue;
+    }
     if (e.is_dir) {
       scan.old_empty_folders.push_back(std::move(e.path));
     } else if (!live.contains(e.path) && (!may_repeat || seen.insert(e.path).second)) {

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -69,6 +70,9 @@ struct UntrackedScan {
   int64_t files_listed = 0;
   std::vector<VacuumCandidate> candidates;     ///< visible, untracked, older than the cutoff
   std::vector<std::string> old_empty_folders;  ///< listed empty folders older than the cutoff
+  /// The oldest mtime of a visible, untracked file kept for being younger than the cutoff: an
+  /// optimistic run must not skip once the cutoff passes it (no commit will say it aged).
+  std::optional<int64_t> oldest_young_untracked_ms;
 };
 
 /// Puts candidates in path order, the order a report lists them in. O(n) when they already

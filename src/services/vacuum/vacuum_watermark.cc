@@ -25,6 +25,7 @@ Result<std::optional<VacuumWatermark>> ReadVacuumWatermark(Storage& table) {
   w.cutoff_ms = OptionalInt(doc, "lakeshoreCutoffMs");
   w.vacuum_time_ms = OptionalInt(doc, "lakeshoreVacuumTimeMs");
   w.last_full_vacuum_ms = OptionalInt(doc, "lakeshoreLastFullVacuumMs");
+  w.oldest_young_untracked_ms = OptionalInt(doc, "lakeshoreOldestYoungUntrackedMs");
   return std::optional<VacuumWatermark>(w);
 }
 
@@ -38,6 +39,7 @@ Status WriteVacuumWatermark(Storage& table, const VacuumWatermark& w) {
   put("lakeshoreCutoffMs", w.cutoff_ms);
   put("lakeshoreVacuumTimeMs", w.vacuum_time_ms);
   put("lakeshoreLastFullVacuumMs", w.last_full_vacuum_ms);
+  put("lakeshoreOldestYoungUntrackedMs", w.oldest_young_untracked_ms);
   return table.WriteString(kLastVacuumInfoPath, doc.dump());
 }
 

@@ -26,6 +26,9 @@ struct VacuumWatermark {
   /// When the run happened, and when the last full (listing) run happened (ms).
   std::optional<int64_t> vacuum_time_ms;
   std::optional<int64_t> last_full_vacuum_ms;
+  /// The oldest mtime of a file the last full run kept only for being too young
+  /// (UntrackedScan::oldest_young_untracked_ms): an optimistic run runs once the cutoff passes it.
+  std::optional<int64_t> oldest_young_untracked_ms;
 };
 
 /// Reads the watermark; a missing file is nullopt. An unreadable or malformed file is also

@@ -4,6 +4,7 @@ nothing of it visible) and disjoint writes (both commit)."""
 from __future__ import annotations
 
 import multiprocessing as mp
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -352,3 +353,37 @@ def test_writer_processes_inserting_overlapping_new_keys_store_each_key_once(tmp
     assert set(ids) == written
     for r in rows:
         assert any(d.get(r["id"]) == r["who"] for _, d in out.values()), r
+
+
+@pytest.mark.parametrize("table_type", ["cow", "mor"])
+@pytest.mark.parametrize("indexed", [False, True])
+def test_a_write_that_read_a_write_rolled_back_meanwhile_conflicts(
+    tmp_path: Path, table_type: str, indexed: bool
+) -> None:
+    # An upsert began after W completed, so it merged into W's file; W was rolled back while the
+    # upsert ran, and the upsert then committed that file: W's records were visible again.
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+
+    def rows(ids: list[int], v: str) -> pa.Table:
+        return pa.table({"id": pa.array(ids, pa.int64()), "v": [v] * len(ids)}, schema=schema)
+
+    path = str(tmp_path / "t")
+    props = {"hoodie.metadata.enable": "true", "hoodie.index.type": "RECORD_INDEX"} if indexed else {}
+    t = lakeshore.Table.create(path, schema, record_key="id", table_type=table_type, properties=props)
+    t.insert(rows([1, 2, 3, 4], "seed"))
+    w = t.upsert(rows([1], "W"))["instant_time"]
+    writer, other = lakeshore.Table.open(path), lakeshore.Table.open(path)
+    rolled: list[str] = []
+
+    def roll_back_w(phase: str, done: int, total: int, unit: str) -> None:
+        if phase == "committing" and not rolled:
+            rolled.append(other.rollback(w))
+
+    with pytest.raises(lakeshore.CommitConflictError, match="rolled back|undid"):
+        writer.upsert(rows([2], "U"), progress=roll_back_w)
+    assert rolled
+    got = {r["id"]: r["v"] for r in lakeshore.Table.open(path).to_arrow(columns=["id", "v"]).to_pylist()}
+    assert got == {1: "seed", 2: "seed", 3: "seed", 4: "seed"}
+    writer.upsert(rows([2], "U"))  # the retry reads the table as it is
+    got = {r["id"]: r["v"] for r in lakeshore.Table.open(path).to_arrow(columns=["id", "v"]).to_pylist()}
+    assert got == {1: "seed", 2: "U", 3: "seed", 4: "seed"}

@@ -155,8 +155,35 @@ Result<bool> MetadataPartitionBuilt(TableContext& ctx, const char* partition) {
   return std::find(list.begin(), list.end(), partition) != list.end();
 }
 
+/// A rollback or restore completed meanwhile that undid an instant this write's view held, in a
+/// file group the write changed: the write merged the undone records and would bring them back.
+Status CheckViewNotUndone(const std::vector<CompletedCommit>& commits, const WriteState& state,
+                          const std::set<FileGroupKey>& touched) {
+  for (const auto& c : commits) {
+    if (c.instant.completion_time <= state.base_completion) continue;
+    std::vector<std::string> undone;
+    if (c.metadata.rollback) undone.push_back(c.metadata.rollback->target.time);
+    if (c.metadata.restore) {
+      for (const auto& t : c.metadata.restore->targets) undone.push_back(t.time);
+    }
+    for (const auto& time : undone) {
+      for (const auto& seen : state.commits) {
+        if (seen.instant.time != time) continue;
+        for (const auto& stat : seen.metadata.write_stats) {
+          if (touched.count({stat.partition, stat.file_id}) == 0) continue;
+          return CommitConflict("write " + state.instant.time + " read file group " + stat.file_id + " in partition '" +
+                                stat.partition + "' as " + time + " wrote it, which " + c.instant.action + " " +
+                                c.instant.time + " rolled back meanwhile; retry the write");
+        }
+      }
+    }
+  }
+  return Status::OK();
+}
+
 Status CheckConflicts(const std::vector<CompletedCommit>& commits, const WriteState& state,
                       const std::set<FileGroupKey>& touched) {
+  ARROW_RETURN_NOT_OK(CheckViewNotUndone(commits, state, touched));
   for (const auto& c : commits) {
     if (!CompletedMeanwhile(c, state)) continue;  // a schema change meanwhile: CheckSchemaUnchanged
     for (const auto& stat : c.metadata.write_stats) {

@@ -414,3 +414,15 @@ def test_an_insert_packed_into_a_small_file_stores_a_stored_key_again(tmp_path: 
     batches = hudi.HudiTable(str(root)).read()
     theirs = pa.Table.from_batches(batches)
     assert sorted(zip(theirs.column("id").to_pylist(), theirs.column("v").to_pylist(), strict=True)) == rows
+
+
+@pytest.mark.parametrize("lease", ["1", "1000", "4999"])
+def test_a_lock_lease_too_short_to_commit_is_refused_up_front(tmp_path: Path, lease: str) -> None:
+    # A commit keeps a second of the lease in hand: a lease of a second or less was accepted and
+    # then every write failed with LockTimeoutError, even alone on the table.
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    with pytest.raises(lakeshore.InvalidArgumentError, match="write.lock.lease_ms.*5000"):
+        lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id", properties={"write.lock.lease_ms": lease})
+    t = lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id", properties={"write.lock.lease_ms": "5000"})
+    t.upsert(pa.table({"id": pa.array([1], pa.int64()), "v": ["a"]}, schema=schema))
+    assert t.to_arrow(columns=["id"]).column("id").to_pylist() == [1]

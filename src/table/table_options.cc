@@ -23,6 +23,16 @@ Status IsADurationMs(const int64_t& v) {
   if (v <= 0 || v > kMaxMs) return Status::Invalid("must be from 1 ms to 100 years (", kMaxMs, " ms), got ", v);
   return Status::OK();
 }
+/// A lock lease: a commit checks that at least a second of it is left (LockGuard::CheckHeld), so
+/// a shorter lease could never commit.
+Status IsALeaseMs(const int64_t& v) {
+  constexpr int64_t kMinLeaseMs = 5000;
+  if (v < kMinLeaseMs || v > kMaxMs) {
+    return Status::Invalid("must be from ", kMinLeaseMs, " ms (a commit keeps a second of the lease in hand) to 100 "
+                           "years (", kMaxMs, " ms), got ", v);
+  }
+  return Status::OK();
+}
 /// A count of missed heartbeats: 0 to 1000 (the interval times it stays within int64).
 Status IsAMissCount(const int64_t& v) {
   if (v < 0 || v > 1000) return Status::Invalid("must be from 0 to 1000, got ", v);
@@ -54,7 +64,7 @@ const ConfigOption<int64_t> kHeartbeatTolerableMisses{
     IsAMissCount};
 const ConfigOption<int64_t> kLockLeaseMs{
     "write.lock.lease_ms", 60000,
-    "Lease of the table lock; an unreleased lock expires after it (at most 100 years).", IsADurationMs};
+    "Lease of the table lock; an unreleased lock expires after it (5 s to 100 years).", IsALeaseMs};
 const ConfigOption<int64_t> kLockWaitTimeoutMs{
     "write.lock.wait_timeout_ms", 120000, "How long a writer waits for the table lock (at most 100 years).",
     IsADurationMs};

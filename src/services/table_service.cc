@@ -133,6 +133,10 @@ Status CompleteService(TableContext& ctx, InstantLifecycle& lifecycle, const Com
   if (!completed.replaced_file_ids.empty()) {
     changes.list_keys = [&ctx, &completed](MetadataChanges* c) { return AddRelocatedKeys(ctx, completed, c); };
   }
+  // A resumed service whose earlier attempt died between its metadata deltacommit and its own
+  // completion: that deltacommit (never counted, its instant pending) goes before this one is
+  // written at the same time. Nothing when there is none.
+  ARROW_RETURN_NOT_OK(RollbackMetadataInstant(ctx, time, *guard));
   ARROW_ASSIGN_OR_RAISE(std::string metadata_latest, UpdateMetadataTable(ctx, time, changes, timeline, *guard));
   auto bytes = ctx.EncodeInstant(lifecycle.instant(), InstantState::kCompleted, completed);
   Status done = bytes.ok() ? lifecycle.Complete(std::max(LatestTime({&timeline}), metadata_latest), *bytes, *ctx.clock,

@@ -24,11 +24,15 @@ int table_counter = 0;
 /// update and a delete on top, and the oracle of every completed write.
 using SmallFiles = testing::RecordedTable;
 
-SmallFiles MakeSmallFiles(TableType type) {
+SmallFiles MakeSmallFiles(TableType type, bool metadata_table = false) {
   SmallFiles h("clustering_" + std::to_string(table_counter++));
   auto config = testing::PeopleConfig();
   config.table_type = type;
   config.properties["write.small_file_limit_bytes"] = "0";
+  if (metadata_table) {
+    config.properties["hoodie.metadata.enable"] = "true";
+    config.properties["hoodie.metadata.record.index.enable"] = "true";
+  }
   auto table = *Table::Create(h.uri, config, h.Options());
   for (int i = 0; i < 3; ++i) {
     h.Record(*table, table->Write(WriteOperation::kInsert,
@@ -123,9 +127,14 @@ TEST_P(ClustererTest, RollingBackACompletedClusteringGivesTheGroupsBackToWriters
 }
 
 TEST_P(ClustererTest, EveryCrashPointLeavesReadsUnchangedAndTheNextClusteringFinishes) {
+  // With a metadata table too: a crash after the clustering's metadata deltacommit completed
+  // and before its replacecommit did left a clustering no later call could finish ("instant
+  // already exists on the timeline"), its file groups closed to updates for good.
+  for (bool metadata_table : {false, true}) {
+  SCOPED_TRACE(metadata_table ? "with a metadata table" : "without a metadata table");
   int64_t calls = 0;
   {
-    SmallFiles h = MakeSmallFiles(GetParam());
+    SmallFiles h = MakeSmallFiles(GetParam(), metadata_table);
     auto counter = *FaultInjectionStorage::Make(h.storage, 0, FaultMode::kCrash);
     ASSERT_OK(h.Open(counter)->Cluster().status());
     calls = counter->mutating_calls();
@@ -133,7 +142,7 @@ TEST_P(ClustererTest, EveryCrashPointLeavesReadsUnchangedAndTheNextClusteringFin
   ASSERT_GT(calls, 4);
   for (int64_t k = 1; k <= calls; ++k) {
     SCOPED_TRACE("crash at mutating call " + std::to_string(k));
-    SmallFiles h = MakeSmallFiles(GetParam());
+    SmallFiles h = MakeSmallFiles(GetParam(), metadata_table);
     const auto before = BaseFiles(*h.storage);
     auto crashed = h.Open(*FaultInjectionStorage::Make(h.storage, k, FaultMode::kCrash))->Cluster();
     h.clock->Advance(3600 * 1000);  // past the crashed process's lock lease and heartbeat
@@ -154,6 +163,7 @@ TEST_P(ClustererTest, EveryCrashPointLeavesReadsUnchangedAndTheNextClusteringFin
       }
     }
     EXPECT_EQ(new_files, 2);
+  }
   }
 }
 

@@ -387,3 +387,33 @@ def test_a_write_that_read_a_write_rolled_back_meanwhile_conflicts(
     writer.upsert(rows([2], "U"))  # the retry reads the table as it is
     got = {r["id"]: r["v"] for r in lakeshore.Table.open(path).to_arrow(columns=["id", "v"]).to_pylist()}
     assert got == {1: "seed", 2: "U", 3: "seed", 4: "seed"}
+
+
+def test_an_upsert_whose_record_index_a_concurrent_overwrite_drops_conflicts(tmp_path: Path) -> None:
+    # insert_overwrite drops the record index (the next write rebuilds it). An upsert tagging
+    # with it meanwhile failed with CorruptMetadataError ("has no file groups"): the table was
+    # fine, and a retry committed.
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string()), ("v", pa.string())])
+
+    def rows(ids: list[int], v: str) -> pa.Table:
+        return pa.table(
+            {"id": pa.array(ids, pa.int64()), "p": [f"p{i % 2}" for i in ids], "v": [v] * len(ids)}, schema=schema
+        )
+
+    path = str(tmp_path / "t")
+    props = {"hoodie.metadata.enable": "true", "hoodie.index.type": "RECORD_INDEX"}
+    t = lakeshore.Table.create(path, schema, record_key="id", partition_by="p", properties=props)
+    t.insert(rows(list(range(10)), "seed"))
+    writer, other = lakeshore.Table.open(path), lakeshore.Table.open(path)
+    fired: list[str] = []
+
+    def overwrite_meanwhile(phase: str, done: int, total: int, unit: str) -> None:
+        if not fired:
+            fired.append(other.insert_overwrite(rows([0, 2], "OW"))["instant_time"])
+
+    try:
+        writer.upsert(rows([1, 3, 100], "U"), progress=overwrite_meanwhile)
+    except lakeshore.CommitConflictError:
+        writer.upsert(rows([1, 3, 100], "U"))  # the retry
+    got = {r["id"]: r["v"] for r in lakeshore.Table.open(path).to_arrow(columns=["id", "v"]).to_pylist()}
+    assert got[1] == got[3] == got[100] == "U" and got[0] == got[2] == "OW"

@@ -549,10 +549,21 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
   }
   if (tag) {
     progress.Report("tagging", 0, 1, "batches");
+    ARROW_ASSIGN_OR_RAISE(config, HoodieTableConfig::Load(*ctx.storage));  // as it is now
     ARROW_ASSIGN_OR_RAISE(auto index, ChooseIndex(ctx, *config, state.timeline));
     KeysToTag keys{&input.partitions, &input.record_keys, input.rows, ValidDataInstants(state.timeline),
                    MergedKeysOf(ctx, state.timeline, state.commits)};
-    ARROW_ASSIGN_OR_RAISE(tags, index->TagLocations(keys, view, *ctx.storage, *ctx.engine));
+    auto tagged = index->TagLocations(keys, view, *ctx.storage, *ctx.engine);
+    if (!tagged.ok() && dynamic_cast<RecordIndex*>(index.get()) != nullptr) {
+      // A replace operation (or drop_index) that dropped the record index while it was read is
+      // a concurrent change, not damage.
+      ARROW_ASSIGN_OR_RAISE(bool still_built, MetadataPartitionBuilt(ctx, kMetadataRecordIndex));
+      if (!still_built) {
+        return CommitConflict("write " + state.instant.time + " tagged its records with the record index of " +
+                              ctx.uri + ", which another writer dropped meanwhile; retry the write");
+      }
+    }
+    ARROW_ASSIGN_OR_RAISE(tags, std::move(tagged));
     if (insert) ARROW_RETURN_NOT_OK(RefuseStoredKeys(input, tags, ctx));
     state.check_new_keys = op != WriteOperation::kDelete && !overwrite;
     state.tagged_by_record_index = dynamic_cast<RecordIndex*>(index.get()) != nullptr;

@@ -76,14 +76,12 @@ Result<std::vector<const FileGroup*>> PruneByColumnStats(TableContext& ctx, cons
   pruning->groups_in = static_cast<int64_t>(all_groups.size());
   if (filter.empty() || all_groups.empty()) return all_groups;
   ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
-  const auto& built = config.metadata_partitions;
-  auto is_built = [&](const char* p) { return std::find(built.begin(), built.end(), p) != built.end(); };
   std::vector<const FileGroup*> groups = all_groups;
-  if (latest && is_built(kPartitionStatsPartition)) {
+  if (latest && config.HasMetadataPartition(kPartitionStatsPartition)) {
     pruning->used_partition_stats = true;
     ARROW_ASSIGN_OR_RAISE(groups, PruneByPartitionStats(ctx, timeline, groups, filter, pruning));
   }
-  if (!is_built(kColumnStatsPartition) || groups.empty()) return groups;
+  if (!config.HasMetadataPartition(kColumnStatsPartition) || groups.empty()) return groups;
   pruning->used = true;
   // The files each group's read opens: its base file, and its log files unless read-optimized.
   std::vector<std::vector<std::string>> names(groups.size());

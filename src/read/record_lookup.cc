@@ -77,9 +77,7 @@ Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
   ARROW_RETURN_NOT_OK(CheckStoredKeysMatchOurs(ctx));
   ARROW_ASSIGN_OR_RAISE(auto record_keys, ComputeRecordKeys(*conformed, config.record_key_fields, complex));
 
-  const bool has_record_index =
-      ctx.hoodie && std::find(ctx.hoodie->metadata_partitions.begin(), ctx.hoodie->metadata_partitions.end(),
-                              "record_index") != ctx.hoodie->metadata_partitions.end();
+  const bool has_record_index = ctx.hoodie && ctx.hoodie->HasMetadataPartition("record_index");
   const std::vector<std::string_view> wanted = StringViews(*record_keys);  // views into record_keys
   // Where each asked-for key lives, from the record index (answers in the keys' order) or from
   // a scan; then one row per key.

@@ -2,6 +2,8 @@
 // HoodieTableConfig), for table versions 6, 8 and 9.
 #pragma once
 
+#include <algorithm>
+
 #include <memory>
 #include <string>
 #include <string_view>
@@ -76,6 +78,11 @@ struct HoodieTableConfig {
   std::string create_schema;  ///< Avro schema JSON; "" when absent
   std::vector<std::string> metadata_partitions;           ///< completed MDT partitions
   std::vector<std::string> metadata_partitions_inflight;  ///< MDT partitions being built
+
+  /// True when `partition` is a completed metadata table partition (listed, not in flight).
+  bool HasMetadataPartition(std::string_view partition) const {
+    return std::find(metadata_partitions.begin(), metadata_partitions.end(), partition) != metadata_partitions.end();
+  }
 
   /// Parses and checks a hoodie.properties document: Java properties syntax, Hudi's checksum,
   /// a known table version (6, 8, 9) and type, and a base file format of PARQUET. Missing keys

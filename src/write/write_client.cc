@@ -151,8 +151,7 @@ bool CompletedMeanwhile(const CompletedCommit& c, const WriteState& state) {
 /// True when hoodie.properties (read now) lists metadata partition `partition` as built.
 Result<bool> MetadataPartitionBuilt(TableContext& ctx, const char* partition) {
   ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
-  const auto& list = config.metadata_partitions;
-  return std::find(list.begin(), list.end(), partition) != list.end();
+  return config.HasMetadataPartition(partition);
 }
 
 /// A rollback or restore completed meanwhile that undid an instant this write's view held, in a
@@ -317,8 +316,7 @@ Status CheckNewKeysStillNew(TableContext& ctx, const WriteState& state, const Ti
 /// or it defines a secondary index (a value → keys). A partitioned index would store a moved key
 /// a second time, an insert a repeated one, and those indexes would keep one copy.
 Result<bool> KeysKeptOnce(TableContext& ctx, const HoodieTableConfig& config) {
-  const auto& built = config.metadata_partitions;
-  if (std::find(built.begin(), built.end(), kMetadataRecordIndex) != built.end()) return true;
+  if (config.HasMetadataPartition(kMetadataRecordIndex)) return true;
   if (ctx.index_type == "RECORD_INDEX" || ctx.metadata.record_index) return true;
   return DefinesSecondaryIndex(*ctx.storage, config);
 }
@@ -458,11 +456,7 @@ std::shared_ptr<BloomFilterSource> MetadataBloomFilterSource(TableContext& ctx,
 /// metadata state is read from hoodie.properties now, not as the table was opened.
 Result<std::unique_ptr<Index>> ChooseIndex(TableContext& ctx, const HoodieTableConfig& config,
                                            const Timeline& timeline) {
-  const auto built = [&](const char* partition) {
-    const auto& list = config.metadata_partitions;
-    return std::find(list.begin(), list.end(), partition) != list.end();
-  };
-  if (ctx.index_type == "RECORD_INDEX" && built(kMetadataRecordIndex)) {
+  if (ctx.index_type == "RECORD_INDEX" && config.HasMetadataPartition(kMetadataRecordIndex)) {
     return std::unique_ptr<Index>(std::make_unique<RecordIndex>(ctx.storage));
   }
   bool global = ctx.index_type.rfind("GLOBAL_", 0) == 0;
@@ -472,7 +466,7 @@ Result<std::unique_ptr<Index>> ChooseIndex(TableContext& ctx, const HoodieTableC
   if (ctx.index_type == "BLOOM" || ctx.index_type == "GLOBAL_BLOOM") {
     BloomIndexSettings settings;
     settings.filter_memory_bytes = ctx.bloom_filter_memory_bytes;
-    if (ctx.bloom_use_metadata && built(kMetadataBloomFilters)) {
+    if (ctx.bloom_use_metadata && config.HasMetadataPartition(kMetadataBloomFilters)) {
       settings.metadata = MetadataBloomFilterSource(ctx, ValidDataInstants(timeline));
     }
     return std::unique_ptr<Index>(std::make_unique<BloomIndex>(std::move(settings), global));
@@ -537,20 +531,18 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
   const bool overwrite = op == WriteOperation::kInsertOverwrite;  // replaces only its partitions
   bool tag = op == WriteOperation::kUpsert || op == WriteOperation::kDelete;
   state.may_add_keys = op == WriteOperation::kUpsert || insert || overwrite;
-  std::optional<HoodieTableConfig> config;
-  if (tag || insert || overwrite) {
-    ARROW_ASSIGN_OR_RAISE(config, HoodieTableConfig::Load(*ctx.storage));
-  }
   // Where the table keeps one copy of each key, an insert is tagged to refuse repeating one, an
   // insert_overwrite to refuse one stored in a partition it does not replace (the global
   // index refuses a key found in another partition).
   if (insert || overwrite) {
-    ARROW_ASSIGN_OR_RAISE(tag, KeysKeptOnce(ctx, *config));
+    ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
+    ARROW_ASSIGN_OR_RAISE(tag, KeysKeptOnce(ctx, config));
   }
   if (tag) {
     progress.Report("tagging", 0, 1, "batches");
-    ARROW_ASSIGN_OR_RAISE(config, HoodieTableConfig::Load(*ctx.storage));  // as it is now
-    ARROW_ASSIGN_OR_RAISE(auto index, ChooseIndex(ctx, *config, state.timeline));
+    // The metadata table's state as it is now, after the report (a concurrent build or drop).
+    ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
+    ARROW_ASSIGN_OR_RAISE(auto index, ChooseIndex(ctx, config, state.timeline));
     KeysToTag keys{&input.partitions, &input.record_keys, input.rows, ValidDataInstants(state.timeline),
                    MergedKeysOf(ctx, state.timeline, state.commits)};
     auto tagged = index->TagLocations(keys, view, *ctx.storage, *ctx.engine);

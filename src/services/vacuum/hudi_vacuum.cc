@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <set>
 #include <unordered_set>
 
@@ -39,6 +40,8 @@ struct TimelineState {
   /// The last completed vacuum, if any, and its record (the watermark).
   std::optional<Instant> last_vacuum;
   HudiVacuumRecord last_record;
+  /// The decoded instants: a second look at the timeline reads only what completed since.
+  std::shared_ptr<CommitMetadataCache> commit_cache = std::make_shared<CommitMetadataCache>();
 };
 
 /// Vacuum's own timeline: its watermarks, as JSON instants in a folder Hudi never reads (Hudi's
@@ -113,8 +116,7 @@ Result<TimelineState> LoadTimelineState(Storage& table, Engine& engine, Timeline
                                         const HoodieTableConfig& config) {
   TimelineState s;
   s.timeline = std::move(timeline);
-  CommitMetadataCache cache;
-  ARROW_ASSIGN_OR_RAISE(auto active, cache.LoadCompleted(table, engine, s.timeline));
+  ARROW_ASSIGN_OR_RAISE(auto active, s.commit_cache->LoadCompleted(table, engine, s.timeline));
   s.commits = std::move(active);
   if (config.timeline_layout_version >= 2) {
     ArchivedCommits archive;
@@ -197,23 +199,21 @@ Result<TimelineState> LoadRecentState(Storage& table, Engine& engine, const Time
   return s;
 }
 
-/// Every file named by the instants `latest` holds completed and `seen` did not: writes and
+/// Every file named by the instants `latest` holds completed and `state` did not: writes and
 /// services pending when the vacuum listed the timeline that completed since. Their markers may
 /// have been deleted before the vacuum read them, and Hudi's clustering and compaction inflight
-/// files name no files, so nothing else kept what they wrote. Cost: those instants' files.
-Result<std::set<std::string>> FilesCompletedSince(Storage& table, Engine& engine, const Timeline& seen,
+/// files name no files, so nothing else kept what they wrote. Cost: those instants' files (the
+/// state's cache holds the others).
+Result<std::set<std::string>> FilesCompletedSince(Storage& table, Engine& engine, const TimelineState& state,
                                                   const Timeline& latest) {
   std::set<std::string> done_before;
-  for (const auto& i : seen.instants()) {
+  for (const auto& i : state.timeline.instants()) {
     if (i.is_completed()) done_before.insert(i.time);
   }
-  std::vector<Instant> since;
-  for (const auto& i : latest.instants()) {
-    if (i.is_completed() && !done_before.count(i.time)) since.push_back(i);
-  }
-  ARROW_ASSIGN_OR_RAISE(auto commits, LoadCommitsOf(table, engine, latest.location(), since));
+  ARROW_ASSIGN_OR_RAISE(auto commits, state.commit_cache->LoadCompleted(table, engine, latest));
   std::set<std::string> files;
   for (const auto& c : commits) {
+    if (done_before.count(c.instant.time)) continue;
     for (const auto& stat : c.metadata.write_stats) {
       if (!stat.path.empty()) files.insert(stat.path);
     }
@@ -374,7 +374,7 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
     // Under the lock, no instant completes until the deletes are planned; one that was pending
     // when the timeline was read keeps its files (writes started since wrote files younger than
     // the cutoff).
-    ARROW_ASSIGN_OR_RAISE(auto completed_since, FilesCompletedSince(*table, *options.engine, state.timeline, latest));
+    ARROW_ASSIGN_OR_RAISE(auto completed_since, FilesCompletedSince(*table, *options.engine, state, latest));
     std::erase_if(report.candidates, [&](const VacuumCandidate& c) { return completed_since.count(c.path) > 0; });
     ARROW_ASSIGN_OR_RAISE(auto latest_vacuums, Timeline::Load(*table, kVacuumTimeline));
     ARROW_ASSIGN_OR_RAISE(

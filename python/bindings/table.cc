@@ -45,6 +45,32 @@ auto WithoutGil(Fn&& fn) {
   }
 }
 
+/// WithoutGil for a change to the table (`what`: "index build", "restore", ...) that takes no
+/// progress callback and so runs to its end: a Ctrl-C pressed meanwhile is raised once it
+/// returns, noting that the change completed (the CLI said "interrupted" and nothing more,
+/// although the change had been made).
+template <typename Fn>
+auto Completing(const char* what, Fn&& fn) {
+  auto noted = [what](auto&& value) {
+    if (PyErr_CheckSignals() != 0) {
+      nb::python_error interrupt;
+      const std::string note = std::string("lakeshore: the ") + what +
+                               " had already started, cannot be stopped midway, and completed";
+      if (nb::hasattr(interrupt.value(), "add_note")) interrupt.value().attr("add_note")(note);
+      interrupt.restore();
+      throw nb::python_error();
+    }
+    return std::forward<decltype(value)>(value);
+  };
+  using R = decltype(fn());
+  if constexpr (std::is_same_v<R, arrow::Status>) {
+    WithoutGil(std::forward<Fn>(fn));
+    noted(0);
+  } else {
+    return noted(WithoutGil(std::forward<Fn>(fn)));
+  }
+}
+
 nb::dict SavepointDict(const SavepointView& s) {
   nb::dict d;
   d["instant_time"] = s.instant_time;
@@ -321,14 +347,14 @@ void BindTable(nb::module_& m) {
       .def(
           "create_index",
           [](Table& t, const std::string& name, const std::string& column) {
-            WithoutGil([&] { return t.CreateIndex(name, column); });
+            Completing("index build", [&] { return t.CreateIndex(name, column); });
           },
           nb::arg("name"), nb::arg("column") = "",
           "Builds the metadata table's partition `name` (files, record_index, bloom_filters, column_stats, or "
           "secondary_index_<name> on `column`). Releases the GIL.")
       .def(
           "drop_index",
-          [](Table& t, const std::string& name) { WithoutGil([&] { return t.DropIndex(name); }); },
+          [](Table& t, const std::string& name) { Completing("index drop", [&] { return t.DropIndex(name); }); },
           nb::arg("name"), "Drops the metadata table's partition `name`. Releases the GIL.")
       .def(
           "lookup",
@@ -380,12 +406,12 @@ void BindTable(nb::module_& m) {
       .def(
           "create_savepoint",
           [](Table& t, const std::string& instant, const std::string& user, const std::string& comment) {
-            return SavepointDict(WithoutGil([&] { return t.CreateSavepoint(instant, user, comment); }));
+            return SavepointDict(Completing("savepoint", [&] { return t.CreateSavepoint(instant, user, comment); }));
           },
           nb::arg("instant"), nb::arg("user"), nb::arg("comment"), "Savepoints a completed write instant.")
       .def(
           "delete_savepoint",
-          [](Table& t, const std::string& instant) { WithoutGil([&] { return t.DeleteSavepoint(instant); }); },
+          [](Table& t, const std::string& instant) { Completing("savepoint deletion", [&] { return t.DeleteSavepoint(instant); }); },
           nb::arg("instant"), "Removes the savepoint of an instant.")
       .def(
           "savepoints",
@@ -401,7 +427,7 @@ void BindTable(nb::module_& m) {
             ArchiveOptions options;
             options.keep_min_commits = keep_min;
             options.keep_max_commits = keep_max;
-            ArchiveResult r = WithoutGil([&] { return t.Archive(options); });
+            ArchiveResult r = Completing("archive", [&] { return t.Archive(options); });
             nb::dict d;
             d["archived_instants"] = nb::cast(r.archived_instants);
             d["metadata_archived_instants"] = nb::cast(r.metadata_archived_instants);
@@ -425,22 +451,22 @@ void BindTable(nb::module_& m) {
            "rolled_back_instants, duration_ms).")
       .def(
           "rollback",
-          [](Table& t, const std::string& instant) { return WithoutGil([&] { return t.Rollback(instant); }); },
+          [](Table& t, const std::string& instant) { return Completing("rollback", [&] { return t.Rollback(instant); }); },
           nb::arg("instant"), "Rolls back the latest completed write; returns the rollback instant's time.")
       .def(
           "evolve_schema",
           [](Table& t, nb::handle schema_capsule) {
             auto schema = ImportSchemaCapsule(schema_capsule);
-            WithoutGil([&] { return t.EvolveSchema(schema); });
+            Completing("schema change", [&] { return t.EvolveSchema(schema); });
           },
           nb::arg("schema"), "Changes the table's schema (add nullable columns, widen, reorder).")
       .def(
           "restore",
-          [](Table& t, const std::string& savepoint) { return WithoutGil([&] { return t.Restore(savepoint); }); },
+          [](Table& t, const std::string& savepoint) { return Completing("restore", [&] { return t.Restore(savepoint); }); },
           nb::arg("savepoint"), "Restores the table to a savepoint; returns the restore instant's time.")
       .def(
           "rollback_failed_writes",
-          [](Table& t) { return WithoutGil([&] { return t.RollbackFailedWrites(); }); },
+          [](Table& t) { return Completing("rollback of failed writes", [&] { return t.RollbackFailedWrites(); }); },
           "Rolls back every failed write (pending, heartbeat expired); returns their instant "
           "times.");
 }

@@ -20,6 +20,7 @@
 #include "table/meta_columns.h"
 #include "actions/table_context.h"
 #include "services/metadata/metadata_writer.h"
+#include "services/metadata/indexing_instant.h"
 #include "write/rollback.h"
 #include "write/write_client.h"
 
@@ -175,16 +176,24 @@ Table::Table(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Table::~Table() = default;
 
 namespace {
+/// The metadata partitions Lakeshore keeps current itself: listed in flight, they are its own
+/// builds, which the next writer settles.
+bool KeptCurrentByLakeshore(const std::string& p) {
+  return p == kMetadataFiles || p == kMetadataRecordIndex || p == kMetadataBloomFilters || p == kMetadataColumnStats ||
+         p == kMetadataPartitionStats;
+}
+
 /// Refuses writes this build cannot make Hudi-correct on `hoodie`; OK for the tables it writes.
-std::optional<std::string> WhyNotWritable(const HoodieTableConfig& hoodie) {
+/// `own_builds`: the partitions of Lakeshore builds left pending (a crash), which the next
+/// writer settles.
+std::optional<std::string> WhyNotWritable(const HoodieTableConfig& hoodie, const std::vector<std::string>& own_builds) {
   if (hoodie.table_version != 8 && hoodie.table_version != 9) {
     return "table version " + std::to_string(hoodie.table_version) + " (this build writes versions 8 and 9)";
   }
   // Lakeshore keeps the files and record_index partitions current and drops the others at its
   // first write; a partition another writer is building (Hudi's async indexer) is left alone.
   for (const auto& p : hoodie.metadata_partitions_inflight) {
-    if (p != kMetadataFiles && p != kMetadataRecordIndex && p != kMetadataBloomFilters && p != kMetadataColumnStats &&
-        p != kMetadataPartitionStats) {
+    if (!KeptCurrentByLakeshore(p) && std::find(own_builds.begin(), own_builds.end(), p) == own_builds.end()) {
       return "a table whose metadata partition '" + p + "' is being built by another writer";
     }
   }
@@ -210,6 +219,8 @@ std::optional<std::string> WhyNotWritable(const HoodieTableConfig& hoodie) {
 
 Result<std::shared_ptr<Table>> Table::Create(const std::string& uri, TableConfig config, TableOpenOptions options) {
   ARROW_RETURN_NOT_OK(config.Validate());
+  // hoodie.table.name is required: a table created without one could not be opened again.
+  if (config.name.empty()) return Status::Invalid("a table needs a name (hoodie.table.name); got an empty one");
   // The schema as Hudi stores it (Avro): every reader of the table sees these types.
   config.schema = format::NormalizeForHudi(*config.schema);
   const std::string record = format::AvroSafeName(config.name);
@@ -269,7 +280,18 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOpti
     ARROW_RETURN_NOT_OK(ValidateProperties(overrides, table_options::All()));
     for (const auto& [k, v] : options.properties) ctx.config.properties[k] = v;
   }
-  ctx.read_only_reason = WhyNotWritable(hoodie);
+  // A partition in flight that Lakeshore does not keep current itself (a secondary index) may
+  // be a crashed build of its own, told by its pending indexing instant.
+  std::vector<std::string> own_builds;
+  if (std::any_of(hoodie.metadata_partitions_inflight.begin(), hoodie.metadata_partitions_inflight.end(),
+                  [](const std::string& p) { return !KeptCurrentByLakeshore(p); })) {
+    auto timeline = ctx.LoadTimeline();
+    if (timeline.ok()) {
+      auto builds = PartitionsOfPendingLakeshoreBuilds(ctx, *timeline);
+      if (builds.ok()) own_builds = std::move(*builds);
+    }
+  }
+  ctx.read_only_reason = WhyNotWritable(hoodie, own_builds);
   if (!ctx.read_only_reason && ctx.has_unread_archive) {
     ctx.read_only_reason = "a table with archived instants (" + hoodie.archive_folder +
                            "), whose commits this build does not read yet";
@@ -337,6 +359,12 @@ Status Table::CreateIndex(const std::string& name, const std::string& column) {
   std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
   ARROW_ASSIGN_OR_RAISE(auto guard, impl_->ctx.Lock().Acquire("build an index"));
   guard->KeepAlive();  // a build reads the whole table: it may outlast one lease
+  {
+    // A write past its decision is completed first: built without it, the index would miss its
+    // keys once it is rolled forward.
+    ARROW_ASSIGN_OR_RAISE(auto timeline, impl_->ctx.LoadTimeline());
+    ARROW_RETURN_NOT_OK(RollForwardDecidedWrites(impl_->ctx, timeline).status());
+  }
   // What the table lists now: an undo of a failed build keeps these.
   auto [before, before_inflight] = MetadataPartitions();
   if (secondary) {

@@ -112,6 +112,14 @@ Result<std::shared_ptr<arrow::Array>> CastChunk(const std::shared_ptr<arrow::Arr
                                                 const arrow::compute::CastOptions& options) {
   ARROW_ASSIGN_OR_RAISE(auto lists, ListViewsAsLists(chunk->data()));
   auto source = arrow::MakeArray(lists);
+  if (source->type_id() == arrow::Type::DICTIONARY && type->id() != arrow::Type::DICTIONARY) {
+    // The dictionary cast first, then its values taken: Arrow 25 decodes no dictionary of view
+    // values (polars exports a Categorical as dictionary<string_view>), and this casts each
+    // distinct value once.
+    const auto& dictionary = static_cast<const arrow::DictionaryArray&>(*source);
+    ARROW_ASSIGN_OR_RAISE(auto values, CastChunk(dictionary.dictionary(), type, options));
+    ARROW_ASSIGN_OR_RAISE(source, arrow::compute::Take(*values, *dictionary.indices()));
+  }
   std::shared_ptr<arrow::Array> cast = source;
   if (!source->type()->Equals(*type)) {
     ARROW_ASSIGN_OR_RAISE(cast, arrow::compute::Cast(*source, type, options));
@@ -161,6 +169,56 @@ Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(const std::shared_ptr<ar
     chunks.push_back(std::move(cast));
   }
   return arrow::ChunkedArray::Make(std::move(chunks), type);
+}
+
+namespace {
+bool IsScalarValueType(const arrow::DataType& type) {
+  return arrow::is_numeric(type.id()) || arrow::is_decimal(type.id()) || type.id() == arrow::Type::BOOL ||
+         arrow::is_temporal(type.id());
+}
+
+/// The first row where `a` and `b` (same length and chunking) differ by `equal`, else -1.
+Result<int64_t> FirstDifference(const arrow::ChunkedArray& a, const arrow::ChunkedArray& b,
+                                const arrow::EqualOptions& equal) {
+  int64_t base = 0;
+  for (int c = 0; c < a.num_chunks(); ++c) {
+    const auto& x = *a.chunk(c);
+    const auto& y = *b.chunk(c);
+    if (x.length() != y.length()) return Status::Invalid("a cast changed a chunk's length");
+    if (!x.Equals(y, equal)) {
+      for (int64_t r = 0; r < x.length(); ++r) {
+        if (!x.RangeEquals(r, r + 1, r, y, equal)) return base + r;
+      }
+    }
+    base += x.length();
+  }
+  return -1;
+}
+
+std::string ValueAt(const arrow::ChunkedArray& column, int64_t row) {
+  auto scalar = column.GetScalar(row);
+  return scalar.ok() ? (*scalar)->ToString() : std::string("?");
+}
+}  // namespace
+
+Status CheckCastKeepsValues(const std::shared_ptr<arrow::ChunkedArray>& from,
+                            const std::shared_ptr<arrow::ChunkedArray>& cast) {
+  if (!IsScalarValueType(*from->type()) || !IsScalarValueType(*cast->type())) return Status::OK();
+  if (from->num_chunks() != cast->num_chunks()) return Status::Invalid("a cast changed the column's chunks");
+  ARROW_ASSIGN_OR_RAISE(auto back, CastColumn(cast, from->type()));
+  const auto equal = arrow::EqualOptions::Defaults().nans_equal(true);
+  int64_t changed = -1;
+  if (arrow::is_floating(from->type()->id()) && arrow::is_floating(cast->type()->id())) {
+    // Rounding to the narrower float is what storing it means; overflowing to infinity is not.
+    ARROW_ASSIGN_OR_RAISE(auto finite_before, arrow::compute::CallFunction("is_finite", {from}));
+    ARROW_ASSIGN_OR_RAISE(auto finite_after, arrow::compute::CallFunction("is_finite", {back}));
+    ARROW_ASSIGN_OR_RAISE(changed, FirstDifference(*finite_before.chunked_array(), *finite_after.chunked_array(), equal));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(changed, FirstDifference(*from, *back, equal));
+  }
+  if (changed < 0) return Status::OK();
+  return Status::Invalid("the value ", ValueAt(*from, changed), " (row ", changed, ") would be stored as ",
+                         ValueAt(*cast, changed), ", which loses information");
 }
 
 }  // namespace lakeshore

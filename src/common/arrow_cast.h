@@ -26,6 +26,16 @@ Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(
     const std::shared_ptr<arrow::ChunkedArray>& column, const std::shared_ptr<arrow::DataType>& type,
     const arrow::compute::CastOptions& options = arrow::compute::CastOptions::Safe());
 
+/// kInvalid naming the first changed value when `cast` (CastColumn of `from`, chunk for chunk)
+/// does not hold `from`'s values. Arrow's safe cast still rounds a double into a decimal's
+/// scale, drops a timestamp's time of day into a date and takes any non-zero integer as true:
+/// casts between numbers, decimals, booleans and temporal types are checked by casting back and
+/// comparing (NaN equal to NaN). A float narrowed to a smaller float may round, as every float
+/// write does, but not overflow to infinity. Casts from strings (parsed) and of nested types
+/// are not checked here. Cost: one cast back and one comparison of the column.
+Status CheckCastKeepsValues(const std::shared_ptr<arrow::ChunkedArray>& from,
+                            const std::shared_ptr<arrow::ChunkedArray>& cast);
+
 /// Everything `reader` yields, as one table, each chunk validated structurally (Arrow's
 /// Validate: buffer sizes and child lengths against the lengths, O(chunks), not O(rows)): data
 /// handed in through the Arrow C interface is not checked by anyone before us, and a buffer

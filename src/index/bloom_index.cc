@@ -32,13 +32,14 @@ constexpr int64_t kAssumedFilterBytes = 512 << 10;
 
 }  // namespace
 
-Result<std::vector<std::optional<std::string>>> BloomIndex::TagLocations(const KeysToTag& keys,
+Result<KeyLocations> BloomIndex::TagLocations(const KeysToTag& keys,
                                                                          const FileSystemView& view,
                                                                          Storage& storage, Engine& engine) {
   StartMetrics(keys);
   ARROW_RETURN_NOT_OK(CheckKeysUnique(keys));
   const auto& record_keys = *keys.record_keys;
-  std::vector<std::optional<std::string>> out(record_keys.size());
+  KeyLocations out;
+  out.file_ids.resize(record_keys.size());
 
   // Level 1: key ranges.
   std::map<std::string, std::vector<int64_t>> rows_by_partition;
@@ -185,7 +186,7 @@ Result<std::vector<std::optional<std::string>>> BloomIndex::TagLocations(const K
     metrics_.false_positives += static_cast<int64_t>(to_read[i]->passed.size() - hits[i].size());
     for (int64_t r : hits[i]) {
       ARROW_RETURN_NOT_OK(CheckSamePartition(keys, r, to_read[i]->group->partition));
-      out[static_cast<size_t>(r)] = to_read[i]->group->file_id;
+      out.Add(r, to_read[i]->group->file_id);
     }
   }
   FinishMetrics(out);

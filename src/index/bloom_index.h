@@ -46,7 +46,7 @@ class BloomIndex : public Index {
     if (global()) return settings_.metadata ? "global_bloom_metadata" : "global_bloom";
     return settings_.metadata ? "bloom_metadata" : "bloom";
   }
-  Result<std::vector<std::optional<std::string>>> TagLocations(const KeysToTag& keys, const FileSystemView& view,
+  Result<KeyLocations> TagLocations(const KeysToTag& keys, const FileSystemView& view,
                                                                Storage& storage, Engine& engine) override;
 
  private:

@@ -34,6 +34,28 @@ struct KeysToTag {
   MergedSliceKeys merged_slice_keys;
 };
 
+/// What tagging found of a batch's keys.
+struct KeyLocations {
+  /// For each row, the file id of the live file group of its scope that holds its key, or
+  /// nullopt for a new record; indexed like the full arrays (rows not asked for stay nullopt).
+  std::vector<std::optional<std::string>> file_ids;
+  /// (row, file id) of each further live file group of the row's partition that holds the row's
+  /// key: a key inserted twice (insert and bulk_insert store a repeated key again) can live in
+  /// several. An update or a delete applies to each copy, as Hudi's simple and bloom indexes
+  /// (a join of the batch's keys with the stored ones) tag every one.
+  std::vector<std::pair<int64_t, std::string>> more_copies;
+
+  /// Records that group `file_id` holds row `r`'s key.
+  void Add(int64_t r, const std::string& file_id) {
+    auto& tag = file_ids[static_cast<size_t>(r)];
+    if (!tag) {
+      tag = file_id;
+    } else if (*tag != file_id) {
+      more_copies.emplace_back(r, file_id);
+    }
+  }
+};
+
 /// A record-location index. Implementations: the simple index (reads the key column of the
 /// candidate files) and the record index (the metadata table's key → location map).
 class Index {
@@ -41,10 +63,9 @@ class Index {
   virtual ~Index() = default;
   virtual const char* name() const = 0;
 
-  /// For each row of `keys.rows`, the file id of the live file group in the record's
-  /// partition that holds its key, or nullopt for a new record. The result is indexed like
-  /// the full arrays (rows not asked for stay nullopt). Must never miss a stored key.
-  virtual Result<std::vector<std::optional<std::string>>> TagLocations(
+  /// For each row of `keys.rows`, the live file groups in the record's scope that hold its
+  /// key (none for a new record). Must never miss a stored key, nor a stored copy of one.
+  virtual Result<KeyLocations> TagLocations(
       const KeysToTag& keys, const FileSystemView& view, Storage& storage, Engine& engine) = 0;
 
   /// What the last TagLocations call did (index name, files pruned per level, filters loaded,
@@ -111,10 +132,10 @@ class Index {
     metrics_.keys = static_cast<int64_t>(keys.rows.size());
     started_ = std::chrono::steady_clock::now();
   }
-  /// Ends them: the keys `tags` found, the time since StartMetrics.
-  void FinishMetrics(const std::vector<std::optional<std::string>>& tags) {
+  /// Ends them: the keys `found` holds, the time since StartMetrics.
+  void FinishMetrics(const KeyLocations& found) {
     metrics_.found = 0;
-    for (const auto& tag : tags) metrics_.found += tag.has_value();
+    for (const auto& tag : found.file_ids) metrics_.found += tag.has_value();
     metrics_.duration_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started_).count();
   }

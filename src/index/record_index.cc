@@ -17,11 +17,12 @@ Result<std::unique_ptr<Index>> MakeIndex(const std::string& type) {
   return Status::Invalid("unknown index type '", type, "'");
 }
 
-Result<std::vector<std::optional<std::string>>> RecordIndex::TagLocations(const KeysToTag& keys,
+Result<KeyLocations> RecordIndex::TagLocations(const KeysToTag& keys,
                                                                           const FileSystemView& view, Storage&,
                                                                           Engine& engine) {
   const auto& record_keys = *keys.record_keys;
-  std::vector<std::optional<std::string>> out(record_keys.size());
+  KeyLocations out;
+  out.file_ids.resize(record_keys.size());
   StartMetrics(keys);
   ARROW_RETURN_NOT_OK(CheckKeysUnique(keys));
   std::vector<std::string_view> wanted;  // views of the batch's keys, which outlive the lookup
@@ -42,7 +43,7 @@ Result<std::vector<std::optional<std::string>>> RecordIndex::TagLocations(const 
                              "', which the table does not hold live; rebuild the index (lakeshore index drop, then "
                              "build)");
     }
-    out[static_cast<size_t>(r)] = location.file_id;
+    out.file_ids[static_cast<size_t>(r)] = location.file_id;  // one location per key
   }
   FinishMetrics(out);
   return out;

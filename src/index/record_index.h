@@ -14,7 +14,7 @@ namespace lakeshore {
 class RecordIndex : public Index {
  public:
   const char* name() const override { return "record_index"; }
-  Result<std::vector<std::optional<std::string>>> TagLocations(const KeysToTag& keys, const FileSystemView& view,
+  Result<KeyLocations> TagLocations(const KeysToTag& keys, const FileSystemView& view,
                                                                Storage& storage, Engine& engine) override;
   /// Tagging needs the table's storage as a shared pointer (the metadata table is a sub-tree).
   explicit RecordIndex(std::shared_ptr<Storage> table) : Index(/*global=*/true), table_(std::move(table)) {}

@@ -13,10 +13,11 @@
 
 namespace lakeshore {
 
-Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
+Result<KeyLocations> SimpleIndex::TagLocations(
     const KeysToTag& keys, const FileSystemView& view, Storage& storage, Engine& engine) {
   const auto& record_keys = *keys.record_keys;
-  std::vector<std::optional<std::string>> out(record_keys.size());
+  KeyLocations out;
+  out.file_ids.resize(record_keys.size());
   StartMetrics(keys);
   ARROW_RETURN_NOT_OK(CheckKeysUnique(keys));
 
@@ -93,7 +94,7 @@ Result<std::vector<std::optional<std::string>>> SimpleIndex::TagLocations(
   for (size_t i = 0; i < probes.size(); ++i) {
     for (int64_t r : hits[i]) {
       ARROW_RETURN_NOT_OK(CheckSamePartition(keys, r, probes[i].group->partition));
-      out[r] = probes[i].group->file_id;
+      out.Add(r, probes[i].group->file_id);
     }
   }
   FinishMetrics(out);

@@ -14,7 +14,7 @@ class SimpleIndex : public Index {
  public:
   explicit SimpleIndex(bool global = false) : Index(global) {}
   const char* name() const override { return global() ? "global_simple" : "simple"; }
-  Result<std::vector<std::optional<std::string>>> TagLocations(const KeysToTag& keys,
+  Result<KeyLocations> TagLocations(const KeysToTag& keys,
                                                                const FileSystemView& view,
                                                                Storage& storage, Engine& engine) override;
 };

@@ -1,6 +1,7 @@
 #include "read/file_slice_reader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <vector>
 
@@ -8,10 +9,12 @@
 #include <arrow/array/util.h>
 #include <arrow/builder.h>
 #include <arrow/compute/api.h>
+#include <arrow/util/decimal.h>
 
 #include "io/base_file.h"
 #include "index/key_lookup.h"
 #include "io/log_file.h"
+#include "table/file_naming.h"
 #include "table/meta_columns.h"
 
 namespace lakeshore {
@@ -20,24 +23,45 @@ namespace {
 constexpr const char* kIsDeleted = "_hoodie_is_deleted";
 
 /// An ordering value, comparable within its kind. Hudi's default ordering value (a record or
-/// delete without one) is the integer 0.
+/// delete without one) is the integer 0; a record whose ordering field is null orders below
+/// every value (Hudi's DefaultHoodieRecordPayload: a null stored value gives way, a null
+/// incoming one loses), as the copy-on-write merge ranks it (StableRanks).
 struct Ordering {
-  enum Kind { kInt, kDouble, kString } kind = kInt;
+  enum Kind { kInt, kDouble, kString, kDecimal, kNull } kind = kInt;
   int64_t i = 0;
   double d = 0;
   std::string s;
   bool is_default = true;
+  arrow::Decimal128 decimal;  ///< kDecimal, at `scale` (one scale per table: sources are conformed)
+  int32_t scale = 0;
 
-  /// -1, 0, 1; nullopt when the kinds cannot be compared.
+  /// -1, 0, 1; nullopt when the kinds cannot be compared. Doubles compare as Java's
+  /// Double.compareTo (Hudi's): NaN above every number, equal to itself.
   std::optional<int> Compare(const Ordering& o) const {
+    if (kind == kNull || o.kind == kNull) return kind == o.kind ? 0 : (kind == kNull ? -1 : 1);
     if (kind == kString || o.kind == kString) {
       if (kind != o.kind) return std::nullopt;
       return s < o.s ? -1 : (s > o.s ? 1 : 0);
     }
     if (kind == kInt && o.kind == kInt) return i < o.i ? -1 : (i > o.i ? 1 : 0);
-    const double a = kind == kInt ? static_cast<double>(i) : d;
-    const double b = o.kind == kInt ? static_cast<double>(o.i) : o.d;
+    if (kind == kDecimal && o.kind == kDecimal && scale == o.scale) {
+      return decimal < o.decimal ? -1 : (decimal > o.decimal ? 1 : 0);
+    }
+    const double a = AsDouble(), b = o.AsDouble();
+    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) == std::isnan(b) ? 0 : (std::isnan(a) ? 1 : -1);
     return a < b ? -1 : (a > b ? 1 : 0);
+  }
+
+ private:
+  double AsDouble() const {
+    switch (kind) {
+      case kInt:
+        return static_cast<double>(i);
+      case kDecimal:
+        return decimal.ToDouble(scale);
+      default:
+        return d;
+    }
   }
 };
 
@@ -87,7 +111,8 @@ struct OrderingColumn {
   std::shared_ptr<arrow::Array> values;  ///< null when the table has no ordering field
 
   Ordering At(int64_t r) const {
-    if (values == nullptr || values->IsNull(r)) return Ordering{};
+    if (values == nullptr) return Ordering{};
+    if (values->IsNull(r)) return Ordering{Ordering::kNull};
     switch (kind) {
       case Ordering::kDouble:
         return Ordering{Ordering::kDouble, 0, static_cast<const arrow::DoubleArray&>(*values).Value(r), {}, false};
@@ -98,6 +123,15 @@ struct OrderingColumn {
         const int64_t v = static_cast<const arrow::Int64Array&>(*values).Value(r);
         return Ordering{Ordering::kInt, v, 0, {}, v == 0};
       }
+      case Ordering::kDecimal: {
+        Ordering o{Ordering::kDecimal};
+        o.is_default = false;
+        o.decimal = arrow::Decimal128(static_cast<const arrow::Decimal128Array&>(*values).GetValue(r));
+        o.scale = static_cast<const arrow::Decimal128Type&>(*values->type()).scale();
+        return o;
+      }
+      case Ordering::kNull:
+        break;
     }
     return Ordering{};
   }
@@ -108,7 +142,10 @@ Result<OrderingColumn> Orderings(const arrow::Table& table, const std::string& f
   auto column = table.GetColumnByName(field);
   if (field.empty() || column == nullptr) return out;
   const auto& type = *column->type();
-  if (arrow::is_floating(type.id()) || arrow::is_decimal(type.id())) {
+  if (type.id() == arrow::Type::DECIMAL128) {  // exactly: a double rounds beyond 15 digits
+    out.kind = Ordering::kDecimal;
+    ARROW_ASSIGN_OR_RAISE(out.values, Combine(*column));
+  } else if (arrow::is_floating(type.id()) || arrow::is_decimal(type.id())) {
     out.kind = Ordering::kDouble;
     ARROW_ASSIGN_OR_RAISE(out.values, CombinedColumn(table, field, arrow::float64()));
   } else if (arrow::is_string(type.id()) || arrow::is_binary_like(type.id())) {
@@ -238,6 +275,23 @@ class Merger {
   std::vector<Kept> log_;
 };
 
+/// kCorruptMetadata when log file `path`, of a visible instant of a table whose log files are
+/// written whole, holds a corrupt stretch: it was truncated or overwritten after its commit, and
+/// skipping the stretch would silently undo committed updates and deletes.
+Status CheckWrittenWhole(Storage& storage, const std::string& path, const std::vector<LogFileBlock>& blocks,
+                         const SliceReadSpec& spec) {
+  if (!spec.log_files_written_whole) return Status::OK();
+  const bool damaged = std::any_of(blocks.begin(), blocks.end(),
+                                   [](const LogFileBlock& b) { return b.type == format::LogBlockType::kCorrupt; });
+  if (!damaged) return Status::OK();
+  const auto name = ParseDataFileName(BaseName(path));
+  if (!name || !spec.instant_is_visible(name->instant_time)) return Status::OK();
+  return CorruptMetadata("log file " + storage.root_uri() + "/" + path + " of completed instant " + name->instant_time +
+                         " is damaged: part of it is no Hudi log block (truncated or overwritten after its commit), "
+                         "and its committed records cannot be read; restore the file from a copy, or restore the "
+                         "table to a savepoint before " + name->instant_time);
+}
+
 }  // namespace
 
 Result<std::shared_ptr<arrow::Table>> ReadFileSlice(Storage& storage, const FileSlice& slice, const SliceReadSpec& spec) {
@@ -273,6 +327,7 @@ Result<std::shared_ptr<arrow::Table>> ReadFileSlice(Storage& storage, const File
   std::vector<std::string> block_files;
   for (const auto& path : slice.log_files) {
     ARROW_ASSIGN_OR_RAISE(auto file_blocks, ReadLogFile(storage, path));
+    ARROW_RETURN_NOT_OK(CheckWrittenWhole(storage, path, file_blocks, spec));
     for (auto& b : file_blocks) {
       blocks.push_back(std::move(b));
       block_files.push_back(path);

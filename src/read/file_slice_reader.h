@@ -26,6 +26,11 @@ struct SliceReadSpec {
   /// the read's bound). Blocks of other instants are skipped, as are corrupt blocks and the
   /// blocks a rollback command block names.
   std::function<bool(const std::string& instant_time)> instant_is_visible;
+  /// Table version 8 and later: each log file is written whole by the deltacommit its name
+  /// carries, never appended to, so a corrupt stretch in one of a visible instant is damage
+  /// (kCorruptMetadata naming it). Older tables append blocks to log files, and a crashed
+  /// append leaves a corrupt stretch readers skip, as Hudi's do.
+  bool log_files_written_whole = false;
   /// Read-optimized: the base file only.
   bool base_only = false;
   /// The columns the read returns (empty: all of `schema`). The result then holds these and

@@ -2,6 +2,7 @@
 
 #include <arrow/compute/api.h>
 
+#include "common/arrow_cast.h"
 #include "table/partition_path.h"
 
 namespace lakeshore {
@@ -62,15 +63,15 @@ Result<TypedPredicate> TypePredicate(const arrow::Field& field, const PartitionP
                              " cannot be read as the field's type ", field.type()->ToString(), ": ",
                              cast.status().message());
     }
-    // A number the field's type holds only approximately (2 or 10.0 as a bool, which Arrow's
-    // safe cast takes as true) would match other rows than it names: it must read back as given.
-    const auto source = values->type()->id();
-    if (arrow::is_numeric(source) || source == arrow::Type::BOOL) {
-      auto back = arrow::compute::Cast(**cast, values->type());
-      if (!back.ok() || !(*back)->Equals(*values, arrow::EqualOptions::Defaults().nans_equal(true))) {
-        return Status::Invalid(what, " on '", p.field, "': value(s) ", DescribeValues(values),
-                               " cannot be read exactly as the field's type ", field.type()->ToString());
-      }
+    // A value the field's type holds only approximately (2 or 10.0 as a bool, which Arrow's
+    // safe cast takes as true; a datetime as the date it falls on) would match other rows than
+    // it names: it must read back as given.
+    const Status exact = CheckCastKeepsValues(std::make_shared<arrow::ChunkedArray>(values),
+                                              std::make_shared<arrow::ChunkedArray>(*cast));
+    if (!exact.ok()) {
+      return Status::Invalid(what, " on '", p.field, "': value(s) ", DescribeValues(values),
+                             " cannot be read exactly as the field's type ", field.type()->ToString(), " (",
+                             exact.message(), ")");
     }
     values = *std::move(cast);
   }

@@ -90,6 +90,7 @@ SliceReadSpec SliceSpecFor(const TableContext& ctx, const Timeline& timeline,
                                                                     : RecordMergeMode::kEventTimeOrdering);
   spec.ordering_field = ctx.config.ordering_field;
   spec.instant_is_visible = VisibleInstants(timeline, commits, bound);
+  spec.log_files_written_whole = ctx.hoodie && ctx.hoodie->table_version >= 8;
   return spec;
 }
 

@@ -163,7 +163,7 @@ Result<PartitionedRows> ComputePartitions(const arrow::Table& table, const std::
   PartitionedRows out;
   size_t n = static_cast<size_t>(table.num_rows());
   if (fields.empty()) {
-    out.paths = {""};
+    if (n > 0) out.paths = {""};  // no rows fall in no partition: nothing to replace
     out.id_of_row.assign(n, 0);
     return out;
   }

@@ -39,7 +39,7 @@ Result<std::vector<std::pair<std::string, std::string>>> ParsePartitionPath(cons
                                                                            PartitionStyle style);
 
 /// The partition of every row: the distinct partition paths and, per row, the index of its
-/// path ("" is the one path of an unpartitioned table).
+/// path ("" is the one path of an unpartitioned table's rows; there is none without rows).
 struct PartitionedRows {
   std::vector<std::string> paths;
   std::vector<int32_t> id_of_row;

@@ -326,7 +326,14 @@ Result<std::vector<std::string>> RollbackFailedWrites(TableContext& ctx, const T
 
 Result<std::string> RollbackCompletedInstant(TableContext& ctx, const std::string& instant_time) {
   ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("rollback"));
-  ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
+  ARROW_ASSIGN_OR_RAISE(auto listed, ctx.LoadTimeline());
+  // A write past its decision is completed first: it is the latest write then, and one rolled
+  // forward after this rollback brought back what the rollback undid in the files it rewrote.
+  ARROW_ASSIGN_OR_RAISE(auto rolled_forward, RollForwardDecidedWrites(ctx, listed));
+  Timeline timeline = listed;
+  if (!rolled_forward.empty()) {
+    ARROW_ASSIGN_OR_RAISE(timeline, ctx.LoadTimeline());
+  }
   auto target = timeline.Find(instant_time);
   auto refuse = [&](const std::string& why) {
     return Status::Invalid("cannot roll back ", instant_time, " of table ", ctx.uri, ": ", why);

@@ -526,6 +526,7 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
                         ProgressReporter& progress, const arrow::StopToken& stop) {
   FileSystemView view = FileSystemView::Build(state.commits);
   std::vector<std::optional<std::string>> tags;
+  std::vector<std::pair<int64_t, std::string>> more_copies;
   TaggingMetrics tagging;
   const bool insert = op == WriteOperation::kInsert || op == WriteOperation::kBulkInsert;
   const bool overwrite = op == WriteOperation::kInsertOverwrite;  // replaces only its partitions
@@ -555,7 +556,9 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
                               ctx.uri + ", which another writer dropped meanwhile; retry the write");
       }
     }
-    ARROW_ASSIGN_OR_RAISE(tags, std::move(tagged));
+    ARROW_ASSIGN_OR_RAISE(auto found, std::move(tagged));
+    tags = std::move(found.file_ids);
+    more_copies = std::move(found.more_copies);
     if (insert) ARROW_RETURN_NOT_OK(RefuseStoredKeys(input, tags, ctx));
     state.check_new_keys = op != WriteOperation::kDelete && !overwrite;
     state.tagged_by_record_index = dynamic_cast<RecordIndex*>(index.get()) != nullptr;
@@ -583,7 +586,7 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
   std::vector<FileGroupWrite> plan;
   if (op != WriteOperation::kDeletePartition) {
     plan = PlanFileGroupWrites(IsReplaceOperation(op) ? WriteOperation::kBulkInsert : op, input, tags, view, ctx.plan,
-                               state.instant.time, frozen);
+                               state.instant.time, frozen, more_copies);
   }
   std::set<FileGroupKey> changed = replaced;
   for (const auto& w : plan) {
@@ -746,7 +749,7 @@ Result<WriteResult> ExecuteWrite(TableContext& ctx, WriteOperation op,
   if (op == WriteOperation::kDelete) {
     ARROW_ASSIGN_OR_RAISE(rows, LocateKeysToDelete(ctx, data));
   }
-  ARROW_ASSIGN_OR_RAISE(WriteInput input, PrepareWriteInput(ctx.config, op, rows));
+  ARROW_ASSIGN_OR_RAISE(WriteInput input, PrepareWriteInput(ctx.config, op, rows, ctx.uri));
   WriteState state;
   Status st = Begin(ctx, op, state);
   Result<WriteResult> result = st.ok() ? Run(ctx, op, input, state, progress, options.stop) : Result<WriteResult>(st);

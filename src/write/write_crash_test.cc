@@ -164,6 +164,51 @@ TEST(WriteCrash, EveryCrashAndFailurePointOfAMergeOnReadDeltaCommitRecovers) {
   }
 }
 
+// A write that crashed past its commit decision is completed (rolled forward) by the next
+// writer. A rollback of the write before it, or an index build, run first used to ignore it:
+// the rollback undid W, then the roll forward brought W's values back in the files the decided
+// write had rewritten; the index missed the decided write's keys, and the next upsert stored
+// them again.
+TEST(WriteCrash, RollbackAndIndexBuildCompleteADecidedWriteFirst) {
+  const int64_t n = CountMutatingCalls();
+  int decided_cases = 0;
+  for (int64_t k = 1; k <= n; ++k) {
+    SCOPED_TRACE("k=" + std::to_string(k));
+    for (const bool build_index : {false, true}) {
+      Snapshot baseline;
+      Fixture f = MakeBaseline(&baseline);
+      const Snapshot after = AfterSecondWrite(baseline, WriteOperation::kUpsert);
+      {
+        auto faulty = *FaultInjectionStorage::Make(f.inner, k, FaultMode::kCrash);
+        auto writer = *Table::Open(f.uri, f.Options(faulty));
+        (void)writer->Write(WriteOperation::kUpsert, SecondWrite());
+      }
+      auto timeline = *Timeline::Load(*f.inner);
+      bool decided = false;
+      for (const auto& e : *f.inner->List(layout::kDecisionDir, false)) {
+        decided = decided || (*f.inner->ReadString(e.path)).rfind("commit ", 0) == 0;
+      }
+      if (!decided || timeline.CompletedByCompletionTime().size() != 1) continue;
+      ++decided_cases;
+      const std::string first = timeline.CompletedByCompletionTime().front().time;
+      f.clock->Advance(kLongAfterMs);  // the crashed writer's lock lease and heartbeat run out
+      auto table = *Table::Open(f.uri, f.Options(f.inner));
+      if (build_index) {
+        const Status built = table->CreateIndex("record_index");
+        ASSERT_TRUE(built.ok()) << built;
+        auto found = table->Lookup(testing::KeysReader({{4, "x"}, {5, "z"}}));
+        ASSERT_TRUE(found.ok()) << found.status();
+        EXPECT_EQ((*found)->GetColumnByName("file_id")->null_count(), 0) << "the index misses the decided write";
+      } else {
+        auto rolled = table->Rollback(first);
+        EXPECT_FALSE(rolled.ok()) << "the decided write completed first: it is the latest write";
+      }
+      EXPECT_EQ(ReadPeople(*table), after);
+    }
+  }
+  EXPECT_GT(decided_cases, 0);
+}
+
 TEST(WriteCrash, LiveWriterIsNotRolledBack) {
   // A pending write whose heartbeat is fresh belongs to a live writer: another writer must not
   // roll it back.

@@ -34,6 +34,10 @@ Result<std::shared_ptr<arrow::Table>> Conform(const arrow::Table& input, const a
       // timestamp as microseconds, ... Only lossless casts are taken (a timestamp with
       // sub-microsecond digits is refused).
       auto cast = CastColumn(column, field->type());
+      if (cast.ok()) {
+        auto kept = CheckCastKeepsValues(column, *cast);
+        if (!kept.ok()) cast = kept;
+      }
       if (!cast.ok()) {
         return SchemaMismatch("column '" + field->name() + "' has type " + column->type()->ToString() +
                               " but the table expects " + field->type()->ToString() + " (" +
@@ -113,8 +117,21 @@ Result<std::vector<int64_t>> StableRanks(const std::shared_ptr<arrow::ChunkedArr
                                            arrow::compute::NullPlacement::AtStart);
   ARROW_ASSIGN_OR_RAISE(auto indices, arrow::compute::SortIndices(*values, options));
   const auto& idx = static_cast<const arrow::UInt64Array&>(*indices);
-  std::vector<int64_t> ranks(static_cast<size_t>(idx.length()));
-  for (int64_t i = 0; i < idx.length(); ++i) ranks[idx.Value(i)] = i;
+  std::vector<uint64_t> order(idx.raw_values(), idx.raw_values() + idx.length());
+  if (arrow::is_floating(values->type()->id())) {
+    // Arrow places NaNs beside the nulls; Hudi (Java's Double.compareTo) orders NaN above
+    // every number: NaNs go last, in their order.
+    ARROW_ASSIGN_OR_RAISE(auto nan, arrow::compute::CallFunction("is_nan", {values}));
+    std::vector<char> is_nan;
+    is_nan.reserve(order.size());
+    for (const auto& chunk : nan.chunked_array()->chunks()) {
+      const auto& flags = static_cast<const arrow::BooleanArray&>(*chunk);
+      for (int64_t i = 0; i < flags.length(); ++i) is_nan.push_back(flags.IsValid(i) && flags.Value(i));
+    }
+    std::stable_partition(order.begin(), order.end(), [&](uint64_t r) { return !is_nan[r]; });
+  }
+  std::vector<int64_t> ranks(order.size());
+  for (size_t i = 0; i < order.size(); ++i) ranks[order[i]] = static_cast<int64_t>(i);
   return ranks;
 }
 
@@ -137,9 +154,65 @@ Status CheckKeyColumnsAreUtf8(const arrow::Table& table, const TableConfig& conf
   for (const auto& f : config.partition_fields) ARROW_RETURN_NOT_OK(check(f, "partition"));
   return Status::OK();
 }
+/// `path` (a URI or a local path) without a `file://` scheme, its "." and ".." segments
+/// resolved and no trailing '/'.
+std::string NormalizedLocation(std::string_view path) {
+  if (path.substr(0, 7) == "file://") path.remove_prefix(7);
+  std::string scheme;
+  const size_t sep = path.find("://");
+  if (sep != std::string_view::npos) {
+    scheme = std::string(path.substr(0, sep + 3));
+    path.remove_prefix(sep + 3);
+  }
+  std::vector<std::string_view> segments;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    const std::string_view seg = path.substr(start, end - start);
+    if (seg == "..") {
+      if (!segments.empty()) segments.pop_back();
+    } else if (!seg.empty() && seg != ".") {
+      segments.push_back(seg);
+    }
+    start = end + 1;
+  }
+  std::string out = scheme + (scheme.empty() && !path.empty() && path[0] == '/' ? "/" : "");
+  for (size_t i = 0; i < segments.size(); ++i) {
+    if (i > 0) out.push_back('/');
+    out.append(segments[i]);
+  }
+  return out;
+}
+
+/// kInvalid unless `blob_path` lies outside the table at `table_root`, or inside it under a
+/// hidden folder (a segment starting with '_' or '.'): a vacuum deletes what the timeline does
+/// not name, and a referenced blob it may consider would go, leaving the record pointing at
+/// nothing.
+Status CheckBlobOutsideVacuum(std::string_view blob_path, const std::string& table_root) {
+  if (table_root.empty()) return Status::OK();
+  const std::string root = NormalizedLocation(table_root);
+  const std::string blob = NormalizedLocation(blob_path);
+  if (blob.size() <= root.size() || blob.compare(0, root.size(), root) != 0 || blob[root.size()] != '/') {
+    return Status::OK();
+  }
+  const std::string_view inside = std::string_view(blob).substr(root.size() + 1);
+  size_t start = 0;
+  while (start < inside.size()) {
+    size_t end = inside.find('/', start);
+    if (end == std::string_view::npos) break;  // the file's own name does not hide it
+    if (inside[start] == '_' || inside[start] == '.') return Status::OK();
+    start = end + 1;
+  }
+  return Status::Invalid("references '", blob_path, "', inside the table where a vacuum may delete it: keep blobs "
+                         "outside the table, or under a hidden folder of it (a name starting with '_' or '.', such "
+                         "as _blobs/)");
+}
+
 /// Blob values must be one of RFC-100's two shapes: INLINE with data, OUT_OF_LINE with a
-/// reference to a non-empty path, offsets and lengths not negative. A null blob is allowed.
-Status CheckBlobValues(const arrow::Table& table) {
+/// reference to a non-empty path, offsets and lengths not negative, and outside what a vacuum
+/// of the table at `table_root` may delete (CheckBlobOutsideVacuum). A null blob is allowed.
+Status CheckBlobValues(const arrow::Table& table, const std::string& table_root) {
   for (int c = 0; c < table.num_columns(); ++c) {
     const auto& field = table.schema()->field(c);
     if (!IsBlobType(*field->type())) continue;
@@ -166,6 +239,8 @@ Status CheckBlobValues(const arrow::Table& table) {
           }
           if (offset.IsValid(i) && offset.Value(i) < 0) return bad("a negative offset");
           if (length.IsValid(i) && length.Value(i) < 0) return bad("a negative length");
+          const Status outside = CheckBlobOutsideVacuum(path.GetView(i), table_root);
+          if (!outside.ok()) return bad("an OUT_OF_LINE blob " + outside.message());
         } else {
           return bad("type '" + std::string(kind) + "' is neither INLINE nor OUT_OF_LINE");
         }
@@ -177,7 +252,13 @@ Status CheckBlobValues(const arrow::Table& table) {
 }  // namespace
 
 Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation op,
-                                     const std::shared_ptr<arrow::RecordBatchReader>& reader) {
+                                     const std::shared_ptr<arrow::RecordBatchReader>& reader,
+                                     const std::string& table_root) {
+  if (op == WriteOperation::kDeletePartition && config.partition_fields.empty()) {
+    // Its rows name no partition, and every row fell in the table's one: each dropped it whole.
+    return Status::Invalid("table '", config.name, "' is not partitioned: delete_partition drops partitions; delete "
+                           "records by key, or empty the table with insert_overwrite_table");
+  }
   ARROW_ASSIGN_OR_RAISE(auto raw, ReadValidated(reader, "the records to write"));
   WriteInput in;
   in.records_in = raw->num_rows();
@@ -193,7 +274,7 @@ Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation o
     return in;
   }
   ARROW_RETURN_NOT_OK(CheckKeyColumnsAreUtf8(*in.table, config));
-  ARROW_RETURN_NOT_OK(CheckBlobValues(*in.table));
+  ARROW_RETURN_NOT_OK(CheckBlobValues(*in.table, table_root));
   ARROW_ASSIGN_OR_RAISE(const bool complex_keys, config.ComplexRecordKeys());
   ARROW_ASSIGN_OR_RAISE(in.key_column, ComputeRecordKeys(*in.table, config.record_key_fields, complex_keys));
   in.record_keys = StringViews(*in.key_column);

@@ -34,11 +34,14 @@ struct WriteInput {
 
 /// Reads the whole input and checks it: every table column present with the table's type (a
 /// delete needs only the key and partition fields), no unknown columns, no nulls in a
-/// non-nullable column, no null key. Errors are kSchemaMismatch naming the column.
+/// non-nullable column, no null key, no blob referencing a file a vacuum of the table at
+/// `table_root` may delete ("" skips that check). Errors are kSchemaMismatch naming the column.
 Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation op,
-                                     const std::shared_ptr<arrow::RecordBatchReader>& reader);
+                                     const std::shared_ptr<arrow::RecordBatchReader>& reader,
+                                     const std::string& table_root = "");
 
-/// Stable ranks of `values` (nulls smallest; equal values rank by position), so that
+/// Stable ranks of `values` (nulls smallest, NaN above every number as Java's Double.compareTo
+/// orders it; equal values rank by position), so that
 /// comparing ranks compares values with ties broken by position.
 Result<std::vector<int64_t>> StableRanks(const std::shared_ptr<arrow::ChunkedArray>& values);
 

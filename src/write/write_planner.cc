@@ -42,7 +42,8 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
                                                 const std::vector<std::optional<std::string>>& tags,
                                                 const FileSystemView& view, const WritePlanSettings& settings,
                                                 const std::string& instant_time,
-                                                const std::set<std::pair<std::string, std::string>>& frozen) {
+                                                const std::set<std::pair<std::string, std::string>>& frozen,
+                                                const std::vector<std::pair<int64_t, std::string>>& more_copies) {
   // Existing groups touched by updates or deletes, by (partition, file id).
   std::map<std::pair<std::string, std::string>, FileGroupWrite> existing;
   // Inserts by partition id (a vector per distinct partition: no per-row lookups).
@@ -53,16 +54,22 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
     for (int64_t r : input.rows) ++counts[static_cast<size_t>(input.partitions.id_of_row[static_cast<size_t>(r)])];
     for (size_t id = 0; id < counts.size(); ++id) inserts_by_id[id].reserve(counts[id]);
   }
+  auto to_stored = [&](int64_t r, const std::string& file_id) {
+    const std::string& partition = input.partitions.PathOf(r);
+    auto key = std::make_pair(partition, file_id);
+    auto it = existing.find(key);
+    if (it == existing.end()) it = existing.emplace(key, ForExisting(*view.Find(partition, file_id))).first;
+    (op == WriteOperation::kDelete ? it->second.deletes : it->second.upserts).push_back(r);
+  };
   for (int64_t r : input.rows) {
     if (tagged && tags[r]) {
-      const std::string& partition = input.partitions.PathOf(r);
-      auto key = std::make_pair(partition, *tags[r]);
-      auto it = existing.find(key);
-      if (it == existing.end()) it = existing.emplace(key, ForExisting(*view.Find(partition, *tags[r]))).first;
-      (op == WriteOperation::kDelete ? it->second.deletes : it->second.upserts).push_back(r);
+      to_stored(r, *tags[r]);
     } else if (op != WriteOperation::kDelete) {
       inserts_by_id[static_cast<size_t>(input.partitions.id_of_row[static_cast<size_t>(r)])].push_back(r);
     }
+  }
+  if (tagged) {
+    for (const auto& [r, file_id] : more_copies) to_stored(r, file_id);
   }
 
   int64_t record_size = AverageRecordSize(

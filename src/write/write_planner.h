@@ -31,7 +31,9 @@ struct WritePlanSettings {
 
 /// Plans the file group writes of one instant.
 ///
-/// `tags[r]` is the file id holding input row r's key (upsert and delete; ignored otherwise).
+/// `tags[r]` is the file id holding input row r's key (upsert and delete; ignored otherwise);
+/// `more_copies` the further groups of its partition holding it, which the row's update or
+/// delete goes to as well.
 /// Inserts (untagged upsert rows, insert rows) go to small file groups of their partition
 /// while they have room by the average record size, then to new file groups of about
 /// max_file_size_bytes; bulk inserts skip small-file packing and keep their input order. Deletes of
@@ -45,7 +47,8 @@ std::vector<FileGroupWrite> PlanFileGroupWrites(WriteOperation op, const WriteIn
                                                 const std::vector<std::optional<std::string>>& tags,
                                                 const FileSystemView& view, const WritePlanSettings& settings,
                                                 const std::string& instant_time,
-                                                const std::set<std::pair<std::string, std::string>>& frozen = {});
+                                                const std::set<std::pair<std::string, std::string>>& frozen = {},
+                                                const std::vector<std::pair<int64_t, std::string>>& more_copies = {});
 
 /// Base files below this size do not count towards AverageRecordSize.
 inline constexpr int64_t kRecordSizeEstimationMinFileBytes = 8LL << 20;

@@ -100,6 +100,16 @@ Status IndexingInstant::Complete(TableContext& ctx, const LockGuard& guard) {
   return life_.Complete(LatestTime({&timeline}), metadata, *ctx.clock, guard).status();
 }
 
+Result<std::vector<std::string>> PartitionsOfPendingLakeshoreBuilds(TableContext& ctx, const Timeline& data_timeline) {
+  std::vector<std::string> out;
+  for (const Instant& pending : data_timeline.Pending()) {
+    if (pending.action != actions::kIndexing) continue;
+    ARROW_ASSIGN_OR_RAISE(auto plan, LakeshoreBuildPlan(ctx, pending));
+    if (plan) out.insert(out.end(), plan->partitions.begin(), plan->partitions.end());
+  }
+  return out;
+}
+
 Result<bool> RecoverCrashedIndexing(TableContext& ctx, const Timeline& data_timeline,
                                     const std::vector<std::string>& built, const LockGuard& guard) {
   bool settled = false;

@@ -42,6 +42,11 @@ class IndexingInstant {
   std::string up_to_;
 };
 
+/// The metadata partitions that the `indexing` instants Lakeshore's builds left pending on
+/// `data_timeline` name (a build that crashed: the next writer settles it), not a Hudi
+/// indexer's. Cost: reads the requested file of each pending indexing instant.
+Result<std::vector<std::string>> PartitionsOfPendingLakeshoreBuilds(TableContext& ctx, const Timeline& data_timeline);
+
 /// Under `guard`: settles the `indexing` instants a Lakeshore build left pending on
 /// `data_timeline` (a crash mid-build: builds run under the lock, so none is running). One whose
 /// partitions are all in `built` (listed built in hoodie.properties) lost only its completion

@@ -1,7 +1,5 @@
 """``python -m lakeshore`` runs the ``lakeshore`` command line."""
 
-import sys
+from lakeshore.cli import run
 
-from lakeshore.cli import main
-
-sys.exit(main())
+run()

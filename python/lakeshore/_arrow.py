@@ -55,6 +55,47 @@ def stream_capsule(data: Any) -> Any:
     )
 
 
+class SourceErrors:
+    """The exceptions a pyarrow RecordBatchReader raised while the core read it (a Python
+    generator behind ``RecordBatchReader.from_batches``: a slow source the user stops with
+    Ctrl-C, or one that fails). pyarrow hands the core only their text, so the caller re-raises
+    the exception itself, type and all, once the core has failed for it.
+    """
+
+    __slots__ = ("raised",)
+
+    def __init__(self) -> None:
+        self.raised: list[BaseException] = []
+
+    def watch(self, data: Any) -> Any:
+        """``data``, a RecordBatchReader wrapped to remember what its producer raises; other
+        data unchanged. The batches pass through as they are (no copy)."""
+        if not isinstance(data, pa.RecordBatchReader):
+            return data
+
+        def batches() -> Any:
+            while True:
+                try:
+                    batch = data.read_next_batch()
+                except StopIteration:
+                    return
+                except BaseException as e:  # noqa: BLE001 - re-raised by the caller, as itself
+                    self.raised.append(e)
+                    raise
+                yield batch
+
+        return pa.RecordBatchReader.from_batches(data.schema, batches())
+
+    def reraise(self, error: BaseException, note: str) -> None:
+        """Raises the producer's exception, with ``note``, from ``error`` (the core's), if the
+        producer raised one; else returns."""
+        if not self.raised:
+            return
+        source = self.raised[0]
+        source.add_note(note)
+        raise source from error
+
+
 def schema_capsule(schema: Any) -> Any:
     """Returns an ``arrow_schema`` capsule for a pyarrow Schema (or anything with
     ``__arrow_c_schema__`` describing a struct). Raises TypeError otherwise."""

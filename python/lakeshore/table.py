@@ -17,8 +17,9 @@ from typing import Any
 import pyarrow as pa
 
 from lakeshore import _core
-from lakeshore._arrow import schema_capsule, schema_from_capsule, stream_capsule, table_from_capsule
+from lakeshore._arrow import SourceErrors, schema_capsule, schema_from_capsule, stream_capsule, table_from_capsule
 from lakeshore._paths import table_path
+from lakeshore.errors import LakeshoreError
 
 __all__ = ["ProgressFn", "Table", "format_instant_time"]
 
@@ -65,17 +66,29 @@ _NOT_OF_TYPE = (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, Overf
 
 
 def _exactly_typed(values: list[Any], type: pa.DataType) -> pa.Array:
-    """``values`` as an array of ``type``, each value exactly: pyarrow types 1.5 as the integer 1
-    (a filter "id = 1.5" found id 1, a delete of key 1.5 removed record 1). A value the type
-    holds only approximately raises ValueError, as one it cannot hold at all raises pyarrow's
-    error (one of ``_NOT_OF_TYPE``)."""
+    """``values`` as an array of ``type``, each value exactly: pyarrow types 1.5 as the integer 1,
+    a datetime as the date it falls on and 1.5 ms as 1 ms in a millisecond column (a filter
+    "id = 1.5" found id 1, a delete of key 1.5 removed record 1). A value the type holds only
+    approximately raises ValueError, as one it cannot hold at all raises pyarrow's error (one of
+    ``_NOT_OF_TYPE``): the values, typed as what they are, must come back from ``type``."""
     array = pa.array(values, type=type)
-    if (
-        pa.types.is_integer(type)
-        and any(isinstance(v, (float, Decimal)) for v in values)
-        and array.to_pylist() != values
-    ):
-        raise ValueError("a value is not a whole number")
+    if any(isinstance(v, (float, Decimal)) for v in values) and pa.types.is_integer(type):
+        if array.to_pylist() != values:
+            raise ValueError("a value is not a whole number")
+        return array
+    try:
+        natural = pa.array(values)
+    except _NOT_OF_TYPE:
+        return array  # values of several kinds: as pyarrow typed them
+    if natural.type == type or pa.types.is_null(natural.type):
+        return array
+    try:
+        back = array.cast(natural.type)
+    except (*_NOT_OF_TYPE, pa.ArrowNotImplementedError):
+        return array  # nothing to compare with (a string as a timestamp): as pyarrow typed them
+    for given, kept in zip(natural.to_pylist(), back.to_pylist(), strict=True):
+        if given != kept and not (given != given and kept != kept):  # NaN is NaN
+            raise ValueError(f"the value {given!r} would be taken as {kept!r} in {type}")
     return array
 
 
@@ -255,9 +268,20 @@ class Table:
 
         Raises SchemaMismatchError if the data does not match the table schema and
         CommitConflictError if a concurrent writer committed to the same file groups first (then
-        nothing of this write is visible: retry it).
+        nothing of this write is visible: retry it). An exception that ``data``'s producer
+        raises while it is read (a generator's own error, or Ctrl-C) reaches the caller as
+        itself, noted that nothing of the write is visible.
         """
-        return dict(self._native.write(mode, stream_capsule(data), progress))
+        source = SourceErrors()
+        try:
+            return dict(self._native.write(mode, stream_capsule(source.watch(data)), progress))
+        except LakeshoreError as e:
+            source.reraise(
+                e,
+                "lakeshore: the write stopped before its commit point when its data source raised this: nothing of "
+                "it is visible",
+            )
+            raise
 
     def insert(self, data: Any, *, progress: ProgressFn | None = None) -> dict[str, Any]:
         """Inserts new records without looking up existing keys (a key already stored is stored
@@ -473,8 +497,10 @@ class Table:
 
     def files(self, as_of: AsOf = None) -> list[str]:
         """The data files of the file slices a snapshot read as of ``as_of`` (default: the latest)
-        reads, as other tools open them: absolute local paths or ``s3://`` URIs, so that
-        ``duckdb.read_parquet(t.files())`` works."""
+        reads, as other tools open them: absolute local paths or ``s3://`` URIs. On a
+        copy-on-write table they are all Parquet files, so ``duckdb.read_parquet(t.files())``
+        reads the snapshot; a merge-on-read table's list also holds its slices' log files (Hudi
+        log files, not Parquet), whose records only a Hudi reader (``to_arrow``) merges in."""
         return list(self._native.files(_instant(as_of, "as_of")))
 
     def savepoint(self, instant: AsOf, *, user: str = "", comment: str = "") -> dict[str, Any]:

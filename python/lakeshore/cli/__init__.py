@@ -6,9 +6,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from lakeshore.errors import LakeshoreError
 
@@ -74,3 +76,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         notes = [n.removeprefix("lakeshore: ") for n in getattr(e, "__notes__", [])]
         print(f"lakeshore {args.verb}: interrupted" + "".join(f"; {n}" for n in notes), file=sys.stderr)
         return 130
+
+
+def run() -> NoReturn:
+    """The ``lakeshore`` command: :func:`main`, then the exit with its code. Interrupted (130),
+    the process ends at once, its output flushed: pyarrow crashes (SIGSEGV) tearing down a
+    dataset reader left in the middle of a JSON input at interpreter exit."""
+    code = main()
+    if code == 130:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -12,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.dataset as ds
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from lakeshore.blob import blob_type
 from lakeshore.table import ProgressFn
@@ -32,6 +34,17 @@ FORMATS_BY_SUFFIX = {
 }
 
 
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float in it (in dicts, lists and tuples) as a string."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
 class Output:
     """Where a verb's results go: rich text on stdout, or with --json one JSON document on stdout
     and nothing else there."""
@@ -42,9 +55,11 @@ class Output:
         self.err = Console(stderr=True, highlight=False)
 
     def json(self, doc: Any) -> None:
-        """Prints ``doc`` as the verb's JSON answer (only in --json mode)."""
+        """Prints ``doc`` as the verb's JSON answer (only in --json mode): strict JSON, a NaN or
+        infinite float as the string "NaN", "Infinity" or "-Infinity" (strict parsers refuse
+        the bare constants)."""
         if self.as_json:
-            sys.stdout.write(json.dumps(doc, indent=2, default=str) + "\n")
+            sys.stdout.write(json.dumps(_finite(doc), indent=2, default=str, allow_nan=False) + "\n")
 
     def print(self, *objects: Any) -> None:
         """Prints human output (suppressed in --json mode)."""
@@ -54,6 +69,21 @@ class Output:
     def note(self, message: str) -> None:
         """A side remark on stderr (never on stdout)."""
         self.err.print(message)
+
+
+class CliTable(RichTable):
+    """A rich table that shows its title, headers and text cells verbatim: user text (file names,
+    record keys, savepoint comments, partition values) never reads as rich markup, which could
+    restyle it, hide part of it, or stop the verb with a MarkupError."""
+
+    def __init__(self, *headers: Any, title: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*headers, title=None if title is None else Text(title), **kwargs)
+
+    def add_column(self, header: Any = "", *args: Any, **kwargs: Any) -> None:
+        super().add_column(Text(header) if isinstance(header, str) else header, *args, **kwargs)
+
+    def add_row(self, *cells: Any, **kwargs: Any) -> None:
+        super().add_row(*(Text(c) if isinstance(c, str) else c for c in cells), **kwargs)
 
 
 def non_negative_int(text: str) -> int:
@@ -112,15 +142,47 @@ def open_input(
 
 
 def _parse_schema(schema: pa.Schema | None, fmt: str) -> pa.Schema | None:
-    """The schema text inputs are parsed with: a table timestamp (a UTC instant, as Hudi stores
-    it) is read from text without a zone offset, as a time in UTC."""
+    """The schema text inputs are parsed with. A table timestamp (a UTC instant, as Hudi stores
+    it) may be written with a zone offset (converted to UTC) or without one (a time in UTC):
+    JSON parses both as a zone-less timestamp; CSV parses neither way both, so its timestamp
+    columns are read as text and converted by :func:`_text_to_table_types`. Struct fields are
+    read nullable (a null blob's children are null; the table's own checks apply after)."""
     if schema is None or fmt not in ("csv", "json"):
         return schema
-    fields = [
-        f.with_type(pa.timestamp(f.type.unit)) if pa.types.is_timestamp(f.type) and f.type.tz is not None else f
-        for f in schema
-    ]
-    return pa.schema(fields, metadata=schema.metadata)
+
+    def parsed(t: pa.DataType) -> pa.DataType:
+        if pa.types.is_timestamp(t) and t.tz is not None:
+            return pa.string() if fmt == "csv" else pa.timestamp(t.unit)
+        if pa.types.is_struct(t):
+            return pa.struct(
+                [t.field(i).with_type(parsed(t.field(i).type)).with_nullable(True) for i in range(t.num_fields)]
+            )
+        return t
+
+    return pa.schema([f.with_type(parsed(f.type)) for f in schema], metadata=schema.metadata)
+
+
+_ZONE_OFFSET = r"(Z|z|[+-]\d\d(:?\d\d)?)$"
+
+
+def _text_to_table_types(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+    """``batch`` (read with :func:`_parse_schema`) in the table's types: a timestamp column read
+    as text takes values with a zone offset as that instant and values without one as UTC."""
+    columns = []
+    for field, column in zip(schema, batch.columns, strict=True):
+        if pa.types.is_timestamp(field.type) and pa.types.is_string(column.type):
+            zoned = pc.match_substring_regex(column, _ZONE_OFFSET)
+            with_zone = pc.cast(pc.if_else(zoned, column, None), pa.timestamp(field.type.unit, "UTC"))
+            without = pc.cast(pc.cast(pc.if_else(zoned, None, column), pa.timestamp(field.type.unit)), field.type)
+            column = pc.if_else(zoned, pc.cast(with_zone, field.type), without)
+        elif pa.types.is_struct(field.type) and column.type != field.type:
+            # Read with nullable fields: a null struct (a blob without a reference) gets the
+            # table's required fields as empty values, which a cast does not give.
+            column = pa.array(column.to_pylist(), type=field.type)
+        columns.append(column)
+    return pa.RecordBatch.from_arrays(
+        columns, schema=pa.schema([f.with_type(c.type) for f, c in zip(schema, columns, strict=True)])
+    ).cast(schema)
 
 
 def read_input(
@@ -132,7 +194,7 @@ def read_input(
     reader = dataset.scanner(columns=columns).to_reader()
     if schema is None or reader.schema.equals(schema):
         return reader
-    return pa.RecordBatchReader.from_batches(schema, (batch.cast(schema) for batch in reader))
+    return pa.RecordBatchReader.from_batches(schema, (_text_to_table_types(batch, schema) for batch in reader))
 
 
 def schema_from_sample(path: str, fmt: str | None) -> pa.Schema:
@@ -247,9 +309,9 @@ def human_instant(time_str: str | None) -> str:
     return f"{t[0:4]}-{t[4:6]}-{t[6:8]} {t[8:10]}:{t[10:12]}:{t[12:14]}.{t[14:17]}"
 
 
-def write_summary_table(result: dict[str, Any], title: str = "write") -> RichTable:
+def write_summary_table(result: dict[str, Any], title: str = "write") -> CliTable:
     """A rich table of one write's WriteResult."""
-    t = RichTable(title=escape(title), show_header=False, title_justify="left")
+    t = CliTable(title=title, show_header=False, title_justify="left")
     t.add_column("what", style="bold")
     t.add_column("value", justify="right")
     t.add_row("instant", f"{result['instant_time']} ({human_instant(result['instant_time'])})")
@@ -272,10 +334,10 @@ def write_summary_table(result: dict[str, Any], title: str = "write") -> RichTab
     return t
 
 
-def service_summary_table(title: str, result: dict[str, Any], rows: Sequence[tuple[str, str]]) -> RichTable:
+def service_summary_table(title: str, result: dict[str, Any], rows: Sequence[tuple[str, str]]) -> CliTable:
     """The end-of-run summary of a table service (compact, cluster): its instant and state and
     ``rows``, or why nothing was done; then the time."""
-    t = RichTable(title=title, show_header=False)
+    t = CliTable(title=title, show_header=False)
     if result["instant_time"] is None:
         t.add_row("nothing to do", str(result["reason"]))
     else:
@@ -287,9 +349,9 @@ def service_summary_table(title: str, result: dict[str, Any], rows: Sequence[tup
     return t
 
 
-def timeline_table(instants: Sequence[dict[str, Any]], title: str = "timeline") -> RichTable:
+def timeline_table(instants: Sequence[dict[str, Any]], title: str = "timeline") -> CliTable:
     """A rich table of timeline instants."""
-    t = RichTable(title=escape(title), title_justify="left")
+    t = CliTable(title=title, title_justify="left")
     for col in ("instant", "action", "state", "completed at (UTC)"):
         t.add_column(col, no_wrap=True)
     for i in instants:
@@ -297,25 +359,25 @@ def timeline_table(instants: Sequence[dict[str, Any]], title: str = "timeline") 
     return t
 
 
-def schema_table(schema: pa.Schema, title: str = "schema") -> RichTable:
+def schema_table(schema: pa.Schema, title: str = "schema") -> CliTable:
     """A rich table of a schema's fields."""
-    t = RichTable(title=escape(title), title_justify="left")
+    t = CliTable(title=title, title_justify="left")
     t.add_column("field")
     t.add_column("type")
     t.add_column("nullable")
     for f in schema:
         type_name = "blob" if f.type == blob_type() else str(f.type)
-        t.add_row(escape(f.name), escape(type_name), "yes" if f.nullable else "no")
+        t.add_row(f.name, type_name, "yes" if f.nullable else "no")
     return t
 
 
-def rows_table(table: pa.Table, title: str, max_width: int = 40) -> RichTable:
+def rows_table(table: pa.Table, title: str, max_width: int = 40) -> CliTable:
     """A rich table of the rows of a (small) Arrow table, values shortened to ``max_width``."""
-    t = RichTable(title=escape(title), title_justify="left")
+    t = CliTable(title=title, title_justify="left")
     for name in table.column_names:
-        t.add_column(escape(name), overflow="ellipsis", max_width=max_width)
+        t.add_column(name, overflow="ellipsis", max_width=max_width)
     for row in table.to_pylist():
-        t.add_row(*(escape(_short(v, max_width)) for v in row.values()))
+        t.add_row(*(_short(v, max_width) for v in row.values()))
     return t
 
 

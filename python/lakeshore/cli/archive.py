@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from rich.table import Table as RichTable
-
-from lakeshore.cli._common import Output, add_json_flag, non_negative_int
+from lakeshore.cli._common import CliTable, Output, add_json_flag, non_negative_int
 from lakeshore.table import Table
 
 EPILOG = """\
@@ -45,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     out = Output(args.json)
     result = Table.open(args.path).archive(keep_min_commits=args.keep_min, keep_max_commits=args.keep_max)
     out.json(result)
-    t = RichTable(title="archive", show_header=False)
+    t = CliTable(title="archive", show_header=False)
     moved = result["archived_instants"]
     t.add_row("instants archived", str(len(moved)))
     if moved:

@@ -18,10 +18,11 @@ from typing import Any
 
 import pyarrow as pa
 from rich.markup import escape
-from rich.table import Table as RichTable
+from rich.text import Text
 
 from lakeshore.blob import blob_type, inline_blob, out_of_line_blob
 from lakeshore.cli._common import (
+    CliTable,
     Output,
     Stopwatch,
     add_json_flag,
@@ -303,26 +304,25 @@ def run(args: argparse.Namespace) -> int:
 
     out.print(timeline_table(timeline))
     out.print(rows_table(latest.select(demo_schema().names), title=f"latest snapshot ({latest.num_rows} rows)"))
-    counts = RichTable(title="rows as of each instant", title_justify="left")
+    counts = CliTable(title="rows as of each instant", title_justify="left")
     counts.add_column("instant")
     counts.add_column("rows", justify="right")
     for instant, n in report["rows_by_instant"].items():
         counts.add_row(instant, str(n))
     out.print(counts)
-    checks = RichTable(title="checks", title_justify="left")
+    checks = CliTable(title="checks", title_justify="left")
     checks.add_column("check")
     checks.add_column("result")
     for c in demo.checks:
         checks.add_row(
-            escape(c["check"]), "[green]ok[/]" if c["ok"] else f"[red]FAILED[/] got {escape(str(c.get('actual')))}"
+            c["check"],
+            Text("ok", style="green") if c["ok"] else Text.assemble(("FAILED", "red"), f" got {c.get('actual')}"),
         )
     out.print(checks)
-    summary = RichTable(title="summary", show_header=False, title_justify="left")
+    summary = CliTable(title="summary", show_header=False, title_justify="left")
     summary.add_row("data files (latest slices)", str(len(files)))
     summary.add_row("data bytes", human_bytes(file_bytes))
-    summary.add_row(
-        "blob files referenced", escape(f"{len(set(referenced))} ({human_bytes(blob_bytes)} in {demo.blobs})")
-    )
+    summary.add_row("blob files referenced", f"{len(set(referenced))} ({human_bytes(blob_bytes)} in {demo.blobs})")
     summary.add_row("instants", str(len(timeline)))
     summary.add_row("time", f"{watch.seconds():.2f} s")
     out.print(summary)

@@ -6,9 +6,8 @@ import argparse
 from typing import cast
 
 import pyarrow as pa
-from rich.table import Table as RichTable
 
-from lakeshore.cli._common import Output, add_json_flag, names_list
+from lakeshore.cli._common import CliTable, Output, add_json_flag, names_list
 from lakeshore.table import Table
 
 EPILOG = """\
@@ -99,7 +98,7 @@ def run_drop(args: argparse.Namespace) -> int:
 def _print_indexes(args: argparse.Namespace, result: dict[str, object]) -> int:
     out = Output(args.json)
     out.json(result)
-    t = RichTable(title="indexes", show_header=False)
+    t = CliTable(title="indexes", show_header=False)
     t.add_row("metadata table", "yes" if result["metadata_table"] else "no")
     built = cast(list[str], result["partitions"])
     inflight = cast(list[str], result["inflight"])
@@ -127,7 +126,7 @@ def run_lookup(args: argparse.Namespace) -> int:
     method = (found.schema.metadata or {}).get(b"lookup.method", b"").decode()
     rows = found.to_pylist()
     out.json({"method": method, "locations": rows})
-    t = RichTable(title=f"lookup ({method})")
+    t = CliTable(title=f"lookup ({method})")
     for column in ("record_key", "partition", "file_id"):
         t.add_column(column)
     for r in rows:
@@ -141,7 +140,7 @@ def _lookup_secondary(out: Output, table: Table, index: str, values: list[str]) 
     found = table.lookup_secondary(index, values)
     rows = found.to_pylist()
     out.json({"index": index, "matches": rows})
-    t = RichTable(title=f"lookup ({index})")
+    t = CliTable(title=f"lookup ({index})")
     t.add_column("secondary_key")
     t.add_column("record_key")
     for r in rows:

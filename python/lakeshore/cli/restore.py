@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from rich.table import Table as RichTable
-
-from lakeshore.cli._common import Output, add_json_flag
+from lakeshore.cli._common import CliTable, Output, add_json_flag
 from lakeshore.table import Table
 
 EPILOG = """\
@@ -43,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     restore = Table.open(args.path).restore(args.savepoint)
     result = {"savepoint": args.savepoint, "restore_instant": restore}
     out.json(result)
-    t = RichTable(title="restore", show_header=False)
+    t = CliTable(title="restore", show_header=False)
     t.add_row("restored to", args.savepoint)
     t.add_row("restore instant", restore)
     out.print(t)

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from rich.table import Table as RichTable
-
-from lakeshore.cli._common import Output, add_json_flag
+from lakeshore.cli._common import CliTable, Output, add_json_flag
 from lakeshore.table import Table
 
 EPILOG = """\
@@ -44,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     rollback = Table.open(args.path).rollback(args.instant)
     result = {"rolled_back": args.instant, "rollback_instant": rollback}
     out.json(result)
-    t = RichTable(title="rollback", show_header=False)
+    t = CliTable(title="rollback", show_header=False)
     t.add_row("rolled back", args.instant)
     t.add_row("rollback instant", rollback)
     out.print(t)

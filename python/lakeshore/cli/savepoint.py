@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from rich.table import Table as RichTable
-
-from lakeshore.cli._common import Output, add_json_flag, human_instant
+from lakeshore.cli._common import CliTable, Output, add_json_flag, human_instant
 from lakeshore.table import Table
 
 EPILOG = """\
@@ -39,8 +37,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(func=run)
 
 
-def _table(savepoints: list[dict[str, object]]) -> RichTable:
-    t = RichTable(title="savepoints")
+def _table(savepoints: list[dict[str, object]]) -> CliTable:
+    t = CliTable(title="savepoints")
     for column in ("instant", "when", "user", "comment", "files"):
         t.add_column(column)
     for s in savepoints:

@@ -7,9 +7,8 @@ from typing import Any
 
 import pyarrow as pa
 from rich.markup import escape
-from rich.table import Table as RichTable
 
-from lakeshore.cli._common import Output, add_json_flag, non_negative_int, rows_table, schema_table
+from lakeshore.cli._common import CliTable, Output, add_json_flag, non_negative_int, rows_table, schema_table
 from lakeshore.table import Table
 
 EPILOG = """\
@@ -68,16 +67,16 @@ def run(args: argparse.Namespace) -> int:
     out.print(
         f"[bold]{escape(c['name'])}[/] at {escape(doc['uri'])}" + (f" as of {escape(args.as_of)}" if args.as_of else "")
     )
-    config = RichTable(show_header=False, title="config", title_justify="left")
+    config = CliTable(show_header=False, title="config", title_justify="left")
     for key in ("record_key", "partition_by", "ordering_field", "table_type", "blob_columns"):
         value = c[key]
-        config.add_row(key, escape((", ".join(value) if isinstance(value, list) else str(value or "")) or "-"))
+        config.add_row(key, (", ".join(value) if isinstance(value, list) else str(value or "")) or "-")
     out.print(config)
     out.print(schema_table(table.schema))
-    files = RichTable(title=f"latest files ({len(doc['files'])})", title_justify="left")
+    files = CliTable(title=f"latest files ({len(doc['files'])})", title_justify="left")
     files.add_column("file", overflow="fold")
     for f in doc["files"][: args.files]:
-        files.add_row(escape(f))
+        files.add_row(f)
     if len(doc["files"]) > args.files:
         files.add_row(f"… {len(doc['files']) - args.files} more")
     out.print(files)

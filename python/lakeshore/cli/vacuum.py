@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rich.table import Table as RichTable
-
-from lakeshore.cli._common import Output, add_json_flag, human_bytes, non_negative_int, progress_bar
+from lakeshore.cli._common import CliTable, Output, add_json_flag, human_bytes, non_negative_int, progress_bar
 from lakeshore.vacuum import vacuum
 
 EPILOG = """\
@@ -72,10 +70,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(func=run)
 
 
-def summary_table(report: dict[str, Any]) -> RichTable:
+def summary_table(report: dict[str, Any]) -> CliTable:
     """A rich table of one vacuum report."""
     title = "vacuum (dry run)" if report["dry_run"] else "vacuum"
-    t = RichTable(title=title, show_header=False, title_justify="left")
+    t = CliTable(title=title, show_header=False, title_justify="left")
     t.add_column("what", style="bold")
     t.add_column("value", justify="right")
     t.add_row("format / mode", f"{report['format']} / {report['mode']}")
@@ -95,9 +93,9 @@ def summary_table(report: dict[str, Any]) -> RichTable:
     return t
 
 
-def candidates_table(report: dict[str, Any], limit: int) -> RichTable:
+def candidates_table(report: dict[str, Any], limit: int) -> CliTable:
     """The first ``limit`` candidate files with their sizes."""
-    t = RichTable(title=f"candidates (first {min(limit, len(report['candidates']))})", title_justify="left")
+    t = CliTable(title=f"candidates (first {min(limit, len(report['candidates']))})", title_justify="left")
     t.add_column("path", overflow="fold")
     t.add_column("size", justify="right")
     for c in report["candidates"][:limit]:

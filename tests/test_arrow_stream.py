@@ -99,3 +99,36 @@ def test_schema_roundtrip_keeps_metadata_and_nesting() -> None:
         metadata={b"k": b"v"},
     )
     assert schema_from_capsule(_core.schema_roundtrip(schema_capsule(schema))).equals(schema, check_metadata=True)
+
+
+@pytest.mark.parametrize("how", ["raise", "ctrl-c"])
+def test_an_exception_in_a_writes_data_source_reaches_the_caller_as_itself(tmp_path: object, how: str) -> None:
+    # Ctrl-C while the core pulled rows from a Python generator came out as InvalidArgumentError
+    # (a ValueError) carrying the text of the KeyboardInterrupt: `except ValueError` swallowed
+    # the user's Ctrl-C and `except KeyboardInterrupt` never fired. The source's own exception
+    # is raised now, noting that nothing was written.
+    import os
+    import signal
+    import threading
+    import time
+
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.int64())])
+    t = lakeshore.Table.create(f"{tmp_path}/t", schema, record_key="id")
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        for i in range(400):
+            if how == "raise" and i == 3:
+                raise OSError("the source's network went away")
+            time.sleep(0.01)
+            yield pa.record_batch({"id": pa.array([i], pa.int64()), "v": pa.array([1], pa.int64())}, schema=schema)
+
+    expected: type[BaseException] = OSError if how == "raise" else KeyboardInterrupt
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)) if how == "ctrl-c" else None
+    if timer:
+        timer.start()
+    with pytest.raises(expected) as raised:
+        t.upsert(pa.RecordBatchReader.from_batches(schema, batches()))
+    assert any("nothing of it is visible" in n for n in raised.value.__notes__)
+    assert isinstance(raised.value.__cause__, lakeshore.LakeshoreError)
+    assert t.to_arrow().num_rows == 0
+    assert not [i for i in t.timeline() if i["state"] == "completed"]

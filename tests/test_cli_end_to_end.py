@@ -253,3 +253,80 @@ def test_usage_errors_of_savepoint_and_counts(tmp_path: Path, capsys: pytest.Cap
             main(argv)
         assert usage.value.code == 2
         assert "must be 0 or more" in capsys.readouterr().err
+
+
+def test_user_text_is_shown_verbatim_never_as_markup(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Keys, comments and file names went to rich as markup: "[/]" stopped savepoint create (after
+    # it had committed) and vacuum (after it had deleted) with a MarkupError; "[red]zz" showed as
+    # "zz".
+    import os
+    import time
+
+    t = str(tmp_path / "t")
+    assert main(["create", t, "--schema", "k:string!,v:int64", "--record-key", "k"]) == 0
+    src = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"k": ["a[/]", "[red]zz"], "v": pa.array([1, 2], pa.int64())}), src)
+    capsys.readouterr()
+    instant = run_json(capsys, "write", t, str(src), "--json")["instant_time"]
+    assert main(["savepoint", "create", t, instant, "--comment", "before [/] backfill"]) == 0
+    assert main(["savepoint", "list", t]) == 0
+    assert "before [/] backfill" in capsys.readouterr().out
+    assert main(["index", "lookup", t, "[red]zz"]) == 0
+    assert "[red]zz" in capsys.readouterr().out
+    stray = Path(t) / "dir[" / "x]y.parquet"  # listed as dir[/x]y.parquet
+    stray.parent.mkdir()
+    stray.write_bytes(b"x")
+    os.utime(stray, (time.time() - 30 * 86400,) * 2)
+    assert main(["vacuum", t, "--dry-run"]) == 0
+    assert "dir[/x]y.parquet" in capsys.readouterr().out.replace("\n", "")
+    assert main(["vacuum", t]) == 0
+    assert not stray.exists()
+
+
+def test_json_output_is_strict_json_for_nan_and_infinity(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    t = str(tmp_path / "t")
+    assert main(["create", t, "--schema", "id:int64!,x:double", "--record-key", "id"]) == 0
+    src = tmp_path / "in.parquet"
+    pq.write_table(
+        pa.table({"id": pa.array([1, 2, 3], pa.int64()), "x": [float("nan"), float("inf"), -float("inf")]}), src
+    )
+    assert main(["write", t, str(src)]) == 0
+    capsys.readouterr()
+    assert main(["show", t, "--json"]) == 0
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"non-JSON constant {constant}")
+
+    doc = json.loads(capsys.readouterr().out, parse_constant=refuse)
+    assert sorted(str(r["x"]) for r in doc["rows"]) == ["-Infinity", "Infinity", "NaN"]
+
+
+def test_csv_timestamps_with_and_without_a_zone_offset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # CSV refused "...Z" and "+02:00" (JSON took them); a value without an offset is UTC.
+    t = str(tmp_path / "t")
+    assert main(["create", t, "--schema", "id:int64!,ts:timestamp[us, UTC]", "--record-key", "id"]) == 0
+    src = tmp_path / "in.csv"
+    src.write_text("id,ts\n1,2024-01-01T10:00:00Z\n2,2024-01-01T10:00:00+02:00\n3,2024-01-01 10:00:00\n")
+    assert main(["write", t, str(src)]) == 0
+    rows = sorted(lakeshore.Table.open(t).to_arrow(columns=["id", "ts"]).to_pylist(), key=lambda r: r["id"])
+    assert [r["ts"].isoformat() for r in rows] == [
+        "2024-01-01T10:00:00+00:00",
+        "2024-01-01T08:00:00+00:00",
+        "2024-01-01T10:00:00+00:00",
+    ]
+
+
+def test_json_lines_take_a_null_and_an_inline_blob(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The JSON reader, given the blob struct's required fields, refused a null blob and an
+    # INLINE one (no reference) that Parquet input takes.
+    t = str(tmp_path / "t")
+    assert main(["create", t, "--schema", "id:int64!,v:string,photo:blob", "--record-key", "id"]) == 0
+    src = tmp_path / "in.json"
+    src.write_text(
+        '{"id": 1, "v": "x", "photo": null}\n'
+        '{"id": 2, "v": "y", "photo": {"type": "INLINE", "data": "hello", "reference": null}}\n'
+    )
+    assert main(["write", t, str(src)]) == 0
+    rows = sorted(lakeshore.Table.open(t).to_arrow(columns=["id", "photo"]).to_pylist(), key=lambda r: r["id"])
+    assert rows[0]["photo"] is None
+    assert rows[1]["photo"]["type"] == "INLINE" and rows[1]["photo"]["reference"] is None

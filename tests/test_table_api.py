@@ -784,3 +784,23 @@ def test_ctrl_c_after_a_compactions_last_report_carries_the_note_that_it_complet
     compacted = any(i["action"] == "commit" and i["state"] == "completed" for i in t.timeline())
     assert notes, "a bare KeyboardInterrupt"
     assert any(("it completed" if compacted else "nothing of it is visible") in n for n in notes), notes
+
+
+def test_as_of_a_datetime_is_a_moment_never_an_instant_that_starts_then(table: lakeshore.Table) -> None:
+    # A datetime whose milliseconds matched a write's start instant was read as that instant:
+    # as_of=T showed the write, as_of=T + 1 ms did not (it had not completed yet).
+    import datetime as dt
+
+    table.insert(rows((1, "oslo", 1, "a")))
+    table.upsert(rows((2, "oslo", 1, "b")))
+    last = table.timeline()[-1]
+
+    def moment(text: str) -> dt.datetime:
+        return dt.datetime.strptime(text, "%Y%m%d%H%M%S%f").replace(tzinfo=dt.UTC)
+
+    start, done = moment(last["time"]), moment(last["completion_time"])
+    assert done > start
+    assert table.to_arrow(as_of=start).num_rows == 1  # the write had not completed then
+    assert table.to_arrow(as_of=done).num_rows == 2
+    assert table.to_arrow(as_of=last["time"]).num_rows == 2  # the instant itself: right after it
+    assert table.to_arrow(as_of=done.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + "Z").num_rows == 2

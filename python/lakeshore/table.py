@@ -51,6 +51,16 @@ def _instant(value: AsOf, what: str) -> str | None:
     return str(value)
 
 
+def _as_of_time(value: AsOf, what: str) -> str | None:
+    """``value`` for a read bound (as_of, an incremental start or end): an instant time names
+    that instant; a datetime is a moment, passed as ISO text in UTC, so that it never names the
+    instant that happens to start at it (which would show a write before it completed)."""
+    if isinstance(value, _dt.datetime):
+        when = value.astimezone(_dt.timezone.utc) if value.tzinfo is not None else value
+        return when.strftime("%Y-%m-%d %H:%M:%S") + f".{when.microsecond // 1000:03d}"
+    return _instant(value, what)
+
+
 def _names(value: str | Sequence[str] | None, what: str) -> list[str]:
     if value is None:
         return []
@@ -448,6 +458,8 @@ class Table:
         read_optimized: bool = False,
     ) -> pa.Table:
         """Reads the table (or the state right after instant ``as_of``) as a pyarrow Table.
+        ``as_of`` is an instant time (that instant's state), or a datetime or a UTC time text
+        ``"yyyy-MM-dd HH:mm:ss.SSS"``: the writes completed by that moment.
 
         ``columns`` picks and orders the columns (default: the meta columns, then all user
         columns); ``filter`` keeps only the rows matching ``[(field, op, value), ...]`` (op in
@@ -465,7 +477,7 @@ class Table:
         capsule = self._native.read(
             _names(columns, "columns"),
             _predicates(filter, self.schema),
-            _instant(as_of, "as_of"),
+            _as_of_time(as_of, "as_of"),
             read_optimized,
         )
         return table_from_capsule(capsule)
@@ -482,11 +494,11 @@ class Table:
         ``end`` (default: the latest), in their state as of those writes. Deleted records are not
         reported. A ``start`` of zeros (``"000"``, Hudi's initial instant) reads from the
         beginning."""
-        start_time = _instant(start, "start")
+        start_time = _as_of_time(start, "start")
         if start_time is None:
             raise ValueError("read_incremental needs a start instant (records after it are returned)")
         capsule = self._native.read_incremental(
-            start_time, _instant(end, "end"), _names(columns, "columns"), _predicates(filter, self.schema)
+            start_time, _as_of_time(end, "end"), _names(columns, "columns"), _predicates(filter, self.schema)
         )
         return table_from_capsule(capsule)
 
@@ -501,7 +513,7 @@ class Table:
         copy-on-write table they are all Parquet files, so ``duckdb.read_parquet(t.files())``
         reads the snapshot; a merge-on-read table's list also holds its slices' log files (Hudi
         log files, not Parquet), whose records only a Hudi reader (``to_arrow``) merges in."""
-        return list(self._native.files(_instant(as_of, "as_of")))
+        return list(self._native.files(_as_of_time(as_of, "as_of")))
 
     def savepoint(self, instant: AsOf, *, user: str = "", comment: str = "") -> dict[str, Any]:
         """Savepoints a completed write instant (Hudi's savepoint action): while it exists,

@@ -145,10 +145,37 @@ Status CheckColumns(TableContext& ctx, const std::vector<std::string>& columns) 
 }
 }  // namespace
 
+namespace {
+/// "yyyy-MM-dd HH:mm:ss[.fraction][Z]" ('T' for the space) as the instant-time text of its
+/// millisecond (the fraction truncated); nullopt for other text.
+std::optional<std::string> IsoTimeAsInstantText(std::string_view text) {
+  if (!text.empty() && (text.back() == 'Z' || text.back() == 'z')) text.remove_suffix(1);
+  if (text.size() < 19 || text[4] != '-' || text[7] != '-' || (text[10] != ' ' && text[10] != 'T') ||
+      text[13] != ':' || text[16] != ':') {
+    return std::nullopt;
+  }
+  std::string out;
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18}) out.push_back(text[i]);
+  std::string millis = "000";
+  if (text.size() > 19) {
+    if (text[19] != '.' || text.size() == 20) return std::nullopt;
+    for (size_t i = 20; i < text.size(); ++i) {
+      if (text[i] < '0' || text[i] > '9') return std::nullopt;
+      if (i - 20 < 3) millis[i - 20] = text[i];
+    }
+  }
+  out += millis;
+  if (!LooksLikeInstantTime(out) || !ParseInstantTime(out).ok()) return std::nullopt;
+  return out;
+}
+}  // namespace
+
 Result<std::string> ResolveAsOf(const Timeline& timeline, const std::vector<CompletedCommit>& commits,
                                 const std::string& as_of, const char* what) {
+  if (auto moment = IsoTimeAsInstantText(as_of)) return *moment;
   if (!LooksLikeInstantTime(as_of) || !ParseInstantTime(as_of).ok()) {
-    return Status::Invalid(what, " '", as_of, "' is not an instant time (yyyyMMddHHmmssSSS)");
+    return Status::Invalid(what, " '", as_of, "' is not an instant time (yyyyMMddHHmmssSSS) or a UTC time "
+                           "(yyyy-MM-dd HH:mm:ss.SSS)");
   }
   auto instant = timeline.Find(as_of);
   if (instant && instant->is_completed()) return instant->completion_time;

@@ -14,10 +14,13 @@
 
 namespace lakeshore {
 
-/// The completion-time bound of `as_of`: the completion time of the completed instant with
-/// that time (on the active timeline, else among `commits`, which hold the archived ones), or
-/// `as_of` itself read as a wall-clock time. Invalid for a malformed time or a pending instant,
-/// naming the time as `what` ("as_of", "the incremental start").
+/// The completion-time bound of `as_of`: for an instant time (yyyyMMddHHmmssSSS), the
+/// completion time of the completed instant with that time (on the active timeline, else among
+/// `commits`, which hold the archived ones), or that time itself when no instant has it; for an
+/// ISO time in UTC ("yyyy-MM-dd HH:mm:ss[.SSS][Z]", 'T' allowed), that moment, never an
+/// instant's own time (a time a write started at would show the write before it completed).
+/// Invalid for a malformed time or a pending instant, naming the time as `what` ("as_of", "the
+/// incremental start").
 Result<std::string> ResolveAsOf(const Timeline& timeline, const std::vector<CompletedCommit>& commits,
                                 const std::string& as_of, const char* what = "as_of");
 

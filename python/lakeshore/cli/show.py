@@ -35,7 +35,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--files", type=non_negative_int, default=20, help="how many files to list (default 20; --json lists all)"
     )
-    p.add_argument("--as-of", help="show the table as of this instant time (yyyyMMddHHmmssSSS)")
+    p.add_argument(
+        "--as-of",
+        help='show the table right after this instant (yyyyMMddHHmmssSSS), or as of this UTC time ("yyyy-MM-dd HH:mm:ss.SSS")',
+    )
     add_json_flag(p)
     p.set_defaults(func=run)
 

@@ -37,7 +37,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument(
         "--as-of",
-        help='show the table right after this instant (yyyyMMddHHmmssSSS), or as of this UTC time ("yyyy-MM-dd HH:mm:ss.SSS")',
+        help="show the table right after this instant (yyyyMMddHHmmssSSS), "
+        'or as of this UTC time ("yyyy-MM-dd HH:mm:ss.SSS")',
     )
     add_json_flag(p)
     p.set_defaults(func=run)

@@ -17,39 +17,47 @@
 
 namespace lakeshore {
 namespace {
+/// The rows of one file or slice, filtered by `rows` when set: a selective read holds one
+/// file's rows at a time (per worker), not the whole table's.
+Result<std::shared_ptr<arrow::Table>> Filtered(std::shared_ptr<arrow::Table> part, const RowFilter* rows) {
+  if (rows == nullptr || part->num_rows() == 0) return part;
+  return rows->Apply(part);
+}
+
+/// Reads `files` (their `columns`, all when empty) under the table's schema, each filtered by
+/// `rows` when set, as one table.
 Result<std::shared_ptr<arrow::Table>> ReadFiles(TableContext& ctx, const std::vector<BaseFile>& files,
-                                                const std::vector<std::string>& columns) {
-  ARROW_ASSIGN_OR_RAISE(auto tables, ctx.engine->Map<std::shared_ptr<arrow::Table>>(
-                                         static_cast<int64_t>(files.size()),
-                                         [&](int64_t i) -> Result<std::shared_ptr<arrow::Table>> {
-                                           const auto& f = files[static_cast<size_t>(i)];
-                                           ARROW_ASSIGN_OR_RAISE(auto t, ReadBaseFile(*ctx.storage, f.path, columns, f.size, /*missing_ok=*/true));
-                                           return t;
-                                         }));
+                                                const std::vector<std::string>& columns, const RowFilter* rows) {
   std::shared_ptr<arrow::Schema> schema = ctx.full_schema;
   if (!columns.empty()) {
     std::vector<std::shared_ptr<arrow::Field>> fields;
     for (const auto& c : columns) fields.push_back(ctx.full_schema->GetFieldByName(c));
     schema = arrow::schema(fields);
   }
+  ARROW_ASSIGN_OR_RAISE(
+      auto tables, ctx.engine->Map<std::shared_ptr<arrow::Table>>(
+                       static_cast<int64_t>(files.size()), [&](int64_t i) -> Result<std::shared_ptr<arrow::Table>> {
+                         const auto& f = files[static_cast<size_t>(i)];
+                         ARROW_ASSIGN_OR_RAISE(auto t, ReadBaseFile(*ctx.storage, f.path, columns, f.size, /*missing_ok=*/true));
+                         if (t->num_rows() == 0) return t;
+                         // A file written before a schema evolution is read under the new schema
+                         // (added columns null, widened ones cast); one whose columns cannot be
+                         // (damaged or foreign) is an error.
+                         bool same = t->num_columns() == schema->num_fields();
+                         for (int c = 0; same && c < t->num_columns(); ++c) {
+                           same = t->column(c)->type()->Equals(*schema->field(c)->type());
+                         }
+                         if (same) return Filtered(arrow::Table::Make(schema, t->columns(), t->num_rows()), rows);
+                         auto evolved = ConformToSchema(t, schema, "base file '" + f.path + "'");
+                         if (!evolved.ok()) {
+                           return CorruptMetadata("base file '" + f.path + "' does not hold the table's columns (" +
+                                                  t->schema()->ToString(false) + "): " + evolved.status().message());
+                         }
+                         return Filtered(*evolved, rows);
+                       }));
   std::vector<std::shared_ptr<arrow::Table>> conformed;
-  for (size_t i = 0; i < tables.size(); ++i) {
-    const auto& t = tables[i];
-    if (t->num_rows() == 0) continue;
-    // A file written before a schema evolution is read under the new schema (added columns
-    // null, widened ones cast); one whose columns cannot be (damaged or foreign) is an error.
-    bool same = t->num_columns() == schema->num_fields();
-    for (int c = 0; same && c < t->num_columns(); ++c) same = t->column(c)->type()->Equals(*schema->field(c)->type());
-    if (same) {
-      conformed.push_back(arrow::Table::Make(schema, t->columns(), t->num_rows()));
-      continue;
-    }
-    auto evolved = ConformToSchema(t, schema, "base file '" + files[i].path + "'");
-    if (!evolved.ok()) {
-      return CorruptMetadata("base file '" + files[i].path + "' does not hold the table's columns (" +
-                             t->schema()->ToString(false) + "): " + evolved.status().message());
-    }
-    conformed.push_back(*evolved);
+  for (auto& t : tables) {
+    if (t->num_rows() > 0) conformed.push_back(std::move(t));
   }
   if (conformed.empty()) return arrow::Table::MakeEmpty(schema);
   return arrow::ConcatenateTables(conformed);
@@ -96,12 +104,13 @@ SliceReadSpec SliceSpecFor(const TableContext& ctx, const Timeline& timeline,
 
 namespace {
 /// Reads the latest slices of `groups`: base files alone through ReadFiles when no slice has
-/// log files (or the read is read-optimized), else each slice merged with its logs.
+/// log files (or the read is read-optimized), else each slice merged with its logs; each
+/// filtered by `rows` when set.
 Result<std::shared_ptr<arrow::Table>> ReadSlices(TableContext& ctx, const Timeline& timeline,
                                                  const std::vector<CompletedCommit>& commits,
                                                  const std::vector<const FileGroup*>& groups,
                                                  const std::vector<std::string>& columns, const std::string& bound,
-                                                 bool read_optimized) {
+                                                 bool read_optimized, const RowFilter* rows = nullptr) {
   bool any_logs = false;
   for (const FileGroup* g : groups) any_logs = any_logs || !g->latest().log_files.empty() || !g->latest().base_file;
   if (!any_logs || read_optimized) {
@@ -109,14 +118,16 @@ Result<std::shared_ptr<arrow::Table>> ReadSlices(TableContext& ctx, const Timeli
     for (const FileGroup* g : groups) {
       if (g->latest().base_file) files.push_back(*g->latest().base_file);
     }
-    return ReadFiles(ctx, files, columns);
+    return ReadFiles(ctx, files, columns, rows);
   }
   SliceReadSpec spec = SliceSpecFor(ctx, timeline, commits, bound);
   spec.columns = columns;
   ARROW_ASSIGN_OR_RAISE(auto tables, ctx.engine->Map<std::shared_ptr<arrow::Table>>(
                                          static_cast<int64_t>(groups.size()),
                                          [&](int64_t i) -> Result<std::shared_ptr<arrow::Table>> {
-                                           return ReadFileSlice(*ctx.storage, groups[static_cast<size_t>(i)]->latest(), spec);
+                                           const FileSlice& latest = groups[static_cast<size_t>(i)]->latest();
+                                           ARROW_ASSIGN_OR_RAISE(auto slice, ReadFileSlice(*ctx.storage, latest, spec));
+                                           return Filtered(std::move(slice), rows);
                                          }));
   std::vector<std::shared_ptr<arrow::Table>> parts;
   for (auto& t : tables) {
@@ -262,9 +273,12 @@ Result<ReadFilters> CompileFilters(TableContext& ctx, const ReadOptions& options
 /// read.pruned_by: "column_stats", "partition_stats", both or "none"; read.partitions_pruned
 /// when partition_stats was consulted).
 Result<std::shared_ptr<arrow::Table>> FinishRead(const ReadFilters& filters, const ReadOptions& options,
-                                                 std::shared_ptr<arrow::Table> table, const ColumnStatsPruning& pruning) {
+                                                 std::shared_ptr<arrow::Table> table, const ColumnStatsPruning& pruning,
+                                                 bool rows_filtered = false) {
   if (filters.rows.empty()) return table;
-  ARROW_ASSIGN_OR_RAISE(table, filters.rows.Apply(table));
+  if (!rows_filtered) {
+    ARROW_ASSIGN_OR_RAISE(table, filters.rows.Apply(table));
+  }
   if (!options.columns.empty() && filters.read_columns.size() != options.columns.size()) {
     std::vector<int> indices;
     for (const auto& c : options.columns) indices.push_back(table->schema()->GetFieldIndex(c));
@@ -290,9 +304,11 @@ Result<std::shared_ptr<arrow::Table>> ReadSnapshot(TableContext& ctx, const Read
   ARROW_ASSIGN_OR_RAISE(auto groups, PruneByColumnStats(ctx, loaded.timeline, loaded.view.LiveFileGroups(filters.partitions),
                                                         filters.rows, options.read_optimized,
                                                         /*latest=*/!options.as_of || options.as_of->empty(), &pruning));
+  // Each file or slice is filtered as it is read: a selective read never holds the table.
+  const RowFilter* rows = filters.rows.empty() ? nullptr : &filters.rows;
   ARROW_ASSIGN_OR_RAISE(auto table, ReadSlices(ctx, loaded.timeline, loaded.commits, groups, filters.read_columns,
-                                               loaded.bound, options.read_optimized));
-  return FinishRead(filters, options, std::move(table), pruning);
+                                               loaded.bound, options.read_optimized, rows));
+  return FinishRead(filters, options, std::move(table), pruning, /*rows_filtered=*/true);
 }
 
 Result<std::shared_ptr<arrow::Table>> ReadIncremental(TableContext& ctx, const std::string& start_exclusive,

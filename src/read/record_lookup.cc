@@ -53,9 +53,11 @@ Result<StoredLocations> RecordLocationsOf(const arrow::Table& table, bool refuse
   return out;
 }
 
-Result<StoredLocations> ScanRecordLocations(TableContext& ctx, bool refuse_twins) {
+Result<StoredLocations> ScanRecordLocations(TableContext& ctx, bool refuse_twins,
+                                            const std::shared_ptr<arrow::Array>& only_keys) {
   ReadOptions read;
   read.columns = {meta_columns::kRecordKey, meta_columns::kPartition, meta_columns::kFileName};
+  if (only_keys != nullptr) read.filter.push_back({meta_columns::kRecordKey, "in", only_keys});
   ARROW_ASSIGN_OR_RAISE(auto rows, ReadSnapshot(ctx, read));
   return RecordLocationsOf(*rows, refuse_twins, ctx.uri);
 }
@@ -90,7 +92,8 @@ Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
     ARROW_ASSIGN_OR_RAISE(indexed,
                           LookupMetadataRecordIndex(ctx.storage, *ctx.engine, ValidDataInstants(timeline), wanted));
   } else {
-    ARROW_ASSIGN_OR_RAISE(scanned, ScanRecordLocations(ctx));
+    ARROW_ASSIGN_OR_RAISE(auto asked, arrow::Concatenate(record_keys->chunks()));
+    ARROW_ASSIGN_OR_RAISE(scanned, ScanRecordLocations(ctx, /*refuse_twins=*/false, asked));
   }
   auto locate = [&](size_t k) -> std::optional<Location> {
     if (has_record_index) {

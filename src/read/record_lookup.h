@@ -31,8 +31,11 @@ using StoredLocations = std::unordered_map<std::string, StoredLocation, Transpar
 /// built over it). A missing meta column is kInvalid.
 Result<StoredLocations> RecordLocationsOf(const arrow::Table& table, bool refuse_twins, const std::string& uri);
 
-/// RecordLocationsOf the latest snapshot (its key, partition and file-name columns).
-Result<StoredLocations> ScanRecordLocations(TableContext& ctx, bool refuse_twins = false);
+/// RecordLocationsOf the latest snapshot (its key, partition and file-name columns); with
+/// `only_keys` (record keys), of the rows holding those keys alone, each file filtered as it is
+/// read (a lookup of a few keys holds them, not the table's every key).
+Result<StoredLocations> ScanRecordLocations(TableContext& ctx, bool refuse_twins = false,
+                                            const std::shared_ptr<arrow::Array>& only_keys = nullptr);
 
 /// Table::Lookup. The record index is used when hoodie.table.metadata.partitions lists
 /// record_index; its entries count only for data instants that completed (and the metadata

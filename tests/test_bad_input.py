@@ -4,6 +4,7 @@ a batch that does not match the schema, a missing record key."""
 from __future__ import annotations
 
 import datetime
+import decimal
 import os
 from pathlib import Path
 from typing import Any
@@ -652,3 +653,113 @@ def test_a_filter_value_finer_than_its_field_is_refused_not_truncated(
     )
     with pytest.raises(lakeshore.InvalidArgumentError, match=f"filter on '{field}'.*cannot be read"):
         t.to_arrow(filter=[(field, op, value)])
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "relative table",
+        "blob through a link",
+        "table through a link",
+        "file:/",
+        "file://localhost",
+        "dot-dot",
+        "nested",
+    ],
+)
+def test_a_blob_inside_the_table_is_refused_however_it_is_spelled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, label: str
+) -> None:
+    # The in-table check compared text: a relative table path, a symbolic link, other file: URI
+    # spellings, an escaped "..", or a blob inside a list slipped through, and vacuum deleted
+    # the referenced file.
+    root = tmp_path / "t"
+    root.mkdir()
+    (tmp_path / "link").symlink_to(root)
+    monkeypatch.chdir(tmp_path)
+    blob = root / "blobs" / "a.jpg"
+    table_path = {"relative table": "t", "table through a link": str(tmp_path / "link")}.get(label, str(root))
+    reference = {
+        "blob through a link": str(tmp_path / "link" / "blobs" / "a.jpg"),
+        "file:/": f"file:{blob}",
+        "file://localhost": f"file://localhost{blob}",
+        "dot-dot": f"file://{root}/_h/%2E%2E/blobs/a.jpg",
+    }.get(label, str(blob))
+    photo = lakeshore.out_of_line_blob(reference)
+    if label == "nested":
+        schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("photos", pa.list_(lakeshore.blob_type()))])
+        rows = pa.Table.from_pylist([{"id": 1, "photos": [photo]}], schema=schema)
+    else:
+        schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("photo", lakeshore.blob_type())])
+        rows = pa.Table.from_pylist([{"id": 1, "photo": photo}], schema=schema)
+    t = lakeshore.Table.create(table_path, schema, record_key="id")
+    blob.parent.mkdir()
+    blob.write_bytes(b"jpeg")
+    with pytest.raises(lakeshore.SchemaMismatchError, match="inside the table where a vacuum may delete it"):
+        t.insert(rows)
+
+
+@pytest.mark.parametrize("folder", ["_change_data", "_delta_index", "_p=x"])
+def test_a_blob_under_a_folder_vacuum_lists_is_refused(tmp_path: Path, folder: str) -> None:
+    # These start with '_' but a vacuum lists them (Delta's rule, and a partition column "_p").
+    schema = pa.schema(
+        [pa.field("id", pa.int64(), nullable=False), ("_p", pa.string()), ("photo", lakeshore.blob_type())]
+    )
+    root = tmp_path / "t"
+    t = lakeshore.Table.create(str(root), schema, record_key="id", partition_by="_p")
+    blob = root / folder / "a.jpg"
+    rows = pa.Table.from_pylist([{"id": 1, "_p": "x", "photo": lakeshore.out_of_line_blob(str(blob))}], schema=schema)
+    with pytest.raises(lakeshore.SchemaMismatchError, match="inside the table where a vacuum may delete it"):
+        t.insert(rows)
+
+
+def test_a_cast_inside_a_struct_a_list_or_a_dictionary_keeps_values_or_is_refused(tmp_path: Path) -> None:
+    # The cast check looked at top-level numbers alone: 1.234 into a struct's decimal(10,2)
+    # child became 1.23, and dictionary-encoded keys 1.234 deleted the record keyed 1.23.
+    kind = pa.decimal128(10, 2)
+    schema = pa.schema([pa.field("id", kind, nullable=False), ("s", pa.struct([("d", kind)])), ("l", pa.list_(kind))])
+    t = lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id")
+    stored = pa.array([decimal.Decimal("1.23")], kind)
+    t.upsert(
+        pa.table(
+            {
+                "id": stored,
+                "s": pa.array([{"d": decimal.Decimal("1.5")}], schema.field("s").type),
+                "l": pa.array([[decimal.Decimal("2.25")]], schema.field("l").type),
+            }
+        )
+    )
+    lossy_struct = pa.array([{"d": 1.234}], pa.struct([("d", pa.float64())]))
+    with pytest.raises(lakeshore.SchemaMismatchError, match="column 's'.*loses information"):
+        t.upsert(pa.table({"id": stored, "s": lossy_struct, "l": pa.array([[2.25]], pa.list_(pa.float64()))}))
+    with pytest.raises(lakeshore.SchemaMismatchError, match="column 'l'.*loses information"):
+        t.upsert(
+            pa.table(
+                {
+                    "id": stored,
+                    "s": pa.array([{"d": 1.5}], lossy_struct.type),
+                    "l": pa.array([[2.251]], pa.list_(pa.float64())),
+                }
+            )
+        )
+    keys = pa.array([1.234], pa.float64()).dictionary_encode()
+    with pytest.raises(lakeshore.LakeshoreError, match="loses information"):
+        t.delete(pa.table({"id": keys}))
+    assert t.to_arrow().num_rows == 1
+
+
+def test_a_filter_value_a_float_column_holds_only_rounded_is_refused(tmp_path: Path) -> None:
+    # 0.1 as a float32 is 0.100000001: "f > 0.1" missed the row holding float32(0.1).
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("f", pa.float32())])
+    t = lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id")
+    t.upsert(pa.table({"id": [1], "f": pa.array([0.1], pa.float32())}, schema=schema))
+    with pytest.raises(lakeshore.InvalidArgumentError, match="cannot be read"):
+        t.to_arrow(filter=[("f", ">", 0.1)])
+    assert t.to_arrow(columns=["id"], filter=[("f", ">", 0.0625)]).column("id").to_pylist() == [1]
+
+
+def test_a_decimal_of_negative_scale_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("d", pa.decimal128(10, -2))])
+    with pytest.raises(lakeshore.UnsupportedFeatureError, match="scale -2"):
+        lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id")
+    assert not (tmp_path / "t" / ".hoodie").exists()

@@ -330,3 +330,31 @@ def test_json_lines_take_a_null_and_an_inline_blob(tmp_path: Path, capsys: pytes
     rows = sorted(lakeshore.Table.open(t).to_arrow(columns=["id", "photo"]).to_pylist(), key=lambda r: r["id"])
     assert rows[0]["photo"] is None
     assert rows[1]["photo"]["type"] == "INLINE" and rows[1]["photo"]["reference"] is None
+
+
+def test_csv_edge_values_are_read_or_refused_cleanly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A date-only timestamp ("-01" is its day, not an offset) was refused; a value overflowing
+    # a float column was stored as inf; a CSV into a list column ended in a traceback.
+    t = str(tmp_path / "t")
+    assert main(["create", t, "--schema", "id:int64!,ts:timestamp[us, UTC],f:float", "--record-key", "id"]) == 0
+    src = tmp_path / "in.csv"
+    src.write_text("id,ts,f\n1,2020-01-01,0.5\n")
+    assert main(["write", t, str(src)]) == 0
+    row = lakeshore.Table.open(t).to_arrow(columns=["ts", "f"]).to_pylist()[0]
+    assert (row["ts"].isoformat(), row["f"]) == ("2020-01-01T00:00:00+00:00", 0.5)
+    src.write_text("id,ts,f\n2,2020-01-01,1e300\n")
+    capsys.readouterr()
+    assert main(["write", t, str(src), "--json"]) == 1
+    assert "loses information" in json.loads(capsys.readouterr().out)["error"]["message"]
+    lists = str(tmp_path / "l")
+    assert main(["create", lists, "--schema", "id:int64!,xs:list<int64>", "--record-key", "id"]) == 0
+    (tmp_path / "l.csv").write_text("id,xs\n1,[1]\n")
+    capsys.readouterr()
+    assert main(["write", lists, str(tmp_path / "l.csv"), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["error"]["type"].startswith("Arrow")
+
+
+def test_emoji_codes_in_user_text_are_shown_as_typed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    t = str(tmp_path / "e:thumbs_up:x")
+    assert main(["create", t, "--schema", "id:int64!", "--record-key", "id"]) == 0
+    assert ":thumbs_up:" in capsys.readouterr().out

@@ -776,6 +776,8 @@ ORDERING_CASES = {
     # NaN: Hudi compares doubles as Java's Double.compareTo, NaN above every number; the log
     # merge took NaN as equal to anything.
     "nan": (pa.float64(), float("nan"), 5.0, "stored"),
+    # -0.0 below 0.0, as Double.compareTo has it: both merges had taken them as equal.
+    "negative zero": (pa.float64(), 0.0, -0.0, "stored"),
     # A null ordering value orders below every value (Hudi's DefaultHoodieRecordPayload): the
     # log merge took it as the integer 0, which no string compares with, so the update won
     # there and lost in a base file merge.

@@ -202,22 +202,40 @@ std::string ValueAt(const arrow::ChunkedArray& column, int64_t row) {
 }  // namespace
 
 Status CheckCastKeepsValues(const std::shared_ptr<arrow::ChunkedArray>& from,
-                            const std::shared_ptr<arrow::ChunkedArray>& cast) {
-  if (!IsScalarValueType(*from->type()) || !IsScalarValueType(*cast->type())) return Status::OK();
+                            const std::shared_ptr<arrow::ChunkedArray>& cast, bool float_rounding) {
   if (from->num_chunks() != cast->num_chunks()) return Status::Invalid("a cast changed the column's chunks");
-  ARROW_ASSIGN_OR_RAISE(auto back, CastColumn(cast, from->type()));
+  // A dictionary is compared by the values it encodes.
+  std::shared_ptr<arrow::ChunkedArray> source = from;
+  if (from->type()->id() == arrow::Type::DICTIONARY) {
+    const auto& values_type = *static_cast<const arrow::DictionaryType&>(*from->type()).value_type();
+    if (!IsScalarValueType(values_type) && !arrow::is_nested(values_type.id())) return Status::OK();  // text
+    arrow::ArrayVector decoded;
+    for (const auto& chunk : from->chunks()) {
+      const auto& dictionary = static_cast<const arrow::DictionaryArray&>(*chunk);
+      ARROW_ASSIGN_OR_RAISE(auto values, arrow::compute::Take(*dictionary.dictionary(), *dictionary.indices()));
+      decoded.push_back(std::move(values));
+    }
+    ARROW_ASSIGN_OR_RAISE(source, arrow::ChunkedArray::Make(std::move(decoded),
+                                                            static_cast<const arrow::DictionaryType&>(*from->type()).value_type()));
+  }
+  const auto& type = *source->type();
+  const bool scalar = IsScalarValueType(type) && IsScalarValueType(*cast->type());
+  const bool nested = arrow::is_nested(type.id()) && arrow::is_nested(cast->type()->id());
+  if (!scalar && !nested) return Status::OK();
+  auto back = CastColumn(cast, source->type());
+  if (!back.ok()) return Status::OK();  // no way back to compare by (a value of another kind)
   const auto equal = arrow::EqualOptions::Defaults().nans_equal(true);
   int64_t changed = -1;
-  if (arrow::is_floating(from->type()->id()) && arrow::is_floating(cast->type()->id())) {
+  if (float_rounding && scalar && arrow::is_floating(type.id()) && arrow::is_floating(cast->type()->id())) {
     // Rounding to the narrower float is what storing it means; overflowing to infinity is not.
-    ARROW_ASSIGN_OR_RAISE(auto finite_before, arrow::compute::CallFunction("is_finite", {from}));
-    ARROW_ASSIGN_OR_RAISE(auto finite_after, arrow::compute::CallFunction("is_finite", {back}));
+    ARROW_ASSIGN_OR_RAISE(auto finite_before, arrow::compute::CallFunction("is_finite", {source}));
+    ARROW_ASSIGN_OR_RAISE(auto finite_after, arrow::compute::CallFunction("is_finite", {*back}));
     ARROW_ASSIGN_OR_RAISE(changed, FirstDifference(*finite_before.chunked_array(), *finite_after.chunked_array(), equal));
   } else {
-    ARROW_ASSIGN_OR_RAISE(changed, FirstDifference(*from, *back, equal));
+    ARROW_ASSIGN_OR_RAISE(changed, FirstDifference(*source, **back, equal));
   }
   if (changed < 0) return Status::OK();
-  return Status::Invalid("the value ", ValueAt(*from, changed), " (row ", changed, ") would be stored as ",
+  return Status::Invalid("the value ", ValueAt(*source, changed), " (row ", changed, ") would be stored as ",
                          ValueAt(*cast, changed), ", which loses information");
 }
 

@@ -29,12 +29,15 @@ Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(
 /// kInvalid naming the first changed value when `cast` (CastColumn of `from`, chunk for chunk)
 /// does not hold `from`'s values. Arrow's safe cast still rounds a double into a decimal's
 /// scale, drops a timestamp's time of day into a date and takes any non-zero integer as true:
-/// casts between numbers, decimals, booleans and temporal types are checked by casting back and
-/// comparing (NaN equal to NaN). A float narrowed to a smaller float may round, as every float
-/// write does, but not overflow to infinity. Casts from strings (parsed) and of nested types
-/// are not checked here. Cost: one cast back and one comparison of the column.
+/// casts between numbers, decimals, booleans and temporal types, and of nested types (structs,
+/// lists, maps: every value inside them; a null struct's fields are not compared), are checked
+/// by casting back and comparing (NaN equal to NaN); a dictionary by the values it encodes.
+/// With `float_rounding` a float narrowed to a smaller float may round, as every float write
+/// does, but not overflow to infinity (at the top level; inside nested types every value must
+/// survive); without it (a filter value, which must name exactly what it matches) it may not.
+/// Casts from strings (parsed) are not checked here. Cost: one cast back and one comparison.
 Status CheckCastKeepsValues(const std::shared_ptr<arrow::ChunkedArray>& from,
-                            const std::shared_ptr<arrow::ChunkedArray>& cast);
+                            const std::shared_ptr<arrow::ChunkedArray>& cast, bool float_rounding = true);
 
 /// Everything `reader` yields, as one table, each chunk validated structurally (Arrow's
 /// Validate: buffer sizes and child lengths against the lengths, O(chunks), not O(rows)): data

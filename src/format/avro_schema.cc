@@ -295,6 +295,11 @@ struct AvroWriter {
         if (d.precision() > 38) {
           return Unsupported(path, "is a decimal of precision " + std::to_string(d.precision()) + " (at most 38)");
         }
+        // Avro's decimal scale is 0..precision: another is written, then refused by every reader.
+        if (d.scale() < 0 || d.scale() > d.precision()) {
+          return Unsupported(path, "is a decimal of scale " + std::to_string(d.scale()) + " (Avro's is 0 to its precision, " +
+                                       std::to_string(d.precision()) + ")");
+        }
         return json{{"type", "fixed"}, {"name", "fixed"}, {"namespace", ns + "." + name},
                     {"size", MinBytesForPrecision(d.precision())}, {"logicalType", "decimal"},
                     {"precision", d.precision()}, {"scale", d.scale()}};

@@ -168,6 +168,11 @@ Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arro
     }
     if (!column->type()->Equals(*field->type())) {
       auto cast = CastColumn(column, field->type());
+      if (cast.ok()) {
+        // Keys to delete or look up, cast to the key field, must name exactly what they name.
+        auto kept = CheckCastKeepsValues(column, *cast);
+        if (!kept.ok()) cast = kept;
+      }
       if (!cast.ok()) {
         return Status::Invalid(source, ": column '", field->name(), "' of type ", column->type()->ToString(),
                                " cannot be read as the table's ", field->type()->ToString(), ": ",

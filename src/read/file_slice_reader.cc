@@ -36,7 +36,7 @@ struct Ordering {
   int32_t scale = 0;
 
   /// -1, 0, 1; nullopt when the kinds cannot be compared. Doubles compare as Java's
-  /// Double.compareTo (Hudi's): NaN above every number, equal to itself.
+  /// Double.compareTo (Hudi's): NaN above every number, equal to itself; -0.0 below 0.0.
   std::optional<int> Compare(const Ordering& o) const {
     if (kind == kNull || o.kind == kNull) return kind == o.kind ? 0 : (kind == kNull ? -1 : 1);
     if (kind == kString || o.kind == kString) {
@@ -49,6 +49,7 @@ struct Ordering {
     }
     const double a = AsDouble(), b = o.AsDouble();
     if (std::isnan(a) || std::isnan(b)) return std::isnan(a) == std::isnan(b) ? 0 : (std::isnan(a) ? 1 : -1);
+    if (a == b && a == 0.0 && std::signbit(a) != std::signbit(b)) return std::signbit(a) ? -1 : 1;  // -0.0 < 0.0
     return a < b ? -1 : (a > b ? 1 : 0);
   }
 

@@ -67,7 +67,7 @@ Result<TypedPredicate> TypePredicate(const arrow::Field& field, const PartitionP
     // safe cast takes as true; a datetime as the date it falls on) would match other rows than
     // it names: it must read back as given.
     const Status exact = CheckCastKeepsValues(std::make_shared<arrow::ChunkedArray>(values),
-                                              std::make_shared<arrow::ChunkedArray>(*cast));
+                                              std::make_shared<arrow::ChunkedArray>(*cast), /*float_rounding=*/false);
     if (!exact.ok()) {
       return Status::Invalid(what, " on '", p.field, "': value(s) ", DescribeValues(values),
                              " cannot be read exactly as the field's type ", field.type()->ToString(), " (",

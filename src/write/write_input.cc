@@ -1,6 +1,8 @@
 #include "write/write_input.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <unordered_map>
 
 #include <arrow/array.h>
@@ -10,6 +12,7 @@
 
 #include "common/arrow_cast.h"
 #include "table/partition_path.h"
+#include "write/blob_location.h"
 #include "lakeshore/table/blob.h"
 #include "table/hoodie_table_config.h"
 #include "table/record_key.h"
@@ -119,16 +122,25 @@ Result<std::vector<int64_t>> StableRanks(const std::shared_ptr<arrow::ChunkedArr
   const auto& idx = static_cast<const arrow::UInt64Array&>(*indices);
   std::vector<uint64_t> order(idx.raw_values(), idx.raw_values() + idx.length());
   if (arrow::is_floating(values->type()->id())) {
-    // Arrow places NaNs beside the nulls; Hudi (Java's Double.compareTo) orders NaN above
-    // every number: NaNs go last, in their order.
-    ARROW_ASSIGN_OR_RAISE(auto nan, arrow::compute::CallFunction("is_nan", {values}));
-    std::vector<char> is_nan;
-    is_nan.reserve(order.size());
-    for (const auto& chunk : nan.chunked_array()->chunks()) {
-      const auto& flags = static_cast<const arrow::BooleanArray&>(*chunk);
-      for (int64_t i = 0; i < flags.length(); ++i) is_nan.push_back(flags.IsValid(i) && flags.Value(i));
+    // Hudi compares doubles as Java's Double.compareTo: NaN above every number (Arrow places
+    // NaNs beside the nulls) and -0.0 below 0.0 (Arrow ties them). NaNs go last, and within
+    // the zeros the negative ones first, each in their order.
+    ARROW_ASSIGN_OR_RAISE(auto wide, arrow::compute::Cast(values, arrow::float64()));
+    enum : char { kOther, kNaN, kNegativeZero, kZero };
+    std::vector<char> kind;
+    kind.reserve(order.size());
+    for (const auto& chunk : wide.chunked_array()->chunks()) {
+      const auto& doubles = static_cast<const arrow::DoubleArray&>(*chunk);
+      for (int64_t i = 0; i < doubles.length(); ++i) {
+        const double v = doubles.IsValid(i) ? doubles.Value(i) : 1.0;
+        kind.push_back(std::isnan(v) ? kNaN : (v == 0.0 ? (std::signbit(v) ? kNegativeZero : kZero) : kOther));
+      }
     }
-    std::stable_partition(order.begin(), order.end(), [&](uint64_t r) { return !is_nan[r]; });
+    std::stable_partition(order.begin(), order.end(), [&](uint64_t r) { return kind[r] != kNaN; });
+    auto is_zero = [&](uint64_t r) { return kind[r] == kNegativeZero || kind[r] == kZero; };
+    auto first = std::find_if(order.begin(), order.end(), is_zero);
+    auto last = std::find_if_not(first, order.end(), is_zero);
+    std::stable_partition(first, last, [&](uint64_t r) { return kind[r] == kNegativeZero; });
   }
   std::vector<int64_t> ranks(order.size());
   for (size_t i = 0; i < order.size(); ++i) ranks[order[i]] = static_cast<int64_t>(i);
@@ -154,97 +166,83 @@ Status CheckKeyColumnsAreUtf8(const arrow::Table& table, const TableConfig& conf
   for (const auto& f : config.partition_fields) ARROW_RETURN_NOT_OK(check(f, "partition"));
   return Status::OK();
 }
-/// `path` (a URI or a local path) without a `file://` scheme, its "." and ".." segments
-/// resolved and no trailing '/'.
-std::string NormalizedLocation(std::string_view path) {
-  if (path.substr(0, 7) == "file://") path.remove_prefix(7);
-  std::string scheme;
-  const size_t sep = path.find("://");
-  if (sep != std::string_view::npos) {
-    scheme = std::string(path.substr(0, sep + 3));
-    path.remove_prefix(sep + 3);
+/// True when values of `type` are or hold blobs.
+bool HasBlobs(const arrow::DataType& type) {
+  if (IsBlobType(type)) return true;
+  for (const auto& f : type.fields()) {
+    if (HasBlobs(*f->type())) return true;
   }
-  std::vector<std::string_view> segments;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find('/', start);
-    if (end == std::string_view::npos) end = path.size();
-    const std::string_view seg = path.substr(start, end - start);
-    if (seg == "..") {
-      if (!segments.empty()) segments.pop_back();
-    } else if (!seg.empty() && seg != ".") {
-      segments.push_back(seg);
-    }
-    start = end + 1;
-  }
-  std::string out = scheme + (scheme.empty() && !path.empty() && path[0] == '/' ? "/" : "");
-  for (size_t i = 0; i < segments.size(); ++i) {
-    if (i > 0) out.push_back('/');
-    out.append(segments[i]);
-  }
-  return out;
-}
-
-/// kInvalid unless `blob_path` lies outside the table at `table_root`, or inside it under a
-/// hidden folder (a segment starting with '_' or '.'): a vacuum deletes what the timeline does
-/// not name, and a referenced blob it may consider would go, leaving the record pointing at
-/// nothing.
-Status CheckBlobOutsideVacuum(std::string_view blob_path, const std::string& table_root) {
-  if (table_root.empty()) return Status::OK();
-  const std::string root = NormalizedLocation(table_root);
-  const std::string blob = NormalizedLocation(blob_path);
-  if (blob.size() <= root.size() || blob.compare(0, root.size(), root) != 0 || blob[root.size()] != '/') {
-    return Status::OK();
-  }
-  const std::string_view inside = std::string_view(blob).substr(root.size() + 1);
-  size_t start = 0;
-  while (start < inside.size()) {
-    size_t end = inside.find('/', start);
-    if (end == std::string_view::npos) break;  // the file's own name does not hide it
-    if (inside[start] == '_' || inside[start] == '.') return Status::OK();
-    start = end + 1;
-  }
-  return Status::Invalid("references '", blob_path, "', inside the table where a vacuum may delete it: keep blobs "
-                         "outside the table, or under a hidden folder of it (a name starting with '_' or '.', such "
-                         "as _blobs/)");
+  return false;
 }
 
 /// Blob values must be one of RFC-100's two shapes: INLINE with data, OUT_OF_LINE with a
 /// reference to a non-empty path, offsets and lengths not negative, and outside what a vacuum
-/// of the table at `table_root` may delete (CheckBlobOutsideVacuum). A null blob is allowed.
-Status CheckBlobValues(const arrow::Table& table, const std::string& table_root) {
-  for (int c = 0; c < table.num_columns(); ++c) {
-    const auto& field = table.schema()->field(c);
-    if (!IsBlobType(*field->type())) continue;
-    int64_t row = 0;
-    for (const auto& chunk : table.column(c)->chunks()) {
-      const auto& blob = static_cast<const arrow::StructArray&>(*chunk);
-      const auto& type = static_cast<const arrow::StringArray&>(*blob.field(0));
-      const auto& data = *blob.field(1);
-      const auto& reference = static_cast<const arrow::StructArray&>(*blob.field(2));
-      const auto& path = static_cast<const arrow::StringArray&>(*reference.field(0));
-      const auto& offset = static_cast<const arrow::Int64Array&>(*reference.field(1));
-      const auto& length = static_cast<const arrow::Int64Array&>(*reference.field(2));
-      for (int64_t i = 0; i < blob.length(); ++i, ++row) {
-        if (blob.IsNull(i)) continue;
-        auto bad = [&](const std::string& what) {
-          return SchemaMismatch("blob column '" + field->name() + "', row " + std::to_string(row) + ": " + what);
-        };
-        const std::string_view kind = type.IsNull(i) ? std::string_view() : type.GetView(i);
-        if (kind == "INLINE") {
-          if (data.IsNull(i)) return bad("an INLINE blob without data");
-        } else if (kind == "OUT_OF_LINE") {
-          if (reference.IsNull(i) || path.IsNull(i) || path.GetView(i).empty()) {
-            return bad("an OUT_OF_LINE blob without a reference to a file");
-          }
-          if (offset.IsValid(i) && offset.Value(i) < 0) return bad("a negative offset");
-          if (length.IsValid(i) && length.Value(i) < 0) return bad("a negative length");
-          const Status outside = CheckBlobOutsideVacuum(path.GetView(i), table_root);
-          if (!outside.ok()) return bad("an OUT_OF_LINE blob " + outside.message());
-        } else {
-          return bad("type '" + std::string(kind) + "' is neither INLINE nor OUT_OF_LINE");
+/// of the table may delete (`placement`). A null blob is allowed.
+/// `array` holds blobs or values with blobs inside (structs, lists, maps: each found by its
+/// type), named `name` in errors.
+Status CheckBlobValues(const arrow::Array& array, const std::string& name, BlobPlacement& placement) {
+  const auto& type = *array.type();
+  if (IsBlobType(type)) {
+    const auto& blob = static_cast<const arrow::StructArray&>(array);
+    const auto& kind_of = static_cast<const arrow::StringArray&>(*blob.field(0));
+    const auto& data = *blob.field(1);
+    const auto& reference = static_cast<const arrow::StructArray&>(*blob.field(2));
+    const auto& path = static_cast<const arrow::StringArray&>(*reference.field(0));
+    const auto& offset = static_cast<const arrow::Int64Array&>(*reference.field(1));
+    const auto& length = static_cast<const arrow::Int64Array&>(*reference.field(2));
+    for (int64_t i = 0; i < blob.length(); ++i) {
+      if (blob.IsNull(i)) continue;
+      auto bad = [&](const std::string& what) {
+        return SchemaMismatch("blob column '" + name + "', row " + std::to_string(i) + ": " + what);
+      };
+      const std::string_view kind = kind_of.IsNull(i) ? std::string_view() : kind_of.GetView(i);
+      if (kind == "INLINE") {
+        if (data.IsNull(i)) return bad("an INLINE blob without data");
+      } else if (kind == "OUT_OF_LINE") {
+        if (reference.IsNull(i) || path.IsNull(i) || path.GetView(i).empty()) {
+          return bad("an OUT_OF_LINE blob without a reference to a file");
         }
+        if (offset.IsValid(i) && offset.Value(i) < 0) return bad("a negative offset");
+        if (length.IsValid(i) && length.Value(i) < 0) return bad("a negative length");
+        const Status outside = placement.Check(path.GetView(i));
+        if (!outside.ok()) return bad("an OUT_OF_LINE blob " + outside.message());
+      } else {
+        return bad("type '" + std::string(kind) + "' is neither INLINE nor OUT_OF_LINE");
       }
+    }
+    return Status::OK();
+  }
+  switch (type.id()) {
+    case arrow::Type::STRUCT: {
+      const auto& fields = static_cast<const arrow::StructArray&>(array);
+      for (int f = 0; f < type.num_fields(); ++f) {
+        ARROW_ASSIGN_OR_RAISE(auto child, fields.GetFlattenedField(f));
+        ARROW_RETURN_NOT_OK(CheckBlobValues(*child, name + "." + type.field(f)->name(), placement));
+      }
+      return Status::OK();
+    }
+    case arrow::Type::LIST:
+      return CheckBlobValues(*static_cast<const arrow::ListArray&>(array).values(), name + "[]", placement);
+    case arrow::Type::LARGE_LIST:
+      return CheckBlobValues(*static_cast<const arrow::LargeListArray&>(array).values(), name + "[]", placement);
+    case arrow::Type::MAP:
+      return CheckBlobValues(*static_cast<const arrow::MapArray&>(array).items(), name + "{}", placement);
+    default:
+      return Status::OK();
+  }
+}
+
+/// CheckBlobValues over every column of `table`.
+Status CheckBlobColumns(const arrow::Table& table, const std::string& table_root,
+                        const std::vector<std::string>& partition_columns) {
+  std::optional<BlobPlacement> placement;  // made at the first blob column
+  for (int c = 0; c < table.num_columns(); ++c) {
+    if (!HasBlobs(*table.schema()->field(c)->type())) continue;
+    if (!placement) {
+      ARROW_ASSIGN_OR_RAISE(placement, BlobPlacement::For(table_root, partition_columns));
+    }
+    for (const auto& chunk : table.column(c)->chunks()) {
+      ARROW_RETURN_NOT_OK(CheckBlobValues(*chunk, table.schema()->field(c)->name(), *placement));
     }
   }
   return Status::OK();
@@ -274,7 +272,7 @@ Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation o
     return in;
   }
   ARROW_RETURN_NOT_OK(CheckKeyColumnsAreUtf8(*in.table, config));
-  ARROW_RETURN_NOT_OK(CheckBlobValues(*in.table, table_root));
+  ARROW_RETURN_NOT_OK(CheckBlobColumns(*in.table, table_root, config.partition_fields));
   ARROW_ASSIGN_OR_RAISE(const bool complex_keys, config.ComplexRecordKeys());
   ARROW_ASSIGN_OR_RAISE(in.key_column, ComputeRecordKeys(*in.table, config.record_key_fields, complex_keys));
   in.record_keys = StringViews(*in.key_column);

@@ -40,8 +40,8 @@ Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation o
                                      const std::shared_ptr<arrow::RecordBatchReader>& reader,
                                      const std::string& table_root = "");
 
-/// Stable ranks of `values` (nulls smallest, NaN above every number as Java's Double.compareTo
-/// orders it; equal values rank by position), so that
+/// Stable ranks of `values` (nulls smallest, NaN above every number and -0.0 below 0.0 as
+/// Java's Double.compareTo orders them; equal values rank by position), so that
 /// comparing ranks compares values with ties broken by position.
 Result<std::vector<int64_t>> StableRanks(const std::shared_ptr<arrow::ChunkedArray>& values);
 

@@ -12,6 +12,8 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+import pyarrow as pa
+
 from lakeshore.errors import LakeshoreError
 
 EPILOG = """\
@@ -65,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (LakeshoreError, OSError, ValueError, TypeError) as e:
+    except (LakeshoreError, OSError, ValueError, TypeError, pa.ArrowException) as e:
         kind = getattr(e, "kind", None)
         if getattr(args, "json", False):
             sys.stdout.write(json.dumps({"error": {"type": type(e).__name__, "kind": kind, "message": str(e)}}) + "\n")

@@ -51,8 +51,9 @@ class Output:
 
     def __init__(self, as_json: bool) -> None:
         self.as_json = as_json
-        self.console = Console(highlight=False)
-        self.err = Console(stderr=True, highlight=False)
+        # No emoji codes either: ":thumbs_up:" in a path is shown as typed.
+        self.console = Console(highlight=False, emoji=False)
+        self.err = Console(stderr=True, highlight=False, emoji=False)
 
     def json(self, doc: Any) -> None:
         """Prints ``doc`` as the verb's JSON answer (only in --json mode): strict JSON, a NaN or
@@ -151,6 +152,8 @@ def _parse_schema(schema: pa.Schema | None, fmt: str) -> pa.Schema | None:
         return schema
 
     def parsed(t: pa.DataType) -> pa.DataType:
+        if pa.types.is_float32(t) or pa.types.is_float16(t):
+            return pa.float64()  # parsed wide, so that a value the column cannot hold is refused, not inf
         if pa.types.is_timestamp(t) and t.tz is not None:
             return pa.string() if fmt == "csv" else pa.timestamp(t.unit)
         if pa.types.is_struct(t):
@@ -162,7 +165,8 @@ def _parse_schema(schema: pa.Schema | None, fmt: str) -> pa.Schema | None:
     return pa.schema([f.with_type(parsed(f.type)) for f in schema], metadata=schema.metadata)
 
 
-_ZONE_OFFSET = r"(Z|z|[+-]\d\d(:?\d\d)?)$"
+# An offset after a time of day ("2020-01-01" ends in no offset: its "-01" is the day).
+_ZONE_OFFSET = r"\d\d:\d\d(:\d\d(\.\d*)?)?(Z|z|[+-]\d\d(:?\d\d)?)$"
 
 
 def _text_to_table_types(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
@@ -182,7 +186,14 @@ def _text_to_table_types(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordB
         columns.append(column)
     return pa.RecordBatch.from_arrays(
         columns, schema=pa.schema([f.with_type(c.type) for f, c in zip(schema, columns, strict=True)])
-    ).cast(schema)
+    ).cast(_handed_over(schema))
+
+
+def _handed_over(schema: pa.Schema) -> pa.Schema:
+    """The schema input batches reach the core in: the table's, with a narrow float column left
+    wide, so that the core refuses a value that would overflow it (pyarrow's cast makes it inf)."""
+    narrow = (pa.float16(), pa.float32())
+    return pa.schema([f.with_type(pa.float64()) if f.type in narrow else f for f in schema], metadata=schema.metadata)
 
 
 def read_input(
@@ -194,7 +205,9 @@ def read_input(
     reader = dataset.scanner(columns=columns).to_reader()
     if schema is None or reader.schema.equals(schema):
         return reader
-    return pa.RecordBatchReader.from_batches(schema, (_text_to_table_types(batch, schema) for batch in reader))
+    return pa.RecordBatchReader.from_batches(
+        _handed_over(schema), (_text_to_table_types(batch, schema) for batch in reader)
+    )
 
 
 def schema_from_sample(path: str, fmt: str | None) -> pa.Schema:

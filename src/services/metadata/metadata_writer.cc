@@ -953,6 +953,16 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   want(ctx.metadata.column_stats, kMetadataColumnStats);
   want(ctx.metadata.partition_stats, kMetadataPartitionStats);  // after column_stats: built from it
   for (const auto& [name, spec] : secondary) want(!changes.keys_unknown, name.c_str());
+  // The record index and secondary indexes keep one place per key. Over keys an insert stored
+  // twice (before the table kept keys once) a write does not build them: built, they would
+  // point at one copy, and a later delete would miss the other. The write goes on tagging
+  // globally, reaching every copy, until the twins are gone; create_index refuses, naming one.
+  auto keeps_one_place = [](const std::string& p) { return p == kMetadataRecordIndex || IsSecondaryIndexPartition(p); };
+  if (std::any_of(missing.begin(), missing.end(), keeps_one_place)) {
+    auto once = ScanRecordLocations(ctx, /*refuse_twins=*/true);
+    if (!once.ok() && !once.status().IsInvalid()) return once.status();
+    if (!once.ok()) missing.erase(std::remove_if(missing.begin(), missing.end(), keeps_one_place), missing.end());
+  }
   std::string built_latest;  // indexing instants written here: the deltacommit completes after them
   if (!missing.empty()) ARROW_RETURN_NOT_OK(BuildMetadataPartitions(ctx, missing, guard));
   if (settled || !missing.empty()) {

@@ -13,15 +13,11 @@
 #include "lakeshore/engine/engine.h"
 #include "lakeshore/storage/storage.h"
 #include "lakeshore/vacuum.h"
+#include "table/hidden_names.h"
 
 namespace lakeshore::vacuum {
 
-/// Delta's rule (DeltaTableUtils.isHiddenDirectory) for one path segment: a name starting
-/// with '_' or '.' is hidden, except `_change_data*`, `_delta_index*` and partition folders
-/// `<partition column>=...`; with `hide_metadata`, the name `metadata` (UniForm Iceberg
-/// metadata) is hidden too. O(partition columns).
-bool IsHiddenName(std::string_view name, const std::vector<std::string>& partition_columns,
-                  bool hide_metadata);
+using lakeshore::IsHiddenName;  // table/hidden_names.h: shared with the writes' blob check
 
 /// Which listed paths a vacuum may consider.
 struct VisibilityRule {

@@ -102,6 +102,32 @@ Status LoadLastVacuum(Storage& table, TimelineState* s) {
   return Status::OK();
 }
 
+/// Vacuum's own timeline keeps its newest completed instants, this many: a run reads only the
+/// last one, and an older one is never read again. Untrimmed, the folder grew by three files a
+/// run, and every skipped optimistic run listed them all.
+constexpr size_t kVacuumInstantsKept = 10;
+
+/// Deletes the files of the completed vacuum instants older than the newest
+/// kVacuumInstantsKept: their requested and inflight files first, then their completed ones, so
+/// that a crash between leaves a completed instant, never a pending one. Pending instants (a
+/// vacuum that crashed) are left alone. Call under the table lock.
+Status TrimVacuumTimeline(Storage& table) {
+  ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(table, kVacuumTimeline));
+  const std::vector<Instant> done = timeline.CompletedByCompletionTime();
+  if (done.size() <= kVacuumInstantsKept) return Status::OK();
+  std::vector<std::string> plans, completions;
+  for (size_t i = 0; i + kVacuumInstantsKept < done.size(); ++i) {
+    for (const InstantState state : {InstantState::kRequested, InstantState::kInflight}) {
+      Instant earlier = done[i];
+      earlier.state = state;
+      plans.push_back(kVacuumTimeline.PathOf(earlier));
+    }
+    completions.push_back(kVacuumTimeline.PathOf(done[i]));
+  }
+  ARROW_RETURN_NOT_OK(table.DeleteFiles(plans).status());
+  return table.DeleteFiles(completions).status();
+}
+
 /// `commits` in completion order.
 std::vector<CompletedCommit> InCompletionOrder(std::vector<CompletedCommit> commits) {
   std::stable_sort(commits.begin(), commits.end(), [](const CompletedCommit& x, const CompletedCommit& y) {
@@ -415,6 +441,7 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
   ARROW_ASSIGN_OR_RAISE(auto vacuums_after, Timeline::Load(*table, kVacuumTimeline));
   ARROW_RETURN_NOT_OK(
       instant->Complete(LatestTime({&after_delete, &vacuums_after}), done.ToJson(), *options.clock, *guard).status());
+  ARROW_RETURN_NOT_OK(TrimVacuumTimeline(*table));
   ARROW_RETURN_NOT_OK(guard->Release());
   return report;
 }

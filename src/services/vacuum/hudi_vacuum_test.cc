@@ -283,6 +283,63 @@ TEST(HudiVacuum, CrashAtEveryMutationThenRerunConverges) {
 namespace lakeshore {
 namespace {
 
+// Vacuum's own timeline kept every run (three files each), and each skipped optimistic run
+// listed them all: it keeps its newest ten completed instants. A crash at any point of the trim
+// leaves completed instants only, and the next run finishes it.
+TEST(HudiVacuum, ItsOwnTimelineKeepsTheNewestRunsAndACrashedTrimConverges) {
+  const TimelineLocation vacuum_timeline{layout::kVacuumTimelineDir, TimelineLayout::kV2};
+  auto runs = [](HudiScenario& s, int count) {
+    for (int i = 0; i < count; ++i) {
+      s.clock->Advance(60 * 1000);
+      auto r = s.Vacuum();
+      ASSERT_TRUE(r.ok()) << r.status();
+    }
+  };
+  HudiScenario s("ls_vacuum_trim");
+  s.Upsert({{1, "a", 1, "x"}});
+  runs(s, 10);
+  auto vacuums = *Timeline::Load(*s.storage, vacuum_timeline);
+  ASSERT_EQ(vacuums.CompletedByCompletionTime().size(), 10u);
+  const std::string sixth_run = vacuums.CompletedByCompletionTime()[5].time;
+  // The eleventh run trims the oldest; every mutating call of that run may crash.
+  int64_t n = 0;
+  {
+    HudiScenario probe("ls_vacuum_trim_count");
+    probe.Upsert({{1, "a", 1, "x"}});
+    runs(probe, 10);
+    auto count = *FaultInjectionStorage::Make(probe.storage, 0, FaultMode::kCrash);
+    VacuumOptions o;
+    o.clock = probe.clock;
+    ASSERT_TRUE(Vacuum(count, o).ok());
+    n = count->mutating_calls();
+  }
+  for (int64_t k = 1; k <= n + 1; ++k) {
+    SCOPED_TRACE("k=" + std::to_string(k));
+    HudiScenario c("ls_vacuum_trim_crash" + std::to_string(k));
+    c.Upsert({{1, "a", 1, "x"}});
+    runs(c, 10);
+    auto crashing = *FaultInjectionStorage::Make(c.storage, k, FaultMode::kCrash);
+    VacuumOptions o;
+    o.clock = c.clock;
+    (void)Vacuum(crashing, o);
+    c.clock->Advance(10 * 60 * 1000);  // a crashed holder's lock lease runs out
+    auto after_crash = *Timeline::Load(*c.storage, vacuum_timeline);
+    for (const auto& i : after_crash.instants()) {
+      // Only the crashed run's own instant may be pending: a trim never leaves one.
+      if (!i.is_completed()) EXPECT_GT(i.time, after_crash.CompletedByCompletionTime().back().time);
+    }
+    runs(c, 1);
+    auto settled = *Timeline::Load(*c.storage, vacuum_timeline);
+    EXPECT_EQ(settled.CompletedByCompletionTime().size(), 10u);
+  }
+  runs(s, 5);  // fifteen runs: the newest ten are kept, from the sixth on
+  vacuums = *Timeline::Load(*s.storage, vacuum_timeline);
+  EXPECT_EQ(vacuums.CompletedByCompletionTime().size(), 10u);
+  EXPECT_EQ(vacuums.instants().size(), 10u);
+  EXPECT_EQ(vacuums.CompletedByCompletionTime().front().time, sixth_run);
+  EXPECT_EQ(s.storage->List(layout::kVacuumTimelineDir, false)->size(), 30u);
+}
+
 TEST(HudiVacuum, TablePropertySetsRetentionAndItsMinimum) {
   testing::TempDir dir("ls_vacuum_retention_property");
   auto config = testing::PeopleConfig();

@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "common/percent_encoding.h"
+#include "storage/local_real_path.h"
 #include "table/hidden_names.h"
 
 namespace lakeshore {
@@ -38,15 +39,15 @@ std::optional<std::string> UriPlace(std::string_view text) {
   return out;
 }
 
-/// `path` absolute, its symbolic links resolved as far as it exists, no trailing '/'.
-std::string Resolved(const std::filesystem::path& path) {
+/// `path` absolute ("." and ".." resolved), its symbolic links resolved as far as it exists
+/// (RealPathOfLocal), no trailing '/'.
+Result<std::string> Resolved(const std::filesystem::path& path) {
   std::error_code error;
-  const std::filesystem::path absolute = std::filesystem::absolute(path, error);
-  if (error) return path.lexically_normal().string();
-  const std::filesystem::path resolved = std::filesystem::weakly_canonical(absolute, error);
-  std::string out = (error ? absolute.lexically_normal() : resolved).string();
-  while (out.size() > 1 && out.back() == '/') out.pop_back();
-  return out;
+  std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  if (error) return Status::IOError("cannot make '", path.string(), "' absolute: ", error.message());
+  std::string normal = absolute.lexically_normal().string();
+  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  return RealPathOfLocal(normal);
 }
 
 }  // namespace
@@ -79,11 +80,14 @@ Result<std::string> BlobPlacement::Place(std::string_view text) {
   std::error_code error;
   // A file that is itself a link is resolved whole; else its folder, once per folder.
   if (std::filesystem::is_symlink(local, error)) return Resolved(local);
-  const std::string folder = local.parent_path().string();
-  auto it = folders_.find(folder);
-  if (it == folders_.end()) it = folders_.emplace(folder, Resolved(folder.empty() ? "." : folder)).first;
   const std::string name = local.filename().string();
   if (name.empty() || name == "." || name == "..") return Resolved(local);
+  const std::string folder = local.parent_path().string();
+  auto it = folders_.find(folder);
+  if (it == folders_.end()) {
+    ARROW_ASSIGN_OR_RAISE(auto place, Resolved(folder.empty() ? "." : folder));
+    it = folders_.emplace(folder, std::move(place)).first;
+  }
   return it->second == "/" ? "/" + name : it->second + "/" + name;
 }
 

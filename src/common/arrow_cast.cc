@@ -120,6 +120,15 @@ Result<std::shared_ptr<arrow::Array>> CastChunk(const std::shared_ptr<arrow::Arr
     ARROW_ASSIGN_OR_RAISE(auto values, CastChunk(dictionary.dictionary(), type, options));
     ARROW_ASSIGN_OR_RAISE(source, arrow::compute::Take(*values, *dictionary.indices()));
   }
+  if (arrow::is_integer(source->type_id()) && arrow::is_decimal(type->id())) {
+    // Arrow casts an integer only into a decimal with room for its type's every value (int64
+    // into decimal(5, 2) was refused although 2 fits): through the widest decimal of the same
+    // scale, whose cast down checks each value.
+    const auto& decimal = static_cast<const arrow::DecimalType&>(*type);
+    if (decimal.precision() < 38 && decimal.scale() >= 0 && decimal.scale() <= 18) {
+      ARROW_ASSIGN_OR_RAISE(source, arrow::compute::Cast(*source, arrow::decimal128(38, decimal.scale()), options));
+    }
+  }
   std::shared_ptr<arrow::Array> cast = source;
   if (!source->type()->Equals(*type)) {
     ARROW_ASSIGN_OR_RAISE(cast, arrow::compute::Cast(*source, type, options));

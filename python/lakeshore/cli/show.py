@@ -45,17 +45,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def describe(table: Table, rows: int, as_of: str | None) -> dict[str, Any]:
-    """What `show` reports about ``table``, as a JSON-ready dict."""
-    data = table.to_arrow(as_of=as_of)
-    user_columns = table.schema.names
+    """What `show` reports about ``table``, as a JSON-ready dict. The row count reads the record
+    key column alone, and the rows shown are read by their keys: memory follows the keys and
+    the rows shown, never the whole table."""
+    keys = table.to_arrow(columns=["_hoodie_record_key"], as_of=as_of).column(0)
+    shown: list[dict[str, Any]] = []
+    if rows > 0 and len(keys) > 0:
+        first = keys.slice(0, rows).to_pylist()
+        picked = table.to_arrow(
+            columns=table.schema.names, filter=[("_hoodie_record_key", "in", first)], as_of=as_of
+        ).to_pylist()
+        shown = picked[:rows]
     return {
         "uri": table.uri,
         "config": table.config,
         "schema": [{"name": f.name, "type": str(f.type), "nullable": f.nullable} for f in table.schema],
         "as_of": as_of,
         "files": table.files(as_of=as_of),
-        "row_count": data.num_rows,
-        "rows": data.select(user_columns).slice(0, rows).to_pylist(),
+        "row_count": len(keys),
+        "rows": shown,
     }
 
 

@@ -358,3 +358,29 @@ def test_emoji_codes_in_user_text_are_shown_as_typed(tmp_path: Path, capsys: pyt
     t = str(tmp_path / "e:thumbs_up:x")
     assert main(["create", t, "--schema", "id:int64!", "--record-key", "id"]) == 0
     assert ":thumbs_up:" in capsys.readouterr().out
+
+
+def test_show_counts_and_shows_rows_without_reading_the_table_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # show read every row and column to print a count and a few rows; it now counts the record
+    # key column and reads the rows it shows by their keys (a merge-on-read table: merged).
+    t = str(tmp_path / "t")
+    schema = "id:int64!,city:string,v:int64"
+    assert (
+        main(["create", t, "--schema", schema, "--record-key", "id", "--partition-by", "city", "--table-type", "mor"])
+        == 0
+    )
+    table = lakeshore.Table.open(t)
+    data = pa.table({"id": pa.array(range(6), pa.int64()), "city": ["a", "b"] * 3, "v": pa.array(range(6), pa.int64())})
+    table.insert(data)
+    table.upsert(
+        pa.table({"id": pa.array([0, 1], pa.int64()), "city": ["a", "b"], "v": pa.array([10, 11], pa.int64())})
+    )
+    capsys.readouterr()
+    doc = run_json(capsys, "show", t, "--rows", "3")
+    assert doc["row_count"] == 6
+    stored = {r["id"]: r for r in table.to_arrow(columns=["id", "city", "v"]).to_pylist()}
+    assert len(doc["rows"]) == 3
+    for row in doc["rows"]:
+        assert row == stored[row["id"]]

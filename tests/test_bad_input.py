@@ -772,3 +772,16 @@ def test_a_decimal_of_negative_scale_is_refused_before_anything_is_written(tmp_p
     with pytest.raises(lakeshore.UnsupportedFeatureError, match="scale -2"):
         lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id")
     assert not (tmp_path / "t" / ".hoodie").exists()
+
+
+@pytest.mark.parametrize("kind, text", [(pa.float32(), "1e300"), (pa.float64(), "1e400")])
+def test_text_overflowing_a_float_column_is_refused_and_infinity_kept(
+    tmp_path: Path, kind: pa.DataType, text: str
+) -> None:
+    # "1e300" parsed into a float32 column (and "1e400" into a double) was stored as inf.
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("f", kind)])
+    t = lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id")
+    with pytest.raises(lakeshore.SchemaMismatchError, match="column 'f'.*loses information"):
+        t.upsert(pa.table({"id": [1], "f": [text]}))
+    t.upsert(pa.table({"id": [1, 2, 3], "f": ["inf", "-Infinity", "0.5"]}))
+    assert sorted(t.to_arrow(columns=["f"]).column("f").to_pylist()) == [float("-inf"), 0.5, float("inf")]

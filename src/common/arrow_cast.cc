@@ -1,5 +1,7 @@
 #include "common/arrow_cast.h"
 
+#include <algorithm>
+#include <cctype>
 #include <limits>
 
 #include <arrow/array.h>
@@ -228,6 +230,25 @@ Status CheckCastKeepsValues(const std::shared_ptr<arrow::ChunkedArray>& from,
                                                             static_cast<const arrow::DictionaryType&>(*from->type()).value_type()));
   }
   const auto& type = *source->type();
+  if (type.id() == arrow::Type::STRING && arrow::is_floating(cast->type()->id())) {
+    // Text parsed into a float: a number it cannot hold came out infinite; only text naming
+    // an infinity may.
+    ARROW_ASSIGN_OR_RAISE(auto finite, arrow::compute::CallFunction("is_finite", {cast}));
+    int64_t row = 0;
+    for (int c = 0; c < source->num_chunks(); ++c) {
+      const auto& text = static_cast<const arrow::StringArray&>(*source->chunk(c));
+      const auto& flags = static_cast<const arrow::BooleanArray&>(*finite.chunked_array()->chunk(c));
+      for (int64_t i = 0; i < text.length(); ++i, ++row) {
+        if (!flags.IsValid(i) || flags.Value(i)) continue;
+        std::string value(text.GetView(i));
+        std::transform(value.begin(), value.end(), value.begin(), [](unsigned char ch) { return std::tolower(ch); });
+        if (value.find("inf") != std::string::npos || value.find("nan") != std::string::npos) continue;
+        return Status::Invalid("the value '", text.GetView(i), "' (row ", row, ") would be stored as ",
+                               ValueAt(*cast, row), ", which loses information");
+      }
+    }
+    return Status::OK();
+  }
   const bool scalar = IsScalarValueType(type) && IsScalarValueType(*cast->type());
   const bool nested = arrow::is_nested(type.id()) && arrow::is_nested(cast->type()->id());
   if (!scalar && !nested) return Status::OK();

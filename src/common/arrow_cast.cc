@@ -269,4 +269,11 @@ Status CheckCastKeepsValues(const std::shared_ptr<arrow::ChunkedArray>& from,
                          ValueAt(*cast, changed), ", which loses information");
 }
 
+Result<std::shared_ptr<arrow::ChunkedArray>> CastColumnKeepingValues(const std::shared_ptr<arrow::ChunkedArray>& column,
+                                                                     const std::shared_ptr<arrow::DataType>& type) {
+  ARROW_ASSIGN_OR_RAISE(auto cast, CastColumn(column, type));
+  ARROW_RETURN_NOT_OK(CheckCastKeepsValues(column, cast));
+  return cast;
+}
+
 }  // namespace lakeshore

@@ -39,6 +39,13 @@ Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(
 Status CheckCastKeepsValues(const std::shared_ptr<arrow::ChunkedArray>& from,
                             const std::shared_ptr<arrow::ChunkedArray>& cast, bool float_rounding = true);
 
+/// CastColumn to `type`, then CheckCastKeepsValues (float rounding allowed at the top level):
+/// the cast a conformance of caller data to a stored type takes. Errors: the cast's, or the
+/// check's kInvalid naming the first changed value. Cost: when the types differ, the cast, one
+/// cast back and one comparison.
+Result<std::shared_ptr<arrow::ChunkedArray>> CastColumnKeepingValues(const std::shared_ptr<arrow::ChunkedArray>& column,
+                                                                     const std::shared_ptr<arrow::DataType>& type);
+
 /// Everything `reader` yields, as one table, each chunk validated structurally (Arrow's
 /// Validate: buffer sizes and child lengths against the lengths, O(chunks), not O(rows)): data
 /// handed in through the Arrow C interface is not checked by anyone before us, and a buffer

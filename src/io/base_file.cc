@@ -167,12 +167,7 @@ Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arro
       continue;
     }
     if (!column->type()->Equals(*field->type())) {
-      auto cast = CastColumn(column, field->type());
-      if (cast.ok()) {
-        // Keys to delete or look up, cast to the key field, must name exactly what they name.
-        auto kept = CheckCastKeepsValues(column, *cast);
-        if (!kept.ok()) cast = kept;
-      }
+      auto cast = CastColumnKeepingValues(column, field->type());
       if (!cast.ok()) {
         return Status::Invalid(source, ": column '", field->name(), "' of type ", column->type()->ToString(),
                                " cannot be read as the table's ", field->type()->ToString(), ": ",

@@ -100,7 +100,9 @@ Result<BaseFileFooter> ReadBaseFileFooter(Storage& storage, const std::string& p
                                           std::optional<int64_t> size_hint = std::nullopt);
 
 /// `table` with the columns of `schema`, by name: cast where the types differ, nulls where a
-/// column is missing. Invalid (naming the column and `source`) when a cast is impossible.
+/// column is missing. Invalid (naming the column and `source`) when a cast is impossible or
+/// changes a value (CastColumnKeepingValues: keys to delete or look up must name exactly what
+/// they name; a file read under a widened schema always passes, at the cost of one cast back).
 Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arrow::Table>& table,
                                                       const std::shared_ptr<arrow::Schema>& schema,
                                                       const std::string& source);

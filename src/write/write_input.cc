@@ -36,11 +36,7 @@ Result<std::shared_ptr<arrow::Table>> Conform(const arrow::Table& input, const a
       // The table stores Hudi's (Avro's) types: an int16 column goes in as int32, a nanosecond
       // timestamp as microseconds, ... Only lossless casts are taken (a timestamp with
       // sub-microsecond digits is refused).
-      auto cast = CastColumn(column, field->type());
-      if (cast.ok()) {
-        auto kept = CheckCastKeepsValues(column, *cast);
-        if (!kept.ok()) cast = kept;
-      }
+      auto cast = CastColumnKeepingValues(column, field->type());
       if (!cast.ok()) {
         return SchemaMismatch("column '" + field->name() + "' has type " + column->type()->ToString() +
                               " but the table expects " + field->type()->ToString() + " (" +

@@ -152,7 +152,7 @@ def _parse_schema(schema: pa.Schema | None, fmt: str) -> pa.Schema | None:
         return schema
 
     def parsed(t: pa.DataType) -> pa.DataType:
-        if pa.types.is_float32(t) or pa.types.is_float16(t):
+        if t in _NARROW_FLOATS:
             return pa.float64()  # parsed wide, so that a value the column cannot hold is refused, not inf
         if pa.types.is_timestamp(t) and t.tz is not None:
             return pa.string() if fmt == "csv" else pa.timestamp(t.unit)
@@ -164,6 +164,10 @@ def _parse_schema(schema: pa.Schema | None, fmt: str) -> pa.Schema | None:
 
     return pa.schema([f.with_type(parsed(f.type)) for f in schema], metadata=schema.metadata)
 
+
+# Float types text and input batches are kept wide in (float64) until the core casts them
+# down and refuses a value that overflows: pyarrow's own cast makes it inf.
+_NARROW_FLOATS = (pa.float16(), pa.float32())
 
 # An offset after a time of day ("2020-01-01" ends in no offset: its "-01" is the day).
 _ZONE_OFFSET = r"\d\d:\d\d(:\d\d(\.\d*)?)?(Z|z|[+-]\d\d(:?\d\d)?)$"
@@ -192,8 +196,9 @@ def _text_to_table_types(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordB
 def _handed_over(schema: pa.Schema) -> pa.Schema:
     """The schema input batches reach the core in: the table's, with a narrow float column left
     wide, so that the core refuses a value that would overflow it (pyarrow's cast makes it inf)."""
-    narrow = (pa.float16(), pa.float32())
-    return pa.schema([f.with_type(pa.float64()) if f.type in narrow else f for f in schema], metadata=schema.metadata)
+    return pa.schema(
+        [f.with_type(pa.float64()) if f.type in _NARROW_FLOATS else f for f in schema], metadata=schema.metadata
+    )
 
 
 def read_input(

@@ -281,6 +281,45 @@ def test_after_archival_hudi_rs_and_every_instant_read_as_before(tmp_path: Path)
     _same(t.to_arrow(), _hudi(root), "hudi-rs after a write to the archived table")
 
 
+@pytest.mark.parametrize("table_type", ["cow", "mor"])
+def test_writes_archive_automatically_past_keep_max_and_every_instant_reads_as_before(
+    tmp_path: Path, table_type: str
+) -> None:
+    # Hudi's hoodie.archive.automatic (on by default): a write that leaves more than
+    # hoodie.keep.max.commits completed writes active archives down to hoodie.keep.min.commits,
+    # and nothing of the history is lost (the archived timeline is read with the active one).
+    root = tmp_path / "t"
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    keep = {"hoodie.keep.min.commits": "3", "hoodie.keep.max.commits": "5", "hoodie.metadata.enable": "true"}
+    t = lakeshore.Table.create(str(root), schema, record_key="id", table_type=table_type, properties=keep)
+    before: dict[str, list[dict[str, Any]]] = {}
+    archived: list[str] = []
+    for i in range(13):
+        r = t.upsert(pa.table({"id": [i % 4, 100 + i], "v": [f"u{i}", "n"]}, schema=schema))
+        before[r["instant_time"]] = _sorted(t.to_arrow())
+        writes = ("commit", "deltacommit", "replacecommit")
+        active = [x for x in t.timeline() if x["state"] == "completed" and x["action"] in writes]
+        if r["active_write_instants"] <= 5:
+            assert r["archived_instants"] == [], (i, r)
+        else:
+            # The count that made it due is the one the write saw, and the archival keeps three.
+            assert r["active_write_instants"] == 6 and len(r["archived_instants"]) == 3, (i, r)
+            archived += r["archived_instants"]
+        assert len(active) <= 5, (i, active)
+    assert len(archived) == 9 and (root / ".hoodie" / "timeline" / "history" / "_version_").exists()
+    for instant, rows in before.items():
+        assert _sorted(t.to_arrow(as_of=instant)) == rows, instant
+    _same(t.to_arrow(), _hudi(root), "hudi-rs after automatic archivals")
+    _same(lakeshore.Table.open(str(root)).to_arrow(), _hudi(root), "reopened")
+    # Off, as Hudi's hoodie.archive.automatic=false: the active timeline grows until archive().
+    off = lakeshore.Table.open(str(root), properties={"hoodie.archive.automatic": "false"})
+    for i in range(4):
+        r = off.upsert(pa.table({"id": [i], "v": ["off"]}, schema=schema))
+        assert r["archived_instants"] == []
+    assert r["active_write_instants"] == 8
+    assert len(off.archive()["archived_instants"]) == 5
+
+
 def test_savepoints_are_hudis_and_hold_archival_back(tmp_path: Path) -> None:
     root = tmp_path / "t"
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])

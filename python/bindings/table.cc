@@ -146,6 +146,8 @@ nb::dict WriteResultDict(const WriteResult& r) {
   d["file_groups_replaced"] = r.file_groups_replaced;
   d["rolled_back_instants"] = nb::cast(r.rolled_back_instants);
   d["compaction_instant"] = r.compaction_instant.empty() ? nb::object(nb::none()) : nb::cast(r.compaction_instant);
+  d["active_write_instants"] = r.active_write_instants;
+  d["archived_instants"] = nb::cast(r.archived_instants);
   if (!r.tagging.index.empty()) {
     const TaggingMetrics& m = r.tagging;
     nb::dict t;

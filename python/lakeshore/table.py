@@ -272,9 +272,13 @@ class Table:
         returns what the write did (the WriteResult fields as a dict: instant_time, operation,
         records_in, records_inserted, records_updated, records_deleted, files_written,
         bytes_written, file_groups_touched, file_groups_replaced, rolled_back_instants,
-        compaction_instant, duration_ms). On a merge-on-read table with ``hoodie.compact.inline``
-        set, a compaction runs after the write once ``hoodie.compact.inline.max.delta.commits``
-        deltacommits piled up (``compaction_instant`` names it, else None).
+        compaction_instant, active_write_instants, archived_instants, duration_ms). On a
+        merge-on-read table with ``hoodie.compact.inline`` set, a compaction runs after the write
+        once ``hoodie.compact.inline.max.delta.commits`` deltacommits piled up
+        (``compaction_instant`` names it, else None). Then, unless ``hoodie.archive.automatic``
+        is false, an archival runs once more than ``hoodie.keep.max.commits`` completed writes
+        are active (``active_write_instants`` counts them; ``archived_instants`` lists what
+        moved): the archived timeline is read with the active one, so no history is lost.
 
         Raises SchemaMismatchError if the data does not match the table schema and
         CommitConflictError if a concurrent writer committed to the same file groups first (then

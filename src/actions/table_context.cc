@@ -57,6 +57,7 @@ Status TableContext::LoadSettings() {
   ARROW_ASSIGN_OR_RAISE(bool inline_compaction, o::kCompactInline.Get(p));
   ARROW_ASSIGN_OR_RAISE(int64_t inline_delta_commits, o::kCompactInlineMaxDeltaCommits.Get(p));
   inline_compaction_delta_commits = inline_compaction && plan.merge_on_read ? inline_delta_commits : 0;
+  ARROW_ASSIGN_OR_RAISE(automatic_archival, o::kArchiveAutomatic.Get(p));
   return Status::OK();
 }
 

@@ -64,6 +64,9 @@ struct TableContext {
   /// Merge-on-read inline compaction: compact after a write once this many deltacommits
   /// completed since the last compaction; 0: off (table_options kCompactInline*).
   int64_t inline_compaction_delta_commits = 0;
+  /// hoodie.archive.automatic: Table::Write archives when more than hoodie.keep.max.commits
+  /// completed writes are active after it (layout-2 timelines only).
+  bool automatic_archival = true;
 
   CommitMetadataCache commits;
   ArchivedCommits archived_commits;

@@ -323,6 +323,21 @@ Result<WriteResult> Table::Write(WriteOperation op, std::shared_ptr<arrow::Recor
     }
     if (compacted->completed) result.compaction_instant = compacted->instant_time;
   }
+  if (impl_->ctx.automatic_archival && !impl_->ctx.archive_folder.empty()) {
+    // Hudi's automatic archival: the count the commit saw (plus an inline compaction) says
+    // whether one is due, so a write that leaves nothing to move lists nothing more.
+    ARROW_ASSIGN_OR_RAISE(int64_t keep_max, table_options::kArchiveKeepMaxCommits.Get(impl_->ctx.config.properties));
+    const int64_t active = result.active_write_instants + (result.compaction_instant.empty() ? 0 : 1);
+    if (active > keep_max) {
+      auto archived = Archive(ArchiveOptions{});
+      if (!archived.ok()) {
+        return archived.status().WithMessage("write ", result.instant_time,
+                                             " committed, but the archival after it failed: ",
+                                             archived.status().message());
+      }
+      result.archived_instants = std::move(archived->archived_instants);
+    }
+  }
   return result;
 }
 

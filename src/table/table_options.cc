@@ -89,6 +89,11 @@ const ConfigOption<int64_t> kArchiveKeepMaxCommits{
     "hoodie.keep.max.commits", 30, "Completed write instants on the active timeline above which an archival runs.",
     MustBePositive};
 
+const ConfigOption<bool> kArchiveAutomatic{
+    "hoodie.archive.automatic", true,
+    "After each write, archive when more than hoodie.keep.max.commits completed writes are active (Hudi's "
+    "automatic archival); the archived timeline is read with the active one, so no history is lost."};
+
 Status CheckKeepCommits(int64_t keep_min, int64_t keep_max) {
   if (keep_min < 1 || keep_max <= keep_min) {
     return Status::Invalid("archival needs 1 <= hoodie.keep.min.commits < hoodie.keep.max.commits (got ", keep_min,
@@ -194,7 +199,7 @@ const std::vector<const ConfigOptionBase*>& All() {
       &kParquetCompression,  &kRecordSizeEstimateBytes,  &kHeartbeatIntervalMs,
       &kHeartbeatTolerableMisses, &kLockLeaseMs,         &kLockWaitTimeoutMs,
       &kIndexType,           &kVacuumRetainHours,        &kParquetBloomFilterEnabled,
-      &kArchiveKeepMinCommits, &kArchiveKeepMaxCommits, &kBulkInsertParallelism,
+      &kArchiveKeepMinCommits, &kArchiveKeepMaxCommits, &kArchiveAutomatic, &kBulkInsertParallelism,
       &kCompactInline,       &kCompactInlineMaxDeltaCommits, &kMetadataEnable,
       &kMetadataRecordIndexEnable, &kMetadataRecordIndexMinGroups, &kMetadataRecordIndexMaxGroups,
       &kMetadataCompactMaxDeltaCommits, &kMetadataBloomFilterEnable, &kMetadataBloomFilterGroups, &kMetadataSecondaryIndexGroups,

@@ -1,5 +1,6 @@
 #include "write/write_client.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -74,6 +75,8 @@ struct WriteState {
   /// The write can store a key where it was not (upserts, inserts, insert_overwrite): unless it
   /// tagged globally, a record or secondary index built meanwhile makes it conflict at commit.
   bool may_add_keys = false;
+  /// Completed write instants on the active timeline once this one completes (set at the commit).
+  int64_t active_write_instants = 0;
 };
 
 /// The action of a write's instant: replace operations are replacecommits; every other write is a
@@ -354,6 +357,9 @@ Status Commit(TableContext& ctx, WriteState& state, const CommitMetadata& metada
   }
   ARROW_RETURN_NOT_OK(CheckConflicts(commits, state, touched));
   ARROW_RETURN_NOT_OK(CheckSchemaUnchanged(ctx, commits));
+  state.active_write_instants = 1 + std::count_if(timeline.instants().begin(), timeline.instants().end(), [](const Instant& i) {
+                                      return i.is_completed() && actions::WritesData(i.action);
+                                    });
   if (state.check_new_keys) ARROW_RETURN_NOT_OK(CheckNewKeysStillNew(ctx, state, timeline, commits, changes));
   ARROW_RETURN_NOT_OK(CheckKeysKeptOnceSinceTagging(ctx, state));
   // A clustering scheduled while this write ran.
@@ -663,6 +669,7 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
   // The last moment a stop takes effect: from the commit on, the write completes.
   ARROW_RETURN_NOT_OK(stop.Poll());
   ARROW_RETURN_NOT_OK(Commit(ctx, state, metadata, touched, RecordIndexChanges(op, input, tags, plan, stats)));
+  result.active_write_instants = state.active_write_instants;
   progress.Report("committing", 1, 1, "instants");
   return result;
 }

@@ -97,6 +97,12 @@ struct WriteResult {
   std::vector<std::string> rolled_back_instants;  ///< failed writes this write rolled back first
   /// The inline compaction this write ran after it committed (hoodie.compact.inline), or "".
   std::string compaction_instant;
+  /// Completed write instants (commits, deltacommits, replacecommits) on the active timeline
+  /// once this write completed: what hoodie.keep.max.commits is compared with.
+  int64_t active_write_instants = 0;
+  /// The instants the automatic archival after this write moved to the archived timeline
+  /// (hoodie.archive.automatic), oldest first; empty when none was due.
+  std::vector<std::string> archived_instants;
   /// How the records were tagged (upserts and deletes).
   TaggingMetrics tagging;
   int64_t duration_ms = 0;

@@ -43,6 +43,9 @@ extern const ConfigOption<double> kVacuumRetainHours;
 /// runs when more than hoodie.keep.max.commits are active and keeps hoodie.keep.min.commits.
 extern const ConfigOption<int64_t> kArchiveKeepMinCommits;
 extern const ConfigOption<int64_t> kArchiveKeepMaxCommits;
+/// hoodie.archive.automatic: after each write, archive when more than hoodie.keep.max.commits
+/// completed writes are active (Hudi's default, true).
+extern const ConfigOption<bool> kArchiveAutomatic;
 
 /// The archival's counts together: 1 <= keep_min < keep_max, else Invalid naming both keys and
 /// values (each is valid alone, but an archival needs room between them).

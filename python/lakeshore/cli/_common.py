@@ -349,6 +349,10 @@ def write_summary_table(result: dict[str, Any], title: str = "write") -> CliTabl
     t.add_row("time", f"{result['duration_ms'] / 1000:.2f} s")
     if result.get("rolled_back_instants"):
         t.add_row("rolled back first", ", ".join(result["rolled_back_instants"]))
+    if result.get("compaction_instant"):
+        t.add_row("compacted inline", str(result["compaction_instant"]))
+    if result.get("archived_instants"):
+        t.add_row("instants archived", f"{len(result['archived_instants']):,}")
     return t
 
 

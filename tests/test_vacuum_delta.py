@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.request
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -249,6 +250,113 @@ def test_bad_log_raises_and_deletes_nothing(tmp_path: Path) -> None:
     assert_refused(table, lakeshore.CorruptMetadataError, "00000000000000000001.json")
 
 
+def test_a_log_line_or_checkpoint_row_holding_two_actions_is_corrupt(tmp_path: Path) -> None:
+    # {"add": x, "remove": y} on one line: both were applied, and y, which Spark and delta-rs
+    # read as live, was deleted. A line (or a checkpoint row) is one action.
+    table = table_with_orphans(tmp_path)
+    two = {"add": {"path": "x.parquet", "partitionValues": {}, "size": 4, "modificationTime": 0, "dataChange": True}}
+    line = json.dumps(two)[:-1] + ', "remove": {"path": "y.parquet", "deletionTimestamp": 0, "dataChange": true}}'
+    (table / "_delta_log" / "00000000000000000001.json").write_text(line + "\n")
+    assert_refused(table, lakeshore.CorruptMetadataError, "00000000000000000001.json.*more than one action")
+    s = pa.struct([("path", pa.string()), ("size", pa.int64()), ("deletionTimestamp", pa.int64())])
+    rows = pa.table(
+        {
+            "add": pa.array([{"path": "x.parquet", "size": 4, "deletionTimestamp": None}], s),
+            "remove": pa.array([{"path": "y.parquet", "size": 4, "deletionTimestamp": 0}], s),
+        }
+    )
+    (table / "_delta_log" / "00000000000000000001.json").unlink()
+    pq.write_table(rows, table / "_delta_log" / "00000000000000000000.checkpoint.parquet")
+    assert_refused(table, lakeshore.CorruptMetadataError, "checkpoint.parquet.*more than one action")
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_a_checkpoint_of_large_or_dictionary_types_keeps_retention_and_features(tmp_path: Path, large: bool) -> None:
+    # Lists and maps of large_string (an Arrow writer keeps them) read as empty: the table's 30
+    # days fell back to 7 (a file removed 10 days ago was deleted) and a writer feature went unseen.
+    now = int(time.time() * 1000)
+    day = 86_400_000
+    text = pa.large_string() if large else pa.dictionary(pa.int32(), pa.string())
+    listed = pa.large_list(text) if large else pa.list_(text)
+
+    def build(name: str, features: list[str]) -> Path:
+        root = tmp_path / name
+        (root / "_delta_log").mkdir(parents=True)
+        protocol_t = pa.struct(
+            [
+                ("minReaderVersion", pa.int32()),
+                ("minWriterVersion", pa.int32()),
+                ("readerFeatures", listed),
+                ("writerFeatures", listed),
+            ]
+        )
+        meta_t = pa.struct(
+            [("id", pa.string()), ("partitionColumns", listed), ("configuration", pa.map_(pa.large_string(), text))]
+        )
+        file_t = pa.struct([("path", pa.string()), ("size", pa.int64()), ("deletionTimestamp", pa.int64())])
+        conf = [("delta.deletedFileRetentionDuration", "interval 30 days")]
+        protocol = {"minReaderVersion": 3, "minWriterVersion": 7, "readerFeatures": [], "writerFeatures": features}
+        meta = {"id": "x", "partitionColumns": [], "configuration": conf}
+        checkpoint = pa.table(
+            {
+                "protocol": pa.array([protocol, None, None, None], protocol_t),
+                "metaData": pa.array([None, meta, None, None], meta_t),
+                "add": pa.array([None, None, {"path": "a.parquet", "size": 4}, None], file_t),
+                "remove": pa.array(
+                    [None, None, None, {"path": "b.parquet", "size": 4, "deletionTimestamp": now - 10 * day}], file_t
+                ),
+            }
+        )
+        pq.write_table(checkpoint, root / "_delta_log" / "00000000000000000000.checkpoint.parquet")
+        commit = {"commitInfo": {"timestamp": now - 10 * day, "operation": "WRITE"}}
+        (root / "_delta_log" / "00000000000000000000.json").write_text(json.dumps(commit) + "\n")
+        old = time.time() - 40 * 86400
+        for n in ("a.parquet", "b.parquet", "stray.parquet"):
+            (root / n).write_text("data")
+            os.utime(root / n, (old, old))
+        return root
+
+    kept = build("kept", [])
+    candidates = sorted(c["path"] for c in ours(kept, dry_run=True)["candidates"])
+    assert candidates == ["stray.parquet"], candidates  # b was removed 10 days ago, within the table's 30
+    refused = build("refused", ["catalogManaged"])
+    with pytest.raises(lakeshore.UnsupportedFeatureError, match="catalogManaged"):
+        ours(refused, dry_run=True)
+    # A list column of numbers cannot hold features: refused, not read as none.
+    odd = build("odd", [])
+    bad = pq.read_table(odd / "_delta_log" / "00000000000000000000.checkpoint.parquet")
+    protocol_t = pa.struct([("minReaderVersion", pa.int32()), ("minWriterVersion", pa.int32()),
+                            ("writerFeatures", pa.list_(pa.int64()))])  # fmt: skip
+    column = pa.array([{"minReaderVersion": 3, "minWriterVersion": 7, "writerFeatures": [1]}, None, None, None],
+                      protocol_t)  # fmt: skip
+    bad = bad.set_column(bad.schema.get_field_index("protocol"), "protocol", column)
+    pq.write_table(bad, odd / "_delta_log" / "00000000000000000000.checkpoint.parquet")
+    with pytest.raises(lakeshore.CorruptMetadataError, match="writerFeatures"):
+        ours(odd, dry_run=True)
+
+
+def test_a_commit_file_linked_into_the_log_is_read(tmp_path: Path) -> None:
+    # A linked commit file was skipped by the listing: the log read as the version before it,
+    # and the dry run offered a file the latest version adds. delta-rs reads through the link.
+    table = tmp_path / "t"
+    write(table, 0, 10, False)
+    write(table, 10, 20, False)
+    log = table / "_delta_log"
+    latest = log / "00000000000000000001.json"
+    kept = tmp_path / "kept-elsewhere.json"
+    latest.rename(kept)
+    latest.symlink_to(kept)
+    assert DeltaTable(str(table)).version() == 1
+    old = time.time() - 30 * 86400
+    for f in table.glob("*.parquet"):
+        os.utime(f, (old, old))
+    report = ours(table, retain_hours=0, enforce_retention=False, dry_run=True)
+    assert report["candidates"] == []
+    ours(table, retain_hours=0, enforce_retention=False)
+    assert latest.is_symlink() and kept.exists()
+    assert DeltaTable(str(table)).to_pyarrow_table().num_rows == 30
+
+
 def test_unknown_writer_feature_is_refused(tmp_path: Path) -> None:
     table = table_with_orphans(tmp_path)
     protocol = {
@@ -295,10 +403,12 @@ def test_format_auto_refuses_a_folder_holding_two_tables(tmp_path: Path) -> None
     assert_refused(table, lakeshore.InvalidArgumentError, "two tables.*Delta.*Hudi")
 
 
-def test_log_file_name_beyond_int64_is_corrupt_metadata(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", ["99999999999999999999", "09223372036854775807"])
+def test_log_file_name_beyond_int64_is_corrupt_metadata(tmp_path: Path, version: str) -> None:
+    # The largest int64 overflowed the replay's counter into a missing "-9223372036854775808.json".
     table = table_with_orphans(tmp_path)
-    (table / "_delta_log" / "99999999999999999999.json").write_text("{}\n")
-    assert_refused(table, lakeshore.CorruptMetadataError, "99999999999999999999.json")
+    (table / "_delta_log" / f"{version}.json").write_text("{}\n")
+    assert_refused(table, lakeshore.CorruptMetadataError, version)
 
 
 def test_inventory_in_place_of_listing(tmp_path: Path) -> None:
@@ -402,6 +512,11 @@ def test_vacuum_on_s3(s3_server: Any) -> None:
     )
     assert theirs
     uri = s3_server.uri(bucket, "events")
+    # A key no table path names (an empty segment, legal on S3) was planned, and every real run
+    # then failed on it: it is left alone.
+    odd = urllib.request.Request(f"http://{s3_server.endpoint}/{bucket}/events/p=1//odd.parquet", b"x", method="PUT")
+    with urllib.request.urlopen(odd, timeout=10) as resp:
+        assert resp.status == 200
     # S3 dates a file to the second: one written in this second may be younger than a cutoff of
     # now, and is kept until the second is over (delta-rs takes the truncated second as exact).
     time.sleep(1.1)
@@ -414,6 +529,8 @@ def test_vacuum_on_s3(s3_server: Any) -> None:
     assert [h["operation"] for h in dt.history()][:2] == ["VACUUM END", "VACUUM START"]
     again = lakeshore.vacuum(uri, retain_hours=0, enforce_retention=False, optimistic=True)
     assert again["skipped"], again["skip_reason"]
+    listed = urllib.request.urlopen(f"http://{s3_server.endpoint}/{bucket}?prefix=events/p=1//", timeout=10).read()
+    assert b"events/p=1//odd.parquet" in listed
 
 
 def test_files_a_concurrent_restore_adds_back_while_vacuum_plans_are_kept(tmp_path: Path) -> None:

@@ -30,6 +30,13 @@ class Leaf {
   Leaf() = default;
   explicit Leaf(const std::shared_ptr<arrow::Array>& array) : array_(array) {
     if (!array_) return;
+    if (array_->type_id() == arrow::Type::DICTIONARY) {
+      // A dictionary-encoded column reads through its dictionary.
+      const auto& dict = static_cast<const arrow::DictionaryArray&>(*array_);
+      dictionary_ = std::make_shared<Leaf>(dict.dictionary());
+      kind_ = dictionary_->kind_;
+      return;
+    }
     switch (array_->type_id()) {
       case arrow::Type::STRING: case arrow::Type::BINARY: case arrow::Type::LARGE_STRING:
       case arrow::Type::STRING_VIEW:
@@ -42,8 +49,11 @@ class Leaf {
         break;
     }
   }
+  /// Whether the column holds text (a missing column does not).
+  bool is_text() const { return kind_ == kText; }
   std::optional<std::string_view> Text(int64_t i) const {
     if (kind_ != kText || array_->IsNull(i)) return std::nullopt;
+    if (dictionary_) return dictionary_->Text(static_cast<const arrow::DictionaryArray&>(*array_).GetValueIndex(i));
     switch (array_->type_id()) {
       case arrow::Type::STRING: return static_cast<const arrow::StringArray&>(*array_).GetView(i);
       case arrow::Type::BINARY: return static_cast<const arrow::BinaryArray&>(*array_).GetView(i);
@@ -57,6 +67,7 @@ class Leaf {
   }
   std::optional<int64_t> Int(int64_t i) const {
     if (kind_ != kInteger || array_->IsNull(i)) return std::nullopt;
+    if (dictionary_) return dictionary_->Int(static_cast<const arrow::DictionaryArray&>(*array_).GetValueIndex(i));
     switch (array_->type_id()) {
       case arrow::Type::INT64: return static_cast<const arrow::Int64Array&>(*array_).Value(i);
       case arrow::Type::INT32: return static_cast<const arrow::Int32Array&>(*array_).Value(i);
@@ -68,6 +79,7 @@ class Leaf {
  private:
   enum Kind { kNone, kText, kInteger };
   std::shared_ptr<arrow::Array> array_;
+  std::shared_ptr<Leaf> dictionary_;  ///< set for a dictionary-encoded column
   Kind kind_ = kNone;
 };
 
@@ -92,29 +104,48 @@ class StructView {
   Leaf LeafOf(std::string_view name) const { return Leaf(Raw(name)); }
   StructView Child(std::string_view name) const { return StructView(Raw(name)); }
 
-  std::vector<std::string> Strings(std::string_view name, int64_t i) const {
-    std::vector<std::string> out;
-    auto a = std::dynamic_pointer_cast<arrow::ListArray>(Raw(name));
-    if (!a || a->IsNull(i)) return out;
-    auto values = std::dynamic_pointer_cast<arrow::StringArray>(a->values());
-    if (!values) return out;
-    for (int32_t k = a->value_offset(i); k < a->value_offset(i) + a->value_length(i); ++k) {
-      if (values->IsValid(k)) out.push_back(values->GetString(k));
+  /// Row `i` of a list-of-text column (list or large_list of any text type); empty when the
+  /// column is missing or the row null. Invalid when the column is there with another type: a
+  /// list read as empty would drop a table's features or retention unnoticed.
+  Result<std::vector<std::string>> Strings(std::string_view name, int64_t i) const {
+    auto raw = Raw(name);
+    if (!raw || raw->IsNull(i)) return std::vector<std::string>{};
+    switch (raw->type_id()) {
+      case arrow::Type::LIST: return Texts(static_cast<const arrow::ListArray&>(*raw), i, name);
+      case arrow::Type::LARGE_LIST: return Texts(static_cast<const arrow::LargeListArray&>(*raw), i, name);
+      default: return Unreadable(name, *raw, "a list of strings");
+    }
+  }
+  /// Row `i` of a string→string map column (keys and values of any text type), as Strings.
+  Result<std::map<std::string, std::string>> StringMap(std::string_view name, int64_t i) const {
+    std::map<std::string, std::string> out;
+    auto raw = Raw(name);
+    if (!raw || raw->IsNull(i)) return out;
+    if (raw->type_id() != arrow::Type::MAP) return Unreadable(name, *raw, "a map of strings to strings");
+    const auto& m = static_cast<const arrow::MapArray&>(*raw);
+    const Leaf keys(m.keys()), items(m.items());
+    if (!keys.is_text() || !items.is_text()) return Unreadable(name, *raw, "a map of strings to strings");
+    for (int64_t k = m.value_offset(i); k < m.value_offset(i) + m.value_length(i); ++k) {
+      auto key = keys.Text(k);
+      auto item = items.Text(k);
+      if (key && item) out[std::string(*key)] = std::string(*item);
     }
     return out;
   }
-  /// A string→string map (a Parquet map column).
-  std::map<std::string, std::string> StringMap(std::string_view name, int64_t i) const {
-    std::map<std::string, std::string> out;
-    auto m = std::dynamic_pointer_cast<arrow::MapArray>(Raw(name));
-    if (!m || m->IsNull(i)) return out;
-    auto keys = std::dynamic_pointer_cast<arrow::StringArray>(m->keys());
-    auto items = std::dynamic_pointer_cast<arrow::StringArray>(m->items());
-    if (!keys || !items) return out;
-    for (int32_t k = m->value_offset(i); k < m->value_offset(i) + m->value_length(i); ++k) {
-      if (items->IsValid(k)) out[keys->GetString(k)] = items->GetString(k);
+
+ private:
+  template <typename ListArray>
+  static Result<std::vector<std::string>> Texts(const ListArray& list, int64_t i, std::string_view name) {
+    const Leaf values(list.values());
+    if (!values.is_text()) return Unreadable(name, list, "a list of strings");
+    std::vector<std::string> out;
+    for (int64_t k = list.value_offset(i); k < list.value_offset(i) + list.value_length(i); ++k) {
+      if (auto v = values.Text(k)) out.emplace_back(*v);
     }
     return out;
+  }
+  static Status Unreadable(std::string_view name, const arrow::Array& column, const char* expected) {
+    return Status::Invalid("column '", name, "' is ", column.type()->ToString(), ", not ", expected);
   }
 
  private:
@@ -185,12 +216,31 @@ namespace {
 
 /// Converts rows [begin, end) of `batch` into one ActionSet; errors name `source` with the row
 /// number relative to `begin`.
+/// `value`, or its error as the corrupt action of row `row` of `source`.
+template <typename T>
+Result<T> Readable(Result<T> value, const std::string& source, int64_t row) {
+  if (!value.ok()) return CorruptAction(source, row + 1, value.status().message());
+  return value;
+}
+
 Result<ActionSet> ActionsFromRows(const arrow::RecordBatch& batch, int64_t begin, int64_t end,
                                   const std::string& source) {
+  // An action column that is there but not a struct would read as no action in every row.
+  for (const char* name : {"add", "remove", "cdc", "metaData", "protocol", "commitInfo", "sidecar", "txn",
+                           "domainMetadata", "checkpointMetadata"}) {
+    auto c = batch.GetColumnByName(name);
+    if (c && c->type_id() != arrow::Type::STRUCT) {
+      return CorruptMetadata("Delta checkpoint '" + source + "' has its '" + name + "' column typed " +
+                             c->type()->ToString() + ", not a struct");
+    }
+  }
   auto column = [&](const char* name) { return StructView(batch.GetColumnByName(name)); };
   const StructView add = column("add"), remove = column("remove"), cdc = column("cdc"),
                    meta = column("metaData"), protocol = column("protocol"), commit = column("commitInfo"),
-                   sidecar = column("sidecar");
+                   sidecar = column("sidecar"), txn = column("txn"), domain = column("domainMetadata"),
+                   checkpoint_metadata = column("checkpointMetadata");
+  const StructView* all_actions[] = {&add,    &remove, &cdc, &meta,   &protocol,
+                                     &commit, &sidecar, &txn, &domain, &checkpoint_metadata};
   // Every leaf a row reads, found once for the whole batch.
   const Leaf add_path = add.LeafOf("path"), add_size = add.LeafOf("size"),
              add_mtime = add.LeafOf("modificationTime");
@@ -206,6 +256,10 @@ Result<ActionSet> ActionsFromRows(const arrow::RecordBatch& batch, int64_t begin
              commit_operation = commit.LeafOf("operation");
   ActionSet out;
   for (int64_t i = begin; i < end; ++i) {
+    // A row is one action, as a log line is: a row holding two is not guessed at.
+    int actions = 0;
+    for (const StructView* a : all_actions) actions += a->IsValid(i) ? 1 : 0;
+    if (actions > 1) return CorruptAction(source, i + 1, "more than one action in one row (each row holds one)");
     bool any = false;
     if (add.IsValid(i)) {
       AddFile f;
@@ -235,8 +289,8 @@ Result<ActionSet> ActionsFromRows(const arrow::RecordBatch& batch, int64_t begin
     if (meta.IsValid(i)) {
       Metadata m;
       m.id = meta_id.String(i).value_or("");
-      m.partition_columns = meta.Strings("partitionColumns", i);
-      m.configuration = meta.StringMap("configuration", i);
+      ARROW_ASSIGN_OR_RAISE(m.partition_columns, Readable(meta.Strings("partitionColumns", i), source, i));
+      ARROW_ASSIGN_OR_RAISE(m.configuration, Readable(meta.StringMap("configuration", i), source, i));
       out.metadata = std::move(m);
       any = true;
     }
@@ -249,8 +303,8 @@ Result<ActionSet> ActionsFromRows(const arrow::RecordBatch& batch, int64_t begin
       }
       p.min_reader_version = static_cast<int32_t>(*reader);
       p.min_writer_version = static_cast<int32_t>(*writer);
-      p.reader_features = protocol.Strings("readerFeatures", i);
-      p.writer_features = protocol.Strings("writerFeatures", i);
+      ARROW_ASSIGN_OR_RAISE(p.reader_features, Readable(protocol.Strings("readerFeatures", i), source, i));
+      ARROW_ASSIGN_OR_RAISE(p.writer_features, Readable(protocol.Strings("writerFeatures", i), source, i));
       out.protocol = std::move(p);
       any = true;
     }

@@ -1,6 +1,7 @@
 #include "lakeshore/delta/delta_log.h"
 
 #include <algorithm>
+#include <limits>
 #include <cstdio>
 #include <deque>
 #include <map>
@@ -172,6 +173,14 @@ Status DeltaLog::Index(const std::vector<FileEntry>& entries) {
                    [](const Checkpoint& a, const Checkpoint& b) { return a.version < b.version; });
   for (const auto& c : commits_) latest_version_ = std::max(latest_version_, c.version);
   for (const auto& c : complete_checkpoints_) latest_version_ = std::max(latest_version_, c.version);
+  if (latest_version_ == std::numeric_limits<int64_t>::max()) {
+    // No version can follow it (a replay counting past it, or the next commit, would overflow).
+    std::string file = !complete_checkpoints_.empty() && complete_checkpoints_.back().version == latest_version_
+                           ? complete_checkpoints_.back().parts.front()
+                           : commits_.back().path;
+    return CorruptMetadata("Delta log file '" + file + "' has version " + std::to_string(latest_version_) +
+                           ", the largest a version can be: no table reaches it by commits");
+  }
 
   if (has_last_checkpoint) {
     std::string path = LogPath("_last_checkpoint");

@@ -370,12 +370,23 @@ struct RawLine {
 bool ReadLine(LineCursor& c, RawLine* line) {
   constexpr int kTop = 1, kAction = 2;
   constexpr int64_t kI32Min = std::numeric_limits<int32_t>::min(), kI32Max = std::numeric_limits<int32_t>::max();
+  // A line is one action (the protocol's SingleAction): a line with two (`{"add":..,"remove":..}`)
+  // is malformed, and applying both, or either, would guess at what the writer meant.
+  int actions = 0;
   auto file_action = [&](std::optional<RawFileAction>* slot, std::string_view size_key = "size") {
     if (c.ConsumeNull()) return true;
+    ++actions;
     slot->emplace();
     return ReadFileAction(c, kAction, size_key, &**slot);
   };
-  return c.Object(kTop, [&](std::string_view key) {
+  const bool read = c.Object(kTop, [&](std::string_view key) {
+    if (key != "add" && key != "remove" && key != "cdc" && key != "sidecar") {
+      if (c.ConsumeNull()) return true;
+      if (key == "metaData" || key == "protocol" || key == "commitInfo" || key == "txn" || key == "domainMetadata" ||
+          key == "checkpointMetadata") {
+        ++actions;
+      }
+    }
     if (key == "add") return file_action(&line->add);
     if (key == "remove") return file_action(&line->remove);
     if (key == "cdc") return file_action(&line->cdc);
@@ -450,6 +461,11 @@ bool ReadLine(LineCursor& c, RawLine* line) {
     }
     return c.Skip(kTop);
   });
+  if (read && actions > 1) {
+    c.Fail("more than one action on one line (each line of a Delta log holds one)");
+    return false;
+  }
+  return read;
 }
 
 /// Moves one line's actions into `out` after the protocol's checks; `action` is the line's

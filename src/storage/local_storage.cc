@@ -36,6 +36,14 @@ std::string UniqueSuffix() {
          std::to_string(rng() & 0xffffff);
 }
 
+// The hidden name a file or folder `name` is staged under before its rename into place:
+// ".<name>.tmp.[dir.]<pid>.<n>.<r>" (storage.h IsStagedWriteName). Long names are cut, so a
+// name the file system allows (255 bytes) never stages under one it refuses.
+std::string StagingName(const std::string& name, const char* kind) {
+  constexpr size_t kKeptBytes = 128;
+  return "." + name.substr(0, kKeptBytes) + kind + UniqueSuffix();
+}
+
 Status WriteAll(int fd, const uint8_t* data, int64_t size, const std::string& path) {
   while (size > 0) {
     ssize_t n = ::write(fd, data, static_cast<size_t>(std::min<int64_t>(size, 1 << 30)));
@@ -111,6 +119,15 @@ Status SyncFolder(const std::string& folder) {
   return rc == 0 ? Status::OK() : ErrnoError("cannot sync folder", folder, err);
 }
 
+// Lists the link `name` in the folder `dirfd` when it leads to a regular file (see FileEntry).
+void ListLinkedFile(int dirfd, const char* name, std::string rel, std::vector<FileEntry>* out) {
+  struct stat target;
+  if (::fstatat(dirfd, name, &target, 0) != 0 || !S_ISREG(target.st_mode)) return;
+  FileEntry entry{std::move(rel), static_cast<int64_t>(target.st_size), MtimeMs(target), false};
+  entry.is_link = true;
+  out->push_back(std::move(entry));
+}
+
 // Removes a staging tree left by a lost race (best effort).
 void RemoveTree(const std::string& path) {
   std::error_code ec;
@@ -129,7 +146,7 @@ Result<int> LocalStorage::CreateInFreshFolder(const std::string& folder, const s
   }
   fs::path missing = fs::path(folder).lexically_relative(existing);
   std::string first = missing.begin()->string();
-  std::string staging = (existing / ("." + first + ".tmp.dir." + UniqueSuffix())).string();
+  std::string staging = (existing / StagingName(first, ".tmp.dir.")).string();
   fs::path staged_folder = fs::path(staging);
   for (auto it = std::next(missing.begin()); it != missing.end(); ++it) staged_folder /= *it;
   fs::create_directories(staged_folder, ec);
@@ -159,7 +176,7 @@ Result<int> LocalStorage::CreateInFreshFolder(const std::string& folder, const s
 
 Result<std::pair<int, std::string>> LocalStorage::CreateTemp(const std::string& abs) const {
   fs::path parent = fs::path(abs).parent_path();
-  std::string temp_name = "." + fs::path(abs).filename().string() + ".tmp." + UniqueSuffix();
+  std::string temp_name = StagingName(fs::path(abs).filename().string(), ".tmp.");
   std::string tmp = (parent / temp_name).string();
   // A concurrent DeleteDirIfEmpty may remove an empty folder at any moment. A missing folder
   // is therefore never created empty: it is built aside, with the temp file in it, and renamed
@@ -321,10 +338,14 @@ Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_
     const char* name = e->d_name;
     if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0) continue;
     *has_entries = true;
-    // A symbolic link is not listed: a listing never leaves the tree through one, and a
-    // vacuum never sees a link (to a folder of live files, say) as an untracked file.
-    if (e->d_type == DT_LNK) continue;
     std::string rel = rel_dir.empty() ? std::string(name) : rel_dir + "/" + name;
+    // A link to a folder is not listed (a listing never leaves the tree through one, and a
+    // vacuum never sees a folder of live files as one untracked file); a link to a file is,
+    // marked, so that a commit file linked into a log is read, not silently skipped.
+    if (e->d_type == DT_LNK) {
+      ListLinkedFile(dirfd, name, std::move(rel), out);
+      continue;
+    }
     if (e->d_type == DT_REG && needs_details && !needs_details(rel)) {
       out->push_back({std::move(rel), -1, -1, false});  // a regular file whose details nobody needs
       continue;
@@ -334,7 +355,10 @@ Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_
       if (errno == ENOENT) continue;  // deleted while listing
       return ErrnoError("cannot stat", abs_dir + "/" + name, errno);
     }
-    if (S_ISLNK(st.st_mode)) continue;
+    if (S_ISLNK(st.st_mode)) {
+      ListLinkedFile(dirfd, name, std::move(rel), out);
+      continue;
+    }
     if (!S_ISDIR(st.st_mode)) {
       out->push_back({std::move(rel), static_cast<int64_t>(st.st_size), MtimeMs(st), false});
       continue;

@@ -24,6 +24,60 @@ TEST(LocalStorage, PutIfAbsentCreatesOnce) {
   std::filesystem::remove_all(dir);
 }
 
+// Names up to the file system's 255 bytes are written, in new folders too: their hidden staging
+// names (".<name>.tmp.dir.<pid>.<n>.<r>") once passed 255 and the write failed with "its
+// folder kept disappearing".
+TEST(LocalStorage, LongNamesStageUnderNamesTheFileSystemTakes) {
+  auto dir = std::filesystem::temp_directory_path() / "lakeshore_local_long_names";
+  std::filesystem::remove_all(dir);
+  auto storage = *Storage::Open(dir.string());
+  const std::string folder(232, 'p'), file(250, 'f');
+  ASSERT_TRUE(storage->PutIfAbsentString(folder + "/" + file, "one").ok());
+  EXPECT_EQ(*storage->ReadString(folder + "/" + file), "one");
+  ASSERT_TRUE(storage->PutIfAbsentString(folder + "/" + folder + "/x", "two").ok());
+  auto listed = storage->List(folder, /*recursive=*/true);
+  ASSERT_TRUE(listed.ok());
+  int files = 0;
+  for (const auto& e : *listed) {
+    EXPECT_EQ(e.path.find(".tmp."), std::string::npos) << e.path;  // no staging leftovers
+    files += e.is_dir ? 0 : 1;
+  }
+  EXPECT_EQ(files, 2);
+  std::filesystem::remove_all(dir);
+}
+
+// A link to a file is listed, marked, with its target's size (a commit file linked into a log
+// was skipped, and the log read as an older version); links to folders and dangling links are
+// not; and a link is never deleted.
+TEST(LocalStorage, ListsLinksToFilesMarkedAndNeverDeletesThem) {
+  auto base = std::filesystem::temp_directory_path() / "lakeshore_local_file_links";
+  std::filesystem::remove_all(base);
+  std::filesystem::create_directories(base / "outside" / "folder");
+  std::ofstream(base / "outside" / "target.json") << "12345";
+  auto dir = base / "t";
+  auto storage = *Storage::Open(dir.string());
+  ASSERT_TRUE(storage->PutIfAbsentString("log/1.json", "1").ok());
+  std::filesystem::create_symlink(base / "outside" / "target.json", dir / "log" / "2.json");
+  std::filesystem::create_directory_symlink(base / "outside" / "folder", dir / "log" / "sub");
+  std::filesystem::create_symlink(base / "nowhere", dir / "log" / "3.json");
+  for (bool recursive : {false, true}) {
+    auto listed = storage->List("log", recursive);
+    ASSERT_TRUE(listed.ok());
+    std::map<std::string, FileEntry> by_path;
+    for (const auto& e : *listed) by_path[e.path] = e;
+    ASSERT_EQ(by_path.size(), 2u) << recursive;
+    EXPECT_FALSE(by_path["log/1.json"].is_link);
+    EXPECT_TRUE(by_path["log/2.json"].is_link);
+    EXPECT_EQ(by_path["log/2.json"].size, 5);
+  }
+  EXPECT_EQ(*storage->ReadString("log/2.json"), "12345");
+  auto deleted = storage->DeleteFiles({"log/2.json"});
+  ASSERT_TRUE(deleted.ok());
+  EXPECT_EQ(deleted->refused_paths, std::vector<std::string>{"log/2.json"});
+  EXPECT_TRUE(std::filesystem::exists(base / "outside" / "target.json"));
+  std::filesystem::remove_all(base);
+}
+
 // A streamed file of several writeback steps (writeback of each step starts while the rest is
 // written) appears whole, with every byte, only when closed.
 TEST(LocalStorage, StreamedFileAppearsWholeOnClose) {
@@ -62,7 +116,9 @@ std::vector<std::string> Paths(const std::vector<FileEntry>& entries) {
 
 // Outside testing: a vacuum deleted a symlinked partition folder, and lite mode, inventories and
 // rollbacks deleted a file outside the table through a link. The storage makes both impossible.
-TEST(LocalStorage, SymbolicLinksAreNeitherListedNorDeletedNorDeletedThrough) {
+// A link to a file is listed, marked (ListsLinksToFilesMarkedAndNeverDeletesThem): a commit
+// file linked into a log was skipped and the log read as an older version.
+TEST(LocalStorage, SymbolicLinksToFoldersAreNotListedAndNoLinkIsDeletedOrDeletedThrough) {
   auto base = fs::temp_directory_path() / "lakeshore_local_links";
   fs::remove_all(base);
   auto root = base / "t", outside = base / "outside";
@@ -75,10 +131,11 @@ TEST(LocalStorage, SymbolicLinksAreNeitherListedNorDeletedNorDeletedThrough) {
 
   auto listed = storage->List("", /*recursive=*/true);
   ASSERT_TRUE(listed.ok()) << listed.status();
-  EXPECT_EQ(Paths(*listed), std::vector<std::string>{"p=1/a.parquet"});
+  EXPECT_EQ(Paths(*listed), (std::vector<std::string>{"file_link.parquet", "p=1/a.parquet"}));
   auto top = storage->List("", /*recursive=*/false);
   ASSERT_TRUE(top.ok());
-  EXPECT_EQ(Paths(*top), std::vector<std::string>{"p=1"});
+  EXPECT_EQ(Paths(*top), (std::vector<std::string>{"file_link.parquet", "p=1"}));
+  for (const auto& e : *top) EXPECT_EQ(e.is_link, e.path == "file_link.parquet") << e.path;
 
   auto outcome = storage->DeleteFiles({"lnk/victim.parquet", "lnk", "file_link.parquet", "p=1/a.parquet"});
   ASSERT_TRUE(outcome.ok()) << outcome.status();

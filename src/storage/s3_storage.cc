@@ -267,7 +267,12 @@ Result<std::vector<FileEntry>> S3Storage::ListNormalized(const std::string& rel_
     bool is_dir = info.type() == arrow::fs::FileType::Directory;
     if (recursive && is_dir) continue;  // folders are implied by their files
     if (info.path().rfind(root, 0) != 0) continue;
-    out.push_back({info.path().substr(root.size()), is_dir ? 0 : info.size(), ToMillis(info.mtime()), is_dir});
+    std::string rel = info.path().substr(root.size());
+    // A key no path of the table names ("p=1//x", "a/./b": legal on S3) is left alone: it can
+    // be neither read nor deleted by path, and a vacuum that planned it failed every run.
+    auto normal = NormalizeRelativePath(rel);
+    if (!normal.ok() || *normal != rel) continue;
+    out.push_back({std::move(rel), is_dir ? 0 : info.size(), ToMillis(info.mtime()), is_dir});
   }
   return out;
 }

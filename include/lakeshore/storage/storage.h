@@ -25,6 +25,10 @@ struct FileEntry {
   int64_t size = 0;       ///< bytes; 0 for directories
   int64_t mtime_ms = 0;   ///< last modification, UTC ms since the epoch
   bool is_dir = false;
+  /// Local storage: a symbolic link to a regular file, listed with its target's size and time
+  /// (readers read through it, as Spark's, delta-rs's and Hudi's do). DeleteFiles never removes
+  /// one, and a vacuum never plans to. Links to folders, and dangling links, are not listed.
+  bool is_link = false;
 };
 
 /// What a batched delete did. A path that was already missing is success, counted apart so a

@@ -305,7 +305,7 @@ Result<std::vector<VacuumCandidate>> StagedWritesInMetadata(Storage& table, cons
     bool recursive = folder == layout::kLakeshoreDir;
     ARROW_ASSIGN_OR_RAISE(auto entries, table.List(folder, recursive));
     for (const auto& e : entries) {
-      if (!e.is_dir && e.mtime_ms < cutoff_ms && IsStagedWriteName(BaseName(e.path))) {
+      if (!e.is_dir && !e.is_link && e.mtime_ms < cutoff_ms && IsStagedWriteName(BaseName(e.path))) {
         out.push_back({e.path, e.size});
       }
     }

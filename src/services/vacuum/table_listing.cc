@@ -264,6 +264,7 @@ Result<UntrackedScan> ScanForUntracked(Storage& table, const VacuumOptions& opti
   const bool may_repeat = !options.inventory.empty();
   PathSet seen;
   for (auto& e : entries) {
+    if (e.is_link) continue;  // never deleted: it may lead to a file in use
     if (e.mtime_ms >= cutoff_ms) {  // too young: a writer may be about to commit it
       if (!e.is_dir && !live.contains(e.path)) {
         scan.oldest_young_untracked_ms = std::min(scan.oldest_young_untracked_ms.value_or(e.mtime_ms), e.mtime_ms);

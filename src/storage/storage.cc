@@ -6,6 +6,7 @@
 
 #include <arrow/filesystem/s3fs.h>
 
+#include "common/file_uri.h"
 #include "storage/local_storage.h"
 #include "storage/memory_storage.h"
 #include "storage/s3_storage.h"
@@ -19,7 +20,8 @@ Result<std::shared_ptr<Storage>> Storage::Open(const std::string& uri,
                            "\\0...' contains a NUL byte; no file system path can");
   }
   if (uri.empty()) return Status::Invalid("empty storage URI; give a folder, file://, mem:// or s3:// URI");
-  if (uri.rfind("file://", 0) == 0) return LocalStorage::Make(uri.substr(7), options.unsynced_folders);
+  ARROW_ASSIGN_OR_RAISE(auto local, PathOfFileUri(uri));
+  if (local) return LocalStorage::Make(std::string(*local), options.unsynced_folders);
   if (uri.rfind("mem://", 0) == 0) {
     std::string rest = uri.substr(6);
     size_t slash = rest.find('/');

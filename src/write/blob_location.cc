@@ -4,6 +4,7 @@
 #include <optional>
 #include <system_error>
 
+#include "common/file_uri.h"
 #include "common/percent_encoding.h"
 #include "storage/local_real_path.h"
 #include "table/hidden_names.h"
@@ -61,16 +62,13 @@ Result<BlobPlacement> BlobPlacement::For(const std::string& table_root, std::vec
 }
 
 Result<std::string> BlobPlacement::Place(std::string_view text) {
-  bool local_uri = true;
-  if (text.substr(0, 17) == "file://localhost/") {
-    text.remove_prefix(16);
-  } else if (text.substr(0, 8) == "file:///") {
-    text.remove_prefix(7);
-  } else if (text.substr(0, 6) == "file:/") {
-    text.remove_prefix(5);
-  } else {
-    local_uri = false;
-    if (auto uri = UriPlace(text)) return *uri;
+  // A file URI of another host is a place apart, as any other URI is.
+  auto file_path = PathOfFileUri(text);
+  const bool local_uri = file_path.ok() && file_path->has_value();
+  if (local_uri) {
+    text = **file_path;
+  } else if (auto uri = UriPlace(text)) {
+    return *uri;
   }
   std::string path(text);
   if (local_uri) {

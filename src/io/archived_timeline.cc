@@ -66,11 +66,14 @@ Result<std::vector<ArchivedFileEntry>> ReadArchivedManifest(Storage& storage, co
   auto bad_manifest = [&](const std::string& what) {
     return CorruptMetadata("archived timeline manifest '" + manifest_path + "' " + what);
   };
-  if (Trimmed(manifest_text).empty()) return files;  // Hudi reads empty content as an empty manifest
+  // Every manifest an archival publishes names the files it wrote (Hudi's reader takes an empty
+  // one as "no files", but its writer never makes one): one naming none is damage, and read as
+  // "nothing archived" it hid every archived commit, whose files vacuum then offered to delete.
+  if (Trimmed(manifest_text).empty()) return bad_manifest("is empty");
   json manifest = json::parse(manifest_text, nullptr, /*allow_exceptions=*/false);
   if (!manifest.is_object()) return bad_manifest("is not a JSON object");
   auto list = manifest.find("files");
-  if (list == manifest.end()) return files;
+  if (list == manifest.end() || (list->is_array() && list->empty())) return bad_manifest("names no archived file");
   if (!list->is_array()) return bad_manifest("has a 'files' that is not a list");
   for (const auto& entry : *list) {
     auto name = entry.is_object() ? entry.find("fileName") : entry.end();

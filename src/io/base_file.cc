@@ -397,6 +397,12 @@ Result<std::shared_ptr<arrow::Table>> ReadBaseFile(Storage& storage, const std::
     }
     if (!found && !missing_ok) return Status::Invalid("base file '", path, "' has no column '", name, "'");
   }
+  if (leaves.empty()) {
+    // None of the columns is in the file (all added since it was written): no columns, but
+    // every row, for the caller to fill (reading no leaves gave a table of no rows).
+    return arrow::Table::Make(arrow::schema(arrow::FieldVector{}), arrow::ChunkedArrayVector{},
+                              reader->parquet_reader()->metadata()->num_rows());
+  }
   ARROW_ASSIGN_OR_RAISE(auto table, reader->ReadTable(leaves));
   // ReadTable returns columns in file order; restore the order the caller asked for.
   std::vector<int> order;

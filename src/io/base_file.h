@@ -109,7 +109,8 @@ Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arro
 
 /// Reads the named columns (empty: all) of a base file. A named column the file does not have
 /// is Invalid, or with `missing_ok` left out (a file written before a schema evolution added it:
-/// the caller conforms the result). Cost: the footer plus the column chunks of the named columns.
+/// the caller conforms the result; when none is there, a table of no columns and the file's
+/// row count). Cost: the footer plus the column chunks of the named columns.
 Result<std::shared_ptr<arrow::Table>> ReadBaseFile(Storage& storage, const std::string& path,
                                                    const std::vector<std::string>& columns = {},
                                                    std::optional<int64_t> size_hint = std::nullopt,

@@ -172,14 +172,27 @@ Result<PartitionedRows> ComputePartitions(const arrow::Table& table, const std::
     ARROW_ASSIGN_OR_RAISE(auto c, EncodeColumn(table, f, style));
     columns.push_back(std::move(c));
   }
-  // Combine the per-column codes into one dense id per distinct tuple.
-  std::unordered_map<uint64_t, int32_t> dense;
+  // Combine the per-column codes into one dense id per distinct tuple, a field at a time: the
+  // ids so far stay below the row count, so (id, code) never overflows. (One mixed-radix number
+  // of every field's code overflowed 64 bits with enough fields, and two tuples shared a folder.)
+  std::vector<uint64_t> ids(n);
+  uint64_t distinct = columns[0].segments.size();
+  for (size_t r = 0; r < n; ++r) ids[r] = static_cast<uint64_t>(columns[0].codes[r]);
+  for (size_t f = 1; f < columns.size(); ++f) {
+    const uint64_t radix = columns[f].segments.size();
+    std::unordered_map<uint64_t, uint64_t> dense;
+    for (size_t r = 0; r < n; ++r) {
+      const uint64_t pair = ids[r] * radix + static_cast<uint64_t>(columns[f].codes[r]);
+      ids[r] = dense.emplace(pair, dense.size()).first->second;
+    }
+    distinct = dense.size();
+  }
+  std::vector<int32_t> path_of(distinct, -1);
   out.id_of_row.resize(n);
   for (size_t r = 0; r < n; ++r) {
-    uint64_t tuple = 0;
-    for (const auto& c : columns) tuple = tuple * c.segments.size() + static_cast<uint64_t>(c.codes[r]);
-    auto [it, inserted] = dense.emplace(tuple, static_cast<int32_t>(out.paths.size()));
-    if (inserted) {
+    int32_t& id = path_of[ids[r]];
+    if (id < 0) {
+      id = static_cast<int32_t>(out.paths.size());
       std::string path;
       for (size_t f = 0; f < columns.size(); ++f) {
         if (f > 0) path.push_back('/');
@@ -187,7 +200,7 @@ Result<PartitionedRows> ComputePartitions(const arrow::Table& table, const std::
       }
       out.paths.push_back(std::move(path));
     }
-    out.id_of_row[r] = it->second;
+    out.id_of_row[r] = id;
   }
   return out;
 }

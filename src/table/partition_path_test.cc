@@ -57,6 +57,31 @@ TEST(PartitionPath, AssignsDistinctTuplesAcrossChunksWithNulls) {
   EXPECT_TRUE(IsError(ComputePartitions(*t1, {"a"}, PartitionStyle{false, false}).status(), ErrorKind::kSchemaMismatch));
 }
 
+TEST(PartitionPath, ManyFieldsNeverShareAFolderBetweenDistinctTuples) {
+  // 33 fields of three values each: one mixed-radix number of every field's code (4^33) wrapped
+  // past 64 bits, and a row whose first field was "b" went to another row's folder "c0=a/...".
+  const std::vector<std::string> first = {"a", "b", "c", "c"}, rest = {"x", "x", "y", "z"};
+  std::vector<std::shared_ptr<arrow::Field>> fields;
+  std::vector<std::shared_ptr<arrow::Array>> arrays;
+  std::vector<std::string> names;
+  for (int f = 0; f < 33; ++f) {
+    names.push_back("c" + std::to_string(f));
+    fields.push_back(arrow::field(names.back(), arrow::utf8()));
+    arrow::StringBuilder b;
+    ASSERT_OK(b.AppendValues(f == 0 ? first : rest));
+    ASSERT_OK_AND_ASSIGN(auto array, b.Finish());
+    arrays.push_back(array);
+  }
+  auto table = arrow::Table::Make(arrow::schema(fields), arrays);
+  ASSERT_OK_AND_ASSIGN(auto parts, ComputePartitions(*table, names, PartitionStyle{}));
+  ASSERT_EQ(parts.paths.size(), 4u);
+  for (int64_t r = 0; r < 4; ++r) {
+    std::string expected = "c0=" + first[static_cast<size_t>(r)];
+    for (int f = 1; f < 33; ++f) expected += "/c" + std::to_string(f) + "=" + rest[static_cast<size_t>(r)];
+    EXPECT_EQ(parts.PathOf(r), expected) << r;
+  }
+}
+
 TEST(PartitionPath, AnEmptyValueSharesTheNullFolderAsHudisKeyGeneratorsLayItOut) {
   // KeyGenUtils: a null or empty partition value goes to __HIVE_DEFAULT_PARTITION__; two rows
   // with "" and null are in one partition (one path id), in every style.

@@ -316,6 +316,24 @@ def test_csv_timestamps_with_and_without_a_zone_offset(tmp_path: Path, capsys: p
     ]
 
 
+def test_csv_empty_timestamp_cell_is_a_null_and_bad_text_names_its_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An empty cell loaded as null in an int column but failed a timestamp column with a bare
+    # "Failed to parse string: ''".
+    t = str(tmp_path / "t")
+    assert main(["create", t, "--schema", "k:string!,n:int32,ts:timestamp[us]", "--record-key", "k"]) == 0
+    src = tmp_path / "in.csv"
+    src.write_text("k,n,ts\na,,2020-01-01 00:00:00\nb,1,\n")
+    assert main(["write", t, str(src)]) == 0
+    rows = {r["k"]: r for r in lakeshore.Table.open(t).to_arrow(columns=["k", "n", "ts"]).to_pylist()}
+    assert rows["a"]["n"] is None and rows["b"]["ts"] is None and rows["a"]["ts"].year == 2020
+    src.write_text("k,n,ts\nc,1,not a time\n")
+    capsys.readouterr()
+    assert main(["write", t, str(src), "--json"]) == 1
+    assert "column 'ts'" in json.loads(capsys.readouterr().out)["error"]["message"]
+
+
 def test_json_lines_take_a_null_and_an_inline_blob(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # The JSON reader, given the blob struct's required fields, refused a null blob and an
     # INLINE one (no reference) that Parquet input takes.

@@ -357,11 +357,13 @@ def test_writer_processes_inserting_overlapping_new_keys_store_each_key_once(tmp
 
 @pytest.mark.parametrize("table_type", ["cow", "mor"])
 @pytest.mark.parametrize("indexed", [False, True])
+@pytest.mark.parametrize("phase", ["tagging", "writing", "committing"])
 def test_a_write_that_read_a_write_rolled_back_meanwhile_conflicts(
-    tmp_path: Path, table_type: str, indexed: bool
+    tmp_path: Path, table_type: str, indexed: bool, phase: str
 ) -> None:
     # An upsert began after W completed, so it merged into W's file; W was rolled back while the
-    # upsert ran, and the upsert then committed that file: W's records were visible again.
+    # upsert ran, and the upsert then committed that file: W's records were visible again. A
+    # rollback before the upsert read W's file failed it with a bare "No such file" instead.
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
 
     def rows(ids: list[int], v: str) -> pa.Table:
@@ -375,8 +377,8 @@ def test_a_write_that_read_a_write_rolled_back_meanwhile_conflicts(
     writer, other = lakeshore.Table.open(path), lakeshore.Table.open(path)
     rolled: list[str] = []
 
-    def roll_back_w(phase: str, done: int, total: int, unit: str) -> None:
-        if phase == "committing" and not rolled:
+    def roll_back_w(at: str, done: int, total: int, unit: str) -> None:
+        if at == phase and not rolled:
             rolled.append(other.rollback(w))
 
     with pytest.raises(lakeshore.CommitConflictError, match="rolled back|undid"):

@@ -281,6 +281,28 @@ def test_after_archival_hudi_rs_and_every_instant_read_as_before(tmp_path: Path)
     _same(t.to_arrow(), _hudi(root), "hudi-rs after a write to the archived table")
 
 
+@pytest.mark.parametrize("damage", ["", "{}", '{"files": []}'])
+def test_an_archive_manifest_naming_no_files_is_corrupt_and_vacuum_deletes_nothing(tmp_path: Path, damage: str) -> None:
+    # An emptied manifest read as "nothing archived": the table read 1 of 6 rows and a vacuum
+    # dry run offered the archived writes' live base files.
+    root = tmp_path / "t"
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    t = lakeshore.Table.create(str(root), schema, record_key="id", partition_by="v")
+    for i in range(6):
+        t.insert(pa.table({"id": [i], "v": [f"p{i}"]}, schema=schema))
+    assert len(t.archive(keep_min_commits=1, keep_max_commits=2)["archived_instants"]) == 5
+    history = root / ".hoodie" / "timeline" / "history"
+    manifest = history / f"manifest_{(history / '_version_').read_text().strip()}"
+    manifest.write_text(damage)
+    for attempt in (lambda: lakeshore.Table.open(str(root)).to_arrow(), lambda: t.to_arrow()):
+        with pytest.raises(lakeshore.CorruptMetadataError, match="manifest_1"):
+            attempt()
+    before = sorted(p for p in root.rglob("*.parquet"))
+    with pytest.raises(lakeshore.CorruptMetadataError, match="manifest_1"):
+        lakeshore.vacuum(str(root), retain_hours=0, enforce_retention=False)
+    assert sorted(p for p in root.rglob("*.parquet")) == before
+
+
 @pytest.mark.parametrize("table_type", ["cow", "mor"])
 def test_writes_archive_automatically_past_keep_max_and_every_instant_reads_as_before(
     tmp_path: Path, table_type: str
@@ -491,6 +513,81 @@ def test_merge_on_read_merges_log_files_across_schema_versions(tmp_path: Path) -
     assert read(t.to_arrow()) == expected
     assert read(t.to_arrow(read_optimized=True)) == expected
     assert read(_hudi(root).select(["id", "v", "n", "note"])) == expected
+
+
+@pytest.mark.parametrize("table_type", ["cow", "mor"])
+def test_reading_only_an_added_column_returns_every_row(tmp_path: Path, table_type: str) -> None:
+    # Base files written before the column was added hold none of the asked columns: the read
+    # returned no rows from them (with one more column, every row).
+    root = tmp_path / "t"
+    s = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.int32())])
+    t = lakeshore.Table.create(str(root), s, record_key="id", table_type=table_type)
+    t.bulk_insert(pa.table({"id": [1, 2, 3], "v": [1, 2, 3]}, schema=s))
+    t.evolve_schema(pa.schema([*s, pa.field("new", pa.string())]))
+    assert t.to_arrow(columns=["new"]).column("new").to_pylist() == [None] * 3
+    assert t.to_arrow(columns=["new"], filter=[("new", "=", None)]).num_rows == 3
+    assert t.to_arrow(columns=["new"], read_optimized=table_type == "mor").num_rows == 3
+    with pytest.raises(lakeshore.LakeshoreError, match="column 'v' is asked for more than once"):
+        t.to_arrow(columns=["v", "v"], filter=[("id", "=", 1)])
+
+
+def test_a_column_made_nullable_takes_nulls(tmp_path: Path) -> None:
+    # evolve_schema committed the change and hudi-rs saw it, but the table kept the base
+    # file's NOT NULL and refused a null.
+    root = tmp_path / "t"
+    key = pa.field("id", pa.int64(), nullable=False)
+    s = pa.schema([key, pa.field("v", pa.int32(), nullable=False)])
+    t = lakeshore.Table.create(str(root), s, record_key="id")
+    t.bulk_insert(pa.table({"id": [1, 2], "v": [5, 6]}, schema=s))
+    relaxed = pa.schema([key, pa.field("v", pa.int32())])
+    t.evolve_schema(relaxed)
+    assert t.schema.field("v").nullable and lakeshore.Table.open(str(root)).schema.field("v").nullable
+    t.upsert(pa.table({"id": [2], "v": [None]}, schema=relaxed))
+    assert sorted(t.to_arrow(columns=["id", "v"]).to_pylist(), key=lambda r: r["id"]) == [
+        {"id": 1, "v": 5},
+        {"id": 2, "v": None},
+    ]
+    _same(t.to_arrow(), _hudi(root), "hudi-rs after the null")
+
+
+def test_a_table_opened_before_another_writer_widened_a_column_says_reopen(tmp_path: Path) -> None:
+    # The stale object read a new double 0.1 as float 0.10000000149, and an int64 beyond int32
+    # as "corrupt": it now says the schema changed, and a reopened table reads exact values.
+    root = tmp_path / "t"
+    key = pa.field("id", pa.int64(), nullable=False)
+    s = pa.schema([key, pa.field("f", pa.float32()), pa.field("v", pa.int32())])
+    a = lakeshore.Table.create(str(root), s, record_key="id")
+    a.bulk_insert(pa.table({"id": [1], "f": [1.0], "v": [1]}, schema=s))
+    stale = lakeshore.Table.open(str(root))
+    wide = pa.schema([key, pa.field("f", pa.float64()), pa.field("v", pa.int64())])
+    a.evolve_schema(wide)
+    a.upsert(pa.table({"id": [2], "f": [0.1], "v": [2**40]}, schema=wide))
+    for read in (lambda: stale.to_arrow(), lambda: stale.to_arrow(as_of=a.timeline()[0]["time"])):
+        with pytest.raises(lakeshore.SchemaMismatchError, match="changed since it was opened"):
+            read()
+    rows = {r["id"]: r for r in lakeshore.Table.open(str(root)).to_arrow().to_pylist()}
+    assert (rows[2]["f"], rows[2]["v"]) == (0.1, 2**40)
+    # A write that leaves the schema as it was leaves tables opened before it reading.
+    same = lakeshore.Table.open(str(root))
+    a.upsert(pa.table({"id": [3], "f": [0.5], "v": [3]}, schema=wide))
+    assert same.to_arrow().num_rows == 3
+
+
+def test_many_partition_fields_keep_every_tuple_in_its_own_folder(tmp_path: Path) -> None:
+    # 33 fields of three values each: the tuple's one 64-bit number wrapped, a row with c0='b'
+    # went to c0=a/..., a filter missed it, an upsert stored it twice and a delete left a copy.
+    k = 33
+    s = pa.schema([pa.field("id", pa.int64(), False)] + [pa.field(f"c{i}", pa.string()) for i in range(k)])
+    t = lakeshore.Table.create(str(tmp_path / "t"), s, record_key="id", partition_by=[f"c{i}" for i in range(k)])
+    first, rest = ["a", "b", "c", "c"], ["x", "x", "y", "z"]
+    rows = [{"id": r, "c0": first[r], **{f"c{i}": rest[r] for i in range(1, k)}} for r in range(4)]
+    t.bulk_insert(pa.Table.from_pylist(rows, schema=s))
+    stored = {r["id"]: r["_hoodie_partition_path"] for r in t.to_arrow().to_pylist()}
+    assert [stored[r].split("/")[0] for r in range(4)] == ["c0=a", "c0=b", "c0=c", "c0=c"]
+    assert t.to_arrow(filter=[("c0", "=", "b")]).column("id").to_pylist() == [1]
+    t.upsert(pa.Table.from_pylist([rows[1]], schema=s))
+    t.delete([1])
+    assert sorted(t.to_arrow().column("id").to_pylist()) == [0, 2, 3]
 
 
 @pytest.mark.parametrize("table_type", ["cow", "mor"])

@@ -67,9 +67,19 @@ def test_create_refuses_an_existing_table(table: lakeshore.Table, table_path: st
         lakeshore.Table.create(table_path, SCHEMA, record_key="id")
 
 
-def test_file_uri_and_plain_path_are_the_same_table(table: lakeshore.Table, table_path: str) -> None:
+def test_file_uri_and_plain_path_are_the_same_table(
+    table: lakeshore.Table, table_path: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     table.insert(rows((1, "oslo", 1, "a")))
-    assert state(lakeshore.Table.open("file://" + table_path)) == {1: ("oslo", 1, "a")}
+    # "file:/x" (as Hadoop and Spark print paths) and "file://localhost/x" were read as folders
+    # under the current directory.
+    monkeypatch.chdir(tmp_path)
+    for uri in ("file://", "file:", "file://localhost"):
+        assert state(lakeshore.Table.open(uri + table_path)) == {1: ("oslo", 1, "a")}, uri
+        assert lakeshore.vacuum(uri + table_path, dry_run=True)["candidates"] == [], uri
+    for uri, problem in (("file://otherhost" + table_path, "names the host 'otherhost'"), ("file:t", "absolute")):
+        with pytest.raises(lakeshore.InvalidArgumentError, match=problem):
+            lakeshore.Table.open(uri)
 
 
 def test_write_modes_and_results(table: lakeshore.Table) -> None:
@@ -87,6 +97,8 @@ def test_write_modes_and_results(table: lakeshore.Table) -> None:
         "file_groups_replaced",
         "rolled_back_instants",
         "compaction_instant",
+        "active_write_instants",
+        "archived_instants",
         "duration_ms",
     }
     assert r["operation"] == "bulk_insert" and r["compaction_instant"] is None
@@ -804,3 +816,35 @@ def test_as_of_a_datetime_is_a_moment_never_an_instant_that_starts_then(table: l
     assert table.to_arrow(as_of=done).num_rows == 2
     assert table.to_arrow(as_of=last["time"]).num_rows == 2  # the instant itself: right after it
     assert table.to_arrow(as_of=done.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + "Z").num_rows == 2
+
+
+def test_a_partition_value_near_the_name_limit_is_written(tmp_path: Path) -> None:
+    # A 232-byte folder name is legal, but it was staged under ".<name>.tmp.dir.<pid>..." past
+    # 255 bytes, and the write failed with "its folder kept disappearing".
+    s = pa.schema([pa.field("id", pa.int64(), False), pa.field("p", pa.string())])
+    t = lakeshore.Table.create(str(tmp_path / "t"), s, record_key="id", partition_by="p")
+    t.bulk_insert(pa.Table.from_pylist([{"id": 1, "p": "x" * 230}], schema=s))
+    assert t.to_arrow(columns=["p"]).column("p").to_pylist() == ["x" * 230]
+    assert not [p for p in (tmp_path / "t").rglob("*") if ".tmp." in p.name]
+
+
+def test_incremental_reads_need_a_start_and_read_only_asked_columns(table: lakeshore.Table) -> None:
+    # "" read the whole table as changed (an emptied pipeline checkpoint re-emitted everything);
+    # a projected incremental read read every column and dropped the rest at the end.
+    first = table.insert(rows((1, "oslo", 1, "a"), (2, "lima", 1, "b")))["instant_time"]
+    table.upsert(rows((2, "lima", 2, "c"), (3, "oslo", 1, "d")))
+    for start in ("", "  "):
+        with pytest.raises(ValueError, match="needs a start instant"):
+            table.read_incremental(start)
+    got = table.read_incremental(first, columns=["id"], filter=[("city", "=", "lima")])
+    assert got.column_names == ["id"] and got.column("id").to_pylist() == [2]
+    both = table.read_incremental("000", columns=["note", "id"])
+    assert both.column_names == ["note", "id"] and sorted(both.column("id").to_pylist()) == [1, 2, 3]
+
+
+def test_a_moment_before_the_year_1000_is_before_every_instant(table: lakeshore.Table) -> None:
+    # strftime wrote the year 999 as "999", which no instant time matched.
+    table.insert(rows((1, "oslo", 1, "a")))
+    assert lakeshore.table.format_instant_time(dt.datetime(999, 1, 2)) == "09990102000000000"
+    assert table.to_arrow(as_of=dt.datetime(999, 1, 1)).num_rows == 0
+    assert table.to_arrow(as_of=dt.datetime(999, 1, 1, tzinfo=dt.UTC)).num_rows == 0

@@ -38,7 +38,11 @@ def format_instant_time(when: _dt.datetime) -> str:
     """Formats a datetime as an instant time ``yyyyMMddHHmmssSSS`` in UTC (naive means UTC)."""
     if when.tzinfo is not None:
         when = when.astimezone(_dt.timezone.utc)
-    return when.strftime("%Y%m%d%H%M%S") + f"{when.microsecond // 1000:03d}"
+    # Fields padded by hand: strftime's %Y writes the year 999 as "999", no instant time.
+    return (
+        f"{when.year:04d}{when.month:02d}{when.day:02d}{when.hour:02d}{when.minute:02d}{when.second:02d}"
+        f"{when.microsecond // 1000:03d}"
+    )
 
 
 def _instant(value: AsOf, what: str) -> str | None:
@@ -57,7 +61,10 @@ def _as_of_time(value: AsOf, what: str) -> str | None:
     instant that happens to start at it (which would show a write before it completed)."""
     if isinstance(value, _dt.datetime):
         when = value.astimezone(_dt.timezone.utc) if value.tzinfo is not None else value
-        return when.strftime("%Y-%m-%d %H:%M:%S") + f".{when.microsecond // 1000:03d}"
+        return (
+            f"{when.year:04d}-{when.month:02d}-{when.day:02d} {when.hour:02d}:{when.minute:02d}:{when.second:02d}"
+            f".{when.microsecond // 1000:03d}"
+        )
     return _instant(value, what)
 
 
@@ -499,8 +506,12 @@ class Table:
         reported. A ``start`` of zeros (``"000"``, Hudi's initial instant) reads from the
         beginning."""
         start_time = _as_of_time(start, "start")
-        if start_time is None:
-            raise ValueError("read_incremental needs a start instant (records after it are returned)")
+        if start_time is None or not start_time.strip():
+            # "" read everything, as if every record had changed: an emptied checkpoint of an
+            # incremental pipeline would silently re-emit the table.
+            raise ValueError(
+                "read_incremental needs a start instant (records after it are returned; '000' reads from the beginning)"
+            )
         capsule = self._native.read_incremental(
             start_time, _as_of_time(end, "end"), _names(columns, "columns"), _predicates(filter, self.schema)
         )

@@ -1,6 +1,7 @@
 #include "actions/table_context.h"
 
 #include <cctype>
+#include "format/avro_schema.h"
 
 #include "lakeshore/table/table_options.h"
 
@@ -111,6 +112,17 @@ std::string TableContext::LatestAvroSchema(const std::vector<CompletedCommit>& c
   }
   if (source != nullptr) *source = JoinPath(uri, HoodiePaths::kPropertiesFile);
   return hoodie ? hoodie->create_schema : std::string();
+}
+
+Status TableContext::CheckSchemaAsOpened(const std::vector<CompletedCommit>& commits) const {
+  std::string source;
+  const std::string latest = LatestAvroSchema(commits, &source);
+  if (latest == avro_schema) return Status::OK();
+  auto now = format::AvroSchemaToArrow(latest, source);
+  auto then = format::AvroSchemaToArrow(avro_schema, "the schema table " + uri + " was opened with");
+  if (now.ok() && then.ok() && (*now)->Equals(**then, /*check_metadata=*/false)) return Status::OK();
+  return SchemaMismatch("the schema of table " + uri + " changed since it was opened (now as of " + source +
+                        "): reopen the table to read it under its current columns");
 }
 
 }  // namespace lakeshore

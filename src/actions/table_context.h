@@ -104,6 +104,11 @@ struct TableContext {
   /// What `avro_schema` was set from at open; a write finding another one now knows the schema
   /// changed (or a change was undone) since.
   std::string LatestAvroSchema(const std::vector<CompletedCommit>& commits, std::string* source = nullptr) const;
+  /// kSchemaMismatch when the columns `commits` leave differ from those this object was opened
+  /// with (another writer changed the schema, or undid a change, since): a read under the old
+  /// columns would narrow widened values or miss added ones. Schemas of other text with the
+  /// same columns (another engine's record names) pass.
+  Status CheckSchemaAsOpened(const std::vector<CompletedCommit>& commits) const;
   /// The plan in the requested file of the pending instant `pending`, decoded (a rollback's,
   /// a restore's, a clustering's request); nullopt when the file vanished since the listing (the
   /// instant completed or was removed meanwhile: normal, re-listed next time).

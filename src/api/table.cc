@@ -112,11 +112,13 @@ std::shared_ptr<arrow::Schema> WithEvolution(const std::shared_ptr<arrow::Schema
     auto in_file = file_schema->GetFieldByName(f->name());
     if (in_file == nullptr) {
       fields.push_back(f->WithNullable(true));
-    } else if (!in_file->type()->Equals(*f->type()) && IsWidening(*in_file->type(), *f->type())) {
-      fields.push_back(in_file->WithType(f->type()));
-    } else {
-      fields.push_back(in_file);
+      continue;
     }
+    auto field = in_file;
+    if (!in_file->type()->Equals(*f->type()) && IsWidening(*in_file->type(), *f->type())) field = field->WithType(f->type());
+    // A column the schema made nullable since the file was written takes nulls now.
+    if (f->nullable() && !field->nullable()) field = field->WithNullable(true);
+    fields.push_back(field);
   }
   // Columns the file has that the schema does not name (it cannot drop any): kept.
   for (const auto& f : file_schema->fields()) {

@@ -1,5 +1,6 @@
 #include "read/snapshot_reader.h"
 
+#include <algorithm>
 #include <set>
 
 #include <arrow/builder.h>
@@ -146,11 +147,13 @@ Result<std::shared_ptr<arrow::Table>> ReadSlices(TableContext& ctx, const Timeli
 }
 
 Status CheckColumns(TableContext& ctx, const std::vector<std::string>& columns) {
+  std::set<std::string_view> seen;
   for (const auto& c : columns) {
     if (ctx.full_schema->GetFieldIndex(c) < 0) {
       return Status::Invalid("no column '", c, "' in table ", ctx.uri, " (columns: ",
                              ctx.full_schema->ToString(false), ")");
     }
+    if (!seen.insert(c).second) return Status::Invalid("column '", c, "' is asked for more than once");
   }
   return Status::OK();
 }
@@ -220,6 +223,7 @@ Result<ViewAndBound> LoadViewAsOf(TableContext& ctx, const std::optional<std::st
   ViewAndBound out;
   ARROW_ASSIGN_OR_RAISE(out.timeline, ctx.LoadTimeline());
   ARROW_ASSIGN_OR_RAISE(out.commits, ctx.LoadCommits(out.timeline));
+  ARROW_RETURN_NOT_OK(ctx.CheckSchemaAsOpened(out.commits));
   if (as_of && !as_of->empty()) {
     ARROW_ASSIGN_OR_RAISE(out.bound, ResolveAsOf(out.timeline, out.commits, *as_of));
     ARROW_RETURN_NOT_OK(CheckWithinActiveTimeline(ctx, out.timeline, out.bound, "as_of"));
@@ -319,6 +323,7 @@ Result<std::shared_ptr<arrow::Table>> ReadIncremental(TableContext& ctx, const s
   const PartitionPathFilter& keep = filters.partitions;
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
   ARROW_ASSIGN_OR_RAISE(auto commits, ctx.LoadCommits(timeline));
+  ARROW_RETURN_NOT_OK(ctx.CheckSchemaAsOpened(commits));
   std::string start, end;
   // Hudi's initial instant (zeros, "000" as its docs write it) starts before every instant.
   const bool from_the_beginning =
@@ -348,7 +353,16 @@ Result<std::shared_ptr<arrow::Table>> ReadIncremental(TableContext& ctx, const s
   std::vector<const FileGroup*> touched;
   for (const FileGroup* g : view.LiveFileGroups(keep))
     if (groups.count({g->partition, g->file_id})) touched.push_back(g);
-  ARROW_ASSIGN_OR_RAISE(auto all, ReadSlices(ctx, timeline, commits, touched, {}, end, options.read_optimized));
+  // Only the asked columns, those the row filter needs and the commit time (all were read and
+  // the rest dropped at the end), each slice filtered as it is read.
+  std::vector<std::string> read_columns = filters.read_columns;
+  if (!read_columns.empty() &&
+      std::find(read_columns.begin(), read_columns.end(), meta_columns::kCommitTime) == read_columns.end()) {
+    read_columns.push_back(meta_columns::kCommitTime);
+  }
+  const RowFilter* rows = filters.rows.empty() ? nullptr : &filters.rows;
+  ARROW_ASSIGN_OR_RAISE(auto all,
+                        ReadSlices(ctx, timeline, commits, touched, read_columns, end, options.read_optimized, rows));
   // Keep the rows whose commit time is one of the instants in range.
   arrow::StringBuilder builder;
   for (const auto& t : times) ARROW_RETURN_NOT_OK(builder.Append(t));
@@ -361,7 +375,7 @@ Result<std::shared_ptr<arrow::Table>> ReadIncremental(TableContext& ctx, const s
   if (!filters.rows.empty()) {  // incremental reads prune nothing by column stats
     ColumnStatsPruning none;
     none.groups_in = static_cast<int64_t>(touched.size());
-    ARROW_ASSIGN_OR_RAISE(table, FinishRead(filters, ReadOptions{}, std::move(table), none));
+    ARROW_ASSIGN_OR_RAISE(table, FinishRead(filters, ReadOptions{}, std::move(table), none, /*rows_filtered=*/true));
   }
   if (options.columns.empty()) return table;
   std::vector<int> indices;

@@ -417,9 +417,25 @@ Result<std::string> RestoreToSavepoint(TableContext& ctx, const std::string& sav
       InstantLifecycle::Plan(
           ctx.storage, ctx.timeline_location, actions::kRestore, LatestTime({&timeline}),
           [&](const Instant& i) { return ctx.EncodeInstant(i, InstantState::kRequested, plan); }, *ctx.clock, *guard));
-  ARROW_RETURN_NOT_OK(ExecuteRestore(ctx, instant, plan, *guard));
+  const std::string restore_time = instant.instant().time;
+  Status executed = ExecuteRestore(ctx, instant, plan, *guard);
+  if (!executed.ok()) {
+    // A restore whose lease ran out is finished by the next writer, from its plan: once it is,
+    // the restore asked for has happened (the lease's "nothing was committed" would be false).
+    auto after = ctx.LoadTimeline();
+    auto done = after.ok() ? after->Find(restore_time) : std::nullopt;
+    if (done && done->is_completed()) return restore_time;
+    if (done) {
+      std::string why = executed.message();
+      const std::string untrue = "; nothing was committed";  // the lease's wording, for writes
+      if (auto at = why.find(untrue); at != std::string::npos) why.erase(at, untrue.size());
+      return executed.WithMessage(why, " (restore ", restore_time,
+                                  " is planned: the next writer, or the next restore, finishes it)");
+    }
+    return executed;
+  }
   ARROW_RETURN_NOT_OK(guard->Release());
-  return instant.instant().time;
+  return restore_time;
 }
 
 Status AbortWrite(TableContext& ctx, InstantLifecycle& write, const std::vector<std::string>& planned_files) {

@@ -183,6 +183,30 @@ Status CheckViewNotUndone(const std::vector<CompletedCommit>& commits, const Wri
   return Status::OK();
 }
 
+/// `failure`, a storage error of a write before its commit, as the conflict it was when another
+/// writer caused it: a rollback of this write (its heartbeat expired: its markers' folder went),
+/// or a rollback or restore that removed files its view read. Callers retry conflicts; a bare
+/// "No such file" told them nothing. Cost, on this failure path only: a listing and the commits.
+Status ExplainStorageFailure(TableContext& ctx, const WriteState& state, const Status& failure) {
+  if (!failure.IsIOError() || !state.lifecycle || state.commit_attempted) return failure;
+  auto timeline = ctx.LoadTimeline();
+  if (!timeline.ok()) return failure;
+  auto self = timeline->Find(state.instant.time);
+  if (!self || self->is_completed()) {
+    return CommitConflict("write " + state.instant.time + " was rolled back by another writer (its heartbeat had " +
+                          "expired) while it wrote; nothing of it is visible (" + failure.message() + ")");
+  }
+  auto commits = ctx.LoadCommits(*timeline);
+  if (!commits.ok()) return failure;
+  std::set<FileGroupKey> read;  // every file group the view held
+  for (const auto& seen : state.commits) {
+    for (const auto& stat : seen.metadata.write_stats) read.insert({stat.partition, stat.file_id});
+  }
+  Status undone = CheckViewNotUndone(*commits, state, read);
+  if (!undone.ok()) return undone.WithMessage(undone.message(), " (", failure.message(), ")");
+  return failure;
+}
+
 Status CheckConflicts(const std::vector<CompletedCommit>& commits, const WriteState& state,
                       const std::set<FileGroupKey>& touched) {
   ARROW_RETURN_NOT_OK(CheckViewNotUndone(commits, state, touched));
@@ -760,6 +784,7 @@ Result<WriteResult> ExecuteWrite(TableContext& ctx, WriteOperation op,
   WriteState state;
   Status st = Begin(ctx, op, state);
   Result<WriteResult> result = st.ok() ? Run(ctx, op, input, state, progress, options.stop) : Result<WriteResult>(st);
+  if (!result.ok()) result = ExplainStorageFailure(ctx, state, result.status());
   if (!result.ok() && state.lifecycle && !state.commit_attempted) {
     // Nothing of this write is visible; remove its files now rather than waiting for a rollback.
     (void)AbortWrite(ctx, *state.lifecycle, state.planned_files);

@@ -179,9 +179,13 @@ def _text_to_table_types(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordB
     columns = []
     for field, column in zip(schema, batch.columns, strict=True):
         if pa.types.is_timestamp(field.type) and pa.types.is_string(column.type):
+            column = pc.if_else(pc.equal(column, ""), None, column)  # an empty cell is a null, as for numbers
             zoned = pc.match_substring_regex(column, _ZONE_OFFSET)
-            with_zone = pc.cast(pc.if_else(zoned, column, None), pa.timestamp(field.type.unit, "UTC"))
-            without = pc.cast(pc.cast(pc.if_else(zoned, None, column), pa.timestamp(field.type.unit)), field.type)
+            try:
+                with_zone = pc.cast(pc.if_else(zoned, column, None), pa.timestamp(field.type.unit, "UTC"))
+                without = pc.cast(pc.cast(pc.if_else(zoned, None, column), pa.timestamp(field.type.unit)), field.type)
+            except pa.ArrowInvalid as e:
+                raise ValueError(f"column '{field.name}' holds text that is not a timestamp: {e}") from None
             column = pc.if_else(zoned, pc.cast(with_zone, field.type), without)
         elif pa.types.is_struct(field.type) and column.type != field.type:
             # Read with nullable fields: a null struct (a blob without a reference) gets the

@@ -45,7 +45,9 @@ History MakeHistory(int n) {
   History h;
   h.uri = "mem://archive_" + std::to_string(table_counter++);
   h.storage = *Storage::Open(h.uri);
-  auto table = *Table::Create(h.uri, testing::PeopleConfig(), h.Options());
+  TableConfig config = testing::PeopleConfig();
+  config.properties["hoodie.archive.automatic"] = "false";  // these tests archive by Table::Archive
+  auto table = *Table::Create(h.uri, config, h.Options());
   for (int i = 0; i < n; ++i) {
     h.clock->Advance(1000);
     auto r = table->Write(WriteOperation::kUpsert,

@@ -80,6 +80,13 @@ def test_file_uri_and_plain_path_are_the_same_table(
     for uri, problem in (("file://otherhost" + table_path, "names the host 'otherhost'"), ("file:t", "absolute")):
         with pytest.raises(lakeshore.InvalidArgumentError, match=problem):
             lakeshore.Table.open(uri)
+    # A table made from a URI reopens by its uri: "u%2541" was decoded to "u%41", kept as a URI,
+    # and decoded again to "uA", another table.
+    for name, marker in (("u%41", 1), ("uA", 2), ("a b", 3)):
+        made = lakeshore.Table.create((tmp_path / name).as_uri(), SCHEMA, record_key="id")
+        made.insert(rows((marker, "oslo", 1, name)))
+        assert made.uri == str(tmp_path / name)
+        assert state(lakeshore.Table.open(made.uri)) == {marker: ("oslo", 1, name)}, name
 
 
 def test_write_modes_and_results(table: lakeshore.Table) -> None:

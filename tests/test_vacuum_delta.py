@@ -357,6 +357,31 @@ def test_a_commit_file_linked_into_the_log_is_read(tmp_path: Path) -> None:
     assert DeltaTable(str(table)).to_pyarrow_table().num_rows == 30
 
 
+def test_the_file_a_live_link_leads_to_is_kept(tmp_path: Path) -> None:
+    # The latest version adds a link (inside the table) to a file an overwrite removed: the vacuum
+    # kept the link but deleted the file it leads to, and delta-rs could no longer read the table.
+    table = tmp_path / "t"
+    write(table, 0, 2, False)
+    write(table, 2, 1, False, mode="overwrite")
+    live = {os.path.basename(u) for u in DeltaTable(str(table)).file_uris()}
+    removed = next(f for f in table.glob("*.parquet") if f.name not in live)
+    link = table / "linked-part.parquet"
+    link.symlink_to(removed.name)
+    now = int(time.time() * 1000)
+    add = {"add": {"path": link.name, "partitionValues": {}, "size": removed.stat().st_size,
+                   "modificationTime": now, "dataChange": True}}  # fmt: skip
+    commit = {"commitInfo": {"timestamp": now, "operation": "WRITE"}}
+    (table / "_delta_log" / "00000000000000000002.json").write_text(json.dumps(add) + "\n" + json.dumps(commit) + "\n")
+    rows = DeltaTable(str(table)).to_pyarrow_table().num_rows
+    old = time.time() - 30 * 86400
+    for f in table.glob("*.parquet"):
+        os.utime(f, (old, old), follow_symlinks=False)
+    report = ours(table, retain_hours=0, enforce_retention=False)
+    assert removed.name not in [c["path"] for c in report["candidates"]]
+    assert removed.exists() and link.is_symlink()
+    assert DeltaTable(str(table)).to_pyarrow_table().num_rows == rows == 3
+
+
 def test_unknown_writer_feature_is_refused(tmp_path: Path) -> None:
     table = table_with_orphans(tmp_path)
     protocol = {

@@ -1,5 +1,7 @@
 #include "storage/local_storage.h"
 
+#include "storage/local_real_path.h"
+
 #include "storage/publish_on_close_stream.h"
 
 #include <dirent.h>
@@ -396,6 +398,19 @@ Result<std::vector<FileEntry>> LocalStorage::ListSkippingDetails(std::string_vie
   }
   bool has_entries = false;
   ARROW_RETURN_NOT_OK(WalkFolder(fd, abs, rel_prefix, recursive, needs_details, &out, &has_entries));
+  // Where each link leads, when that is inside the tree (one realpath per link; links are rare).
+  std::optional<std::string> real_root;
+  for (auto& e : out) {
+    if (!e.is_link) continue;
+    if (!real_root) {
+      auto resolved = RealPathOfLocal(root_);
+      if (!resolved.ok()) return resolved.status();
+      real_root = *resolved + "/";
+    }
+    auto target = RealPathOfLocal(root_ + "/" + e.path);
+    if (!target.ok()) return target.status();
+    if (target->rfind(*real_root, 0) == 0) e.link_target = target->substr(real_root->size());
+  }
   return out;
 }
 

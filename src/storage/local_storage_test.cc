@@ -60,15 +60,19 @@ TEST(LocalStorage, ListsLinksToFilesMarkedAndNeverDeletesThem) {
   std::filesystem::create_symlink(base / "outside" / "target.json", dir / "log" / "2.json");
   std::filesystem::create_directory_symlink(base / "outside" / "folder", dir / "log" / "sub");
   std::filesystem::create_symlink(base / "nowhere", dir / "log" / "3.json");
+  std::filesystem::create_symlink("1.json", dir / "log" / "4.json");  // inside the tree
   for (bool recursive : {false, true}) {
     auto listed = storage->List("log", recursive);
     ASSERT_TRUE(listed.ok());
     std::map<std::string, FileEntry> by_path;
     for (const auto& e : *listed) by_path[e.path] = e;
-    ASSERT_EQ(by_path.size(), 2u) << recursive;
+    ASSERT_EQ(by_path.size(), 3u) << recursive;
     EXPECT_FALSE(by_path["log/1.json"].is_link);
     EXPECT_TRUE(by_path["log/2.json"].is_link);
     EXPECT_EQ(by_path["log/2.json"].size, 5);
+    EXPECT_EQ(by_path["log/2.json"].link_target, "");  // outside the tree
+    EXPECT_TRUE(by_path["log/4.json"].is_link);
+    EXPECT_EQ(by_path["log/4.json"].link_target, "log/1.json");
   }
   EXPECT_EQ(*storage->ReadString("log/2.json"), "12345");
   auto deleted = storage->DeleteFiles({"log/2.json"});

@@ -29,6 +29,9 @@ struct FileEntry {
   /// (readers read through it, as Spark's, delta-rs's and Hudi's do). DeleteFiles never removes
   /// one, and a vacuum never plans to. Links to folders, and dangling links, are not listed.
   bool is_link = false;
+  /// A link's target as a path relative to the root, when it lies in the tree; else "". A
+  /// vacuum keeps a link's target as it keeps the link: a live link leads to it.
+  std::string link_target;
 };
 
 /// What a batched delete did. A path that was already missing is success, counted apart so a

@@ -263,8 +263,13 @@ Result<UntrackedScan> ScanForUntracked(Storage& table, const VacuumOptions& opti
   // may repeat one.
   const bool may_repeat = !options.inventory.empty();
   PathSet seen;
+  // A link is never deleted (it may be a live file), and neither is the file it leads to.
+  std::set<std::string> link_targets;
+  for (const auto& e : entries) {
+    if (e.is_link && !e.link_target.empty()) link_targets.insert(e.link_target);
+  }
   for (auto& e : entries) {
-    if (e.is_link) continue;  // never deleted: it may lead to a file in use
+    if (e.is_link || link_targets.count(e.path)) continue;
     if (e.mtime_ms >= cutoff_ms) {  // too young: a writer may be about to commit it
       if (!e.is_dir && !live.contains(e.path)) {
         scan.oldest_young_untracked_ms = std::min(scan.oldest_young_untracked_ms.value_or(e.mtime_ms), e.mtime_ms);

@@ -446,7 +446,9 @@ Result<AvroContainer> ReadAvroContainer(std::string_view bytes, const std::strin
   if (avro_file_reader_fp(file, source.c_str(), /*should_close=*/1, &reader.reader) != 0) {
     return CorruptMetadata("Avro file " + source + " cannot be opened: " + AvroError());
   }
-  SchemaRef schema{avro_schema_incref(avro_file_reader_get_writer_schema(reader.reader))};
+  // Avro C hands out a reference of its own here (it increfs): one more leaked the whole parsed
+  // schema, ~60 KB, per file read — every commit decoded at every open.
+  SchemaRef schema{avro_file_reader_get_writer_schema(reader.reader)};
   IfaceRef iface{avro_generic_class_from_schema(schema.schema)};
   if (iface.iface == nullptr) {
     return CorruptMetadata("Avro file " + source + " has an unusable schema: " + AvroError());

@@ -238,27 +238,56 @@ Result<std::vector<ArchivedInstant>> ReadArchivedTimeline(Storage& storage, cons
 Result<std::vector<CompletedCommit>> ArchivedCommits::Load(Storage& storage, const std::string& history_folder,
                                                            Engine& engine, const InstantCodec& codec) {
   ARROW_ASSIGN_OR_RAISE(auto version, LatestArchivedVersion(storage, history_folder));
+  std::map<std::string, DecodedFile> known;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (version_ && *version_ == version) return commits_;
+    known = files_;
   }
-  ArchivedTimelineVersion read_version;
-  ARROW_ASSIGN_OR_RAISE(auto archived, ReadArchivedTimeline(storage, history_folder, engine, &read_version));
+  ARROW_ASSIGN_OR_RAISE(auto entries, ReadArchivedManifest(storage, history_folder, version));
+  const std::string manifest_path = ManifestPath(history_folder, version);
+  auto key_of = [](const ArchivedFileEntry& e) { return e.name + "#" + std::to_string(e.length); };
+  std::vector<size_t> missing;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!known.count(key_of(entries[i]))) missing.push_back(i);
+  }
   ARROW_ASSIGN_OR_RAISE(
-      auto decoded, engine.Map<CommitMetadata>(static_cast<int64_t>(archived.size()), [&](int64_t i) -> Result<CommitMetadata> {
-        const ArchivedInstant& a = archived[static_cast<size_t>(i)];
-        if (!actions::WritesData(a.instant.action) && a.instant.action != actions::kRollback) return CommitMetadata{};
-        return codec.Decode(a.instant, a.metadata,
-                            JoinPath(history_folder, "(archived instant " + a.instant.time + ")"));
+      auto decoded, engine.Map<DecodedFile>(static_cast<int64_t>(missing.size()), [&](int64_t k) -> Result<DecodedFile> {
+        const std::string path = JoinPath(history_folder, entries[missing[static_cast<size_t>(k)]].name);
+        auto rows = ReadArchivedFile(storage, path, /*with_plan=*/false);
+        if (!rows.ok()) return CorruptMetadata(rows.status().message() + " (named by " + manifest_path + ")");
+        auto commits = std::make_shared<std::vector<CompletedCommit>>();
+        for (const ArchivedInstant& a : *rows) {
+          CommitMetadata metadata;
+          if (actions::WritesData(a.instant.action) || a.instant.action == actions::kRollback) {
+            ARROW_ASSIGN_OR_RAISE(metadata, codec.Decode(a.instant, a.metadata,
+                                                         JoinPath(history_folder, "(archived instant " + a.instant.time + ")")));
+          }
+          commits->push_back({a.instant, std::move(metadata)});
+        }
+        return DecodedFile(std::move(commits));
       }));
+  for (size_t k = 0; k < missing.size(); ++k) known[key_of(entries[missing[k]])] = std::move(decoded[k]);
+  // An instant in two files (a compaction's output and its inputs, listed together after a
+  // crash) counts once: the first file's copy, as in Hudi and ReadArchivedTimeline.
+  std::map<std::string, const CompletedCommit*> by_time;
+  std::map<std::string, DecodedFile> kept;
+  for (const auto& e : entries) {
+    const std::string key = key_of(e);
+    const DecodedFile& file = known.at(key);
+    kept[key] = file;
+    for (const auto& c : *file) by_time.emplace(c.instant.time, &c);
+  }
   std::vector<CompletedCommit> commits;
-  for (size_t i = 0; i < archived.size(); ++i) commits.push_back({archived[i].instant, std::move(decoded[i])});
+  commits.reserve(by_time.size());
+  for (const auto& [time, c] : by_time) commits.push_back(*c);
   std::stable_sort(commits.begin(), commits.end(), [](const CompletedCommit& a, const CompletedCommit& b) {
     return a.instant.completion_time < b.instant.completion_time;
   });
   std::lock_guard<std::mutex> lock(mu_);
-  version_ = read_version;
+  version_ = version;
   commits_ = commits;
+  files_ = std::move(kept);
   return commits;
 }
 

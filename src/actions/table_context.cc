@@ -64,16 +64,12 @@ Status TableContext::LoadSettings() {
 
 Result<std::vector<CompletedCommit>> TableContext::LoadCommits(const Timeline& timeline) {
   if (archive_folder.empty()) return commits.LoadCompleted(*storage, *engine, timeline);
-  auto loaded = commits.LoadCompleted(*storage, *engine, timeline);
-  if (!loaded.ok()) {
-    // An archival may have moved instants between the listing and these reads (it publishes the
-    // archive before it deletes active files): list again, and find the moved ones archived.
-    ARROW_ASSIGN_OR_RAISE(auto relisted, LoadTimeline());
-    loaded = commits.LoadCompleted(*storage, *engine, relisted);
-  }
-  ARROW_ASSIGN_OR_RAISE(auto active, std::move(loaded));
-  ARROW_ASSIGN_OR_RAISE(auto archived, archived_commits.Load(*storage, archive_folder, *engine, codec()));
-  return WithArchivedCommits(archived, std::move(active));
+  // An instant an archival moved after the listing is found in the archive; one a restore or
+  // rollback removed meanwhile is not, and the timeline is listed again once.
+  auto loaded = LoadCommitsWithArchive(*storage, *engine, timeline, commits, archived_commits, archive_folder, codec());
+  if (loaded.ok()) return loaded;
+  ARROW_ASSIGN_OR_RAISE(auto relisted, LoadTimeline());
+  return LoadCommitsWithArchive(*storage, *engine, relisted, commits, archived_commits, archive_folder, codec());
 }
 
 Result<std::optional<CommitMetadata>> TableContext::LoadRequestedPlan(const Instant& pending) {

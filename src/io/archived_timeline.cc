@@ -307,4 +307,25 @@ std::vector<CompletedCommit> WithArchivedCommits(const std::vector<CompletedComm
   return out;
 }
 
+Result<std::vector<CompletedCommit>> LoadCommitsWithArchive(Storage& storage, Engine& engine, const Timeline& timeline,
+                                                            CommitMetadataCache& cache, ArchivedCommits& archive,
+                                                            const std::string& history_folder, const InstantCodec& codec) {
+  std::vector<Instant> vanished;
+  ARROW_ASSIGN_OR_RAISE(auto active, cache.LoadCompleted(storage, engine, timeline, &vanished));
+  ARROW_ASSIGN_OR_RAISE(auto archived, archive.Load(storage, history_folder, engine, codec));
+  if (!vanished.empty()) {
+    std::set<std::string> archived_times;
+    for (const auto& c : archived) archived_times.insert(c.instant.time);
+    for (const auto& instant : vanished) {
+      if (!archived_times.count(instant.time)) {
+        return CommitConflict("completed instant file '" + storage.root_uri() + "/" +
+                              timeline.location().PathOf(instant) +
+                              "' was listed but is gone, and the archived timeline does not hold it: a restore or "
+                              "rollback removed it while the timeline was read; retry");
+      }
+    }
+  }
+  return WithArchivedCommits(archived, std::move(active));
+}
+
 }  // namespace lakeshore

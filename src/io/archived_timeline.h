@@ -17,6 +17,7 @@
 #include "lakeshore/engine/engine.h"
 #include "lakeshore/storage/storage.h"
 #include "table/file_system_view.h"
+#include "timeline/commit_metadata_cache.h"
 #include "timeline/instant.h"
 #include "timeline/instant_codec.h"
 
@@ -99,6 +100,16 @@ class ArchivedCommits {
   /// archive was, after every archival: the write after one cost ten times the others).
   std::map<std::string, DecodedFile> files_;
 };
+
+/// Every completed instant of `timeline` (read through `cache`) and every archived one (through
+/// `archive`, from `history_folder`), in completion order. An archival running meanwhile
+/// publishes its archive before it deletes the active files it moved, so an active instant
+/// whose file is gone since `timeline` was listed is looked up in the archive, read after: one
+/// the archive does not hold either (a restore removed it meanwhile) is a CommitConflict naming
+/// its file: nothing is left out silently.
+Result<std::vector<CompletedCommit>> LoadCommitsWithArchive(Storage& storage, Engine& engine, const Timeline& timeline,
+                                                            CommitMetadataCache& cache, ArchivedCommits& archive,
+                                                            const std::string& history_folder, const InstantCodec& codec);
 
 /// `archived` then `active` commits in completion order; an instant in both (archived while
 /// it was being read) is kept once, as its active copy.

@@ -20,8 +20,13 @@ class CommitMetadataCache {
   /// The metadata of every completed instant of `timeline`, in completion order, decoded as
   /// its location says. Instants not yet cached are read in parallel through `engine`. Cost:
   /// one read per new instant.
+  ///
+  /// With `vanished`, an instant whose file fails to read and no longer exists (an archival
+  /// moved it after `timeline` was listed) is left out of the result and appended there; the
+  /// caller must find it elsewhere (LoadCommitsWithArchive). Without, that read fails the load.
   Result<std::vector<CompletedCommit>> LoadCompleted(Storage& storage, Engine& engine,
-                                                     const Timeline& timeline);
+                                                     const Timeline& timeline,
+                                                     std::vector<Instant>* vanished = nullptr);
 
  private:
   std::mutex mu_;

@@ -2,6 +2,7 @@
 #include "services/archive/timeline_archiver.h"
 
 #include <map>
+#include <mutex>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -9,6 +10,8 @@
 #include "io/archived_timeline.h"
 #include "lakeshore/storage/fault_injection_storage.h"
 #include "lakeshore/table/table.h"
+#include "lakeshore/vacuum.h"
+#include "testing/pass_through_storage.h"
 #include "testing/status_test_util.h"
 #include "testing/table_test_util.h"
 #include "timeline/instant_time.h"
@@ -139,6 +142,73 @@ TEST(TimelineArchiver, AfterAnArchivalOnlyItsNewFileIsDecodedAgain) {
   }
   ArchivedCommits fresh;
   EXPECT_TRUE(IsError(fresh.Load(*h.storage, kHistory, *Engine::Default(), codec).status(), ErrorKind::kCorruptMetadata));
+}
+
+/// Another process's archivals landing between a reader's listing of the timeline and its
+/// reads: at the first read of an active completed instant file after each of the first two
+/// listings of the timeline, the table is archived by a Table of its own (on the undisturbed
+/// storage), to fewer instants each time, so files the reader listed are gone when read, and
+/// again after it lists once more.
+class ArchivesAfterTheReaderLists : public testing::PassThroughStorage {
+ public:
+  explicit ArchivesAfterTheReaderLists(const History& h) : PassThroughStorage(h.storage), history_(h) {}
+  Result<std::vector<FileEntry>> List(std::string_view path, bool recursive) override {
+    if (path == ".hoodie/timeline") {
+      std::lock_guard<std::mutex> lock(mu_);
+      listed_ = true;
+    }
+    return PassThroughStorage::List(path, recursive);
+  }
+  Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view path) override {
+    const bool instant = path.rfind(".hoodie/timeline/", 0) == 0 && path.find("/history/") == std::string_view::npos &&
+                         path.size() > 7 && path.substr(path.size() - 7) == ".commit";
+    if (instant) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (listed_ && archivals_ < 2) {
+        listed_ = false;
+        ArchiveOptions bounds;
+        bounds.keep_min_commits = archivals_ == 0 ? 25 : 15;
+        bounds.keep_max_commits = *bounds.keep_min_commits + 1;
+        ++archivals_;
+        auto result = history_.Open()->Archive(bounds);
+        if (!result.ok()) return result.status();
+        moved_ += result->archived_instants.size();
+      }
+    }
+    return PassThroughStorage::ReadFile(path);
+  }
+  size_t moved() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return moved_;
+  }
+
+ private:
+  const History& history_;
+  std::mutex mu_;
+  bool listed_ = false;
+  int archivals_ = 0;
+  size_t moved_ = 0;
+};
+
+TEST(TimelineArchiver, ReadersAndVacuumBesideAnArchivalFindTheMovedInstantsArchived) {
+  // Reads and vacuum failed with "cannot open ....commit: No such file" when an archival moved
+  // instants they had listed: the reader listed once more and could meet the next archival's
+  // deletes; vacuum did not list again at all.
+  History h = MakeHistory(30);
+  auto disturbed = std::make_shared<ArchivesAfterTheReaderLists>(h);
+  ASSERT_OK_AND_ASSIGN(auto reader, Table::Open(h.uri, h.Options(disturbed)));
+  EXPECT_GE(disturbed->moved(), 5u);  // the second archival lands only if the reader lists again
+  ExpectHistoryIntact(h, *reader);
+
+  History again = MakeHistory(30);
+  auto beside_vacuum = std::make_shared<ArchivesAfterTheReaderLists>(again);
+  VacuumOptions dry;
+  dry.dry_run = true;
+  dry.clock = again.clock;
+  ASSERT_OK_AND_ASSIGN(auto report, Vacuum(beside_vacuum, dry));
+  EXPECT_GT(beside_vacuum->moved(), 0u);
+  EXPECT_TRUE(report.candidates.empty());
+  ExpectHistoryIntact(again, *again.Open());
 }
 
 TEST(TimelineArchiver, StopsAtPendingInstantsAndSavepointsAndTellsItsCallback) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -40,6 +41,8 @@ struct TimelineState {
   /// The last completed vacuum, if any, and its record (the watermark).
   std::optional<Instant> last_vacuum;
   HudiVacuumRecord last_record;
+  /// Instants listed but gone when read (an archival moved them): what they did is unknown here.
+  int64_t vanished = 0;
   /// The decoded instants: a second look at the timeline reads only what completed since.
   std::shared_ptr<CommitMetadataCache> commit_cache = std::make_shared<CommitMetadataCache>();
 };
@@ -142,13 +145,14 @@ Result<TimelineState> LoadTimelineState(Storage& table, Engine& engine, Timeline
                                         const HoodieTableConfig& config) {
   TimelineState s;
   s.timeline = std::move(timeline);
-  ARROW_ASSIGN_OR_RAISE(auto active, s.commit_cache->LoadCompleted(table, engine, s.timeline));
-  s.commits = std::move(active);
   if (config.timeline_layout_version >= 2) {
+    // An archival moving instants while they are read: they are taken from the archive.
     ArchivedCommits archive;
     const InstantCodec codec{s.timeline.location().layout, table.ExternalPath("")};
-    ARROW_ASSIGN_OR_RAISE(auto archived, archive.Load(table, config.archive_folder, engine, codec));
-    s.commits = WithArchivedCommits(archived, std::move(s.commits));
+    ARROW_ASSIGN_OR_RAISE(s.commits, LoadCommitsWithArchive(table, engine, s.timeline, *s.commit_cache, archive,
+                                                            config.archive_folder, codec));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(s.commits, s.commit_cache->LoadCompleted(table, engine, s.timeline));
   }
   ARROW_RETURN_NOT_OK(LoadLastVacuum(table, &s));
   FileSystemView view = FileSystemView::Build(s.commits, "", s.timeline.location().layout);
@@ -187,18 +191,34 @@ Result<TimelineState> LoadTimelineState(Storage& table, Engine& engine, Timeline
 }
 
 /// The metadata of `instants` (completed instants of the timeline at `at`), read side by side.
+/// One whose file is gone since the listing (an archival moved it) is left out and counted in
+/// `vanished`.
 Result<std::vector<CompletedCommit>> LoadCommitsOf(Storage& table, Engine& engine, const TimelineLocation& at,
-                                                   const std::vector<Instant>& instants) {
+                                                   const std::vector<Instant>& instants, int64_t* vanished) {
   const InstantCodec codec{at.layout, table.ExternalPath("")};
-  ARROW_ASSIGN_OR_RAISE(auto metadata, engine.Map<CommitMetadata>(
-                                           static_cast<int64_t>(instants.size()), [&](int64_t k) -> Result<CommitMetadata> {
-                                             const Instant& i = instants[static_cast<size_t>(k)];
-                                             ARROW_ASSIGN_OR_RAISE(auto t, timeline_ops::ReadContent(table, at, i));
-                                             return codec.Decode(i, t, at.PathOf(i));
-                                           }));
+  ARROW_ASSIGN_OR_RAISE(
+      auto metadata, engine.Map<std::optional<CommitMetadata>>(
+                         static_cast<int64_t>(instants.size()), [&](int64_t k) -> Result<std::optional<CommitMetadata>> {
+                           const Instant& i = instants[static_cast<size_t>(k)];
+                           auto text = timeline_ops::ReadContent(table, at, i);
+                           if (!text.ok()) {
+                             ARROW_ASSIGN_OR_RAISE(bool exists, table.Exists(at.PathOf(i)));
+                             if (exists) return text.status();
+                             return std::optional<CommitMetadata>();
+                           }
+                           ARROW_ASSIGN_OR_RAISE(auto decoded, codec.Decode(i, *text, at.PathOf(i)));
+                           return std::optional<CommitMetadata>(std::move(decoded));
+                         }));
   std::vector<CompletedCommit> out;
   out.reserve(instants.size());
-  for (size_t k = 0; k < instants.size(); ++k) out.push_back({instants[k], std::move(metadata[k])});
+  *vanished = 0;
+  for (size_t k = 0; k < instants.size(); ++k) {
+    if (!metadata[k]) {
+      ++*vanished;
+      continue;
+    }
+    out.push_back({instants[k], std::move(*metadata[k])});
+  }
   return out;
 }
 
@@ -220,7 +240,7 @@ Result<TimelineState> LoadRecentState(Storage& table, Engine& engine, const Time
     auto ms = ParseInstantTime(i.completion_time);
     if (i.completion_time > data_through || (ms.ok() && *ms >= cutoff)) recent.push_back(i);
   }
-  ARROW_ASSIGN_OR_RAISE(s.commits, LoadCommitsOf(table, engine, s.timeline.location(), recent));
+  ARROW_ASSIGN_OR_RAISE(s.commits, LoadCommitsOf(table, engine, s.timeline.location(), recent, &s.vanished));
   s.commits = InCompletionOrder(std::move(s.commits));
   return s;
 }
@@ -276,12 +296,16 @@ std::string WhyRun(const TimelineState& s, int64_t now_ms, int64_t cutoff_ms, st
     return "the last full vacuum is older than the force-full bound";
   }
   if (v.data_through.empty()) return "the last vacuum instant records no position on the timeline";
+  if (s.vanished > 0) return "an archival moved instants completed since the last vacuum while they were read";
   if (v.oldest_young_untracked_ms && *v.oldest_young_untracked_ms < cutoff_ms) {
     return "a file the last full vacuum kept for being younger than its cutoff is older than the cutoff now";
   }
   for (const auto& c : s.commits) {
     bool recent = CompletionMs(c) >= v.cutoff_ms || c.instant.completion_time > v.data_through;
     if (!recent) continue;
+    // A savepoint names files without writing any, and an index build writes only into the
+    // metadata table, which vacuum never lists: neither leaves anything to delete.
+    if (c.instant.action == actions::kSavepoint || c.instant.action == actions::kIndexing) continue;
     if (c.instant.action != actions::kCommit && c.instant.action != actions::kDeltaCommit) {
       // replacecommit, rollback, clean, ...: each can leave files no slice uses.
       return c.instant.action + " " + c.instant.time + " completed since the last vacuum";

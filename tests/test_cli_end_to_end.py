@@ -228,9 +228,11 @@ def test_ctrl_c_in_a_write_without_a_terminal_stops_it_or_says_it_completed(tmp_
     while time.monotonic() < deadline and cli.poll() is None and not set(os.listdir(timeline)) - before:
         time.sleep(0.001)
     cli.send_signal(signal.SIGINT)
-    _, err = cli.communicate(timeout=300)
+    out, err = cli.communicate(timeout=300)
     updated = lakeshore.Table.open(str(root)).to_arrow(filter=[("v", "=", "new")]).num_rows
     assert cli.returncode == 130, err
+    # --json: one JSON document saying the same (stdout was empty).
+    assert json.loads(out)["error"]["message"].startswith("interrupted"), out
     if "nothing of it is visible" in err:
         assert updated == 0
     else:

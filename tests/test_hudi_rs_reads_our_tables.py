@@ -188,6 +188,7 @@ def test_hudi_rs_reads_what_lakeshore_wrote_after_every_step(
             properties=props,
         )
         oracle: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        written: set[str] = set()  # partition folders a completed write wrote in
         counter = 0
         for mode, keys in history:
             if mode == "delete":
@@ -201,8 +202,13 @@ def test_hudi_rs_reads_what_lakeshore_wrote_after_every_step(
                 t.cluster(sort_by=["zone", "ver"])
             elif mode == "delete_partition":
                 zones = {z for z, _, _ in keys}
-                t.delete_partitions([z for z in zones])
-                oracle = {k: v for k, v in oracle.items() if k[0] not in {_folder(z) for z in zones}}
+                if any(_folder(z) not in written for z in zones):
+                    # A partition never written is named, not skipped (a misspelt one would be).
+                    with pytest.raises(lakeshore.InvalidArgumentError, match="was never written"):
+                        t.delete_partitions([z for z in zones])
+                else:
+                    t.delete_partitions([z for z in zones])
+                    oracle = {k: v for k, v in oracle.items() if k[0] not in {_folder(z) for z in zones}}
             else:
                 if mode != "upsert":  # one row per record: "" and null of one key are one record
                     keys = list({_ident(*k): k for k in reversed(keys)}.values())[::-1]
@@ -234,6 +240,7 @@ def test_hudi_rs_reads_what_lakeshore_wrote_after_every_step(
                     assert any(i["state"] != "completed" for i in t.timeline())  # left pending
                 else:
                     t.write(data, mode)
+                    written.update(_folder(z) for z, _, _ in keys)
                     if mode == "insert_overwrite":  # the records' partitions hold just them
                         folders = {_folder(z) for z, _, _ in keys}
                         oracle = {k: v for k, v in oracle.items() if k[0] not in folders}

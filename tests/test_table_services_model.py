@@ -70,6 +70,7 @@ def test_every_service_keeps_every_view_right(table_type: str, history: list[tup
         t = lakeshore.Table.create(str(root), SCHEMA, record_key="id", partition_by="zone", table_type=table_type)
         state: State = {}
         writes: list[tuple[str, State]] = []  # completed writes still in the history, oldest first
+        zones_of: dict[str, set[str]] = {}  # the partitions each write wrote records in
         savepoints: list[str] = []
         version = 0
         for mode, rows in history:
@@ -90,6 +91,7 @@ def test_every_service_keeps_every_view_right(table_type: str, history: list[tup
                     state = {k: v for k, v in state.items() if k[1] not in zones}
                     state.update(keyed)
                 writes.append((r["instant_time"], dict(state)))
+                zones_of[r["instant_time"]] = {z for _, z in keyed}
             elif mode == "delete":
                 r = t.delete(pa.table({"id": [i for i, _ in rows], "zone": [z for _, z in rows]}))
                 for k in rows:
@@ -97,9 +99,14 @@ def test_every_service_keeps_every_view_right(table_type: str, history: list[tup
                 writes.append((r["instant_time"], dict(state)))
             elif mode == "delete_partition":
                 zone = rows[0][1]
-                r = t.delete_partitions([zone])
-                state = {k: v for k, v in state.items() if k[1] != zone}
-                writes.append((r["instant_time"], dict(state)))
+                if not any(zone in zones_of.get(i, set()) for i, _ in writes):
+                    # Never written (or only by writes undone since): named, not skipped.
+                    with pytest.raises(lakeshore.InvalidArgumentError, match="was never written"):
+                        t.delete_partitions([zone])
+                else:
+                    r = t.delete_partitions([zone])
+                    state = {k: v for k, v in state.items() if k[1] != zone}
+                    writes.append((r["instant_time"], dict(state)))
             elif mode in ("savepoint", "rollback") and writes and writes[-1][0] not in _active(t):
                 # Archived (a rollback after an archival reaches them): refused, nothing changes.
                 with pytest.raises(lakeshore.InvalidArgumentError, match="active timeline"):

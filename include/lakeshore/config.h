@@ -30,7 +30,7 @@ class ConfigOptionBase {
   std::string_view doc_;
 };
 
-/// Parses a raw value as T (bool: true/false/1/0; integers; numbers; strings as is); the error
+/// Parses a raw value as T (bool: exactly true or false; integers; numbers; strings as is); the error
 /// names `key`.
 template <typename T>
 Result<T> ParseConfigValue(std::string_view key, const std::string& value);

@@ -73,10 +73,28 @@ def _names(value: str | Sequence[str] | None, what: str) -> list[str]:
         return []
     if isinstance(value, str):
         return [value]
+    if not isinstance(value, Iterable):
+        raise TypeError(f"{what} must be a field name or a list of field names, not {type(value).__name__}")
     names = list(value)
     if not all(isinstance(n, str) for n in names):
         raise TypeError(f"{what} must be a field name or a list of field names")
     return names
+
+
+def _properties(values: Mapping[str, Any] | None, what: str = "properties") -> dict[str, str]:
+    """``values`` as the strings the core takes: a bool as Hudi spells it (true/false), an int
+    or a float as its text; any other value is a TypeError naming its key."""
+    out: dict[str, str] = {}
+    for key, value in (values or {}).items():
+        if not isinstance(key, str):
+            raise TypeError(f"{what}: a key must be a str, not {type(key).__name__} ({key!r})")
+        if isinstance(value, bool):
+            out[key] = "true" if value else "false"
+        elif isinstance(value, (str, int, float)):
+            out[key] = str(value)
+        else:
+            raise TypeError(f"{what}: the value of '{key}' must be a str, bool or number, not {type(value).__name__}")
+    return out
 
 
 _NOT_OF_TYPE = (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError)
@@ -211,8 +229,8 @@ class Table:
             ordering_field or "",
             table_type,
             name if name is not None else _default_name(path),
-            dict(properties or {}),
-            dict(storage_options or {}),
+            _properties(properties),
+            _properties(storage_options, "storage_options"),
         )
         return cls(native)
 
@@ -228,7 +246,9 @@ class Table:
         keys :meth:`create` takes, such as ``hoodie.index.type``), over those stored with the
         table. Raises CorruptMetadataError naming the file if its hoodie.properties is damaged,
         StorageError if nothing is there, InvalidArgumentError for an unknown option."""
-        return cls(_core.Table.open(table_path(path), dict(storage_options or {}), dict(properties or {})))
+        return cls(
+            _core.Table.open(table_path(path), _properties(storage_options, "storage_options"), _properties(properties))
+        )
 
     # ---- what the table is ----------------------------------------------------------------
 
@@ -337,10 +357,10 @@ class Table:
         return self.write(self._rows_of(partitions, self.partition_by), "delete_partition", progress=progress)
 
     def delete(self, keys: Any, *, progress: ProgressFn | None = None) -> dict[str, Any]:
-        """Deletes records by key. ``keys`` is Arrow data holding the key field(s), a pyarrow
-        array or a list of key values (one key field), or a list of tuples or dicts (composite
-        keys). See
-        :meth:`write` for the result and errors.
+        """Deletes records by key. ``keys`` is Arrow data holding the key field(s) (whole rows
+        too: the table's other columns are ignored), a pyarrow array, a pandas or polars Series
+        or a list of key values (one key field), or a list of tuples or dicts (composite keys).
+        ``records_in`` counts the keys given. See :meth:`write` for the result and errors.
 
         On a partitioned table the core deletes by (partition, key). When ``keys`` lacks the
         partition field(s), the core looks them up first by reading the key, partition and
@@ -422,6 +442,13 @@ class Table:
                     f"a composite key is a struct array, a table or tuples of {fields}, not an array of {keys.type}"
                 )
             return pa.table({fields[0]: keys})
+        if hasattr(keys, "__arrow_c_stream__") and not isinstance(keys, (pa.Table, pa.RecordBatchReader)):
+            # A stream of one column's values (a pandas or polars Series), or of rows (a data
+            # frame): read as a chunked array, which takes both.
+            column = pa.chunked_array(keys)
+            if pa.types.is_struct(column.type):
+                return pa.Table.from_struct_array(column)
+            return self._rows_of(column, fields)
         if (
             hasattr(keys, "__arrow_c_stream__")
             or isinstance(keys, pa.RecordBatch)
@@ -432,13 +459,19 @@ class Table:
             raise TypeError("keys must be Arrow data or a list of key values")
         schema = self.schema
         rows = list(keys)
+
+        def field_of(r: Mapping[str, Any], f: str) -> Any:
+            if f not in r:
+                raise TypeError(f"a key given as a dict needs every field of {fields}; {r!r} lacks '{f}'")
+            return r[f]
+
         if len(fields) == 1:
-            columns = {fields[0]: [r[fields[0]] if isinstance(r, Mapping) else r for r in rows]}
+            columns = {fields[0]: [field_of(r, fields[0]) if isinstance(r, Mapping) else r for r in rows]}
         else:
             columns = {f: [] for f in fields}
             for r in rows:
                 if isinstance(r, Mapping):
-                    values = [r[f] for f in fields]
+                    values = [field_of(r, f) for f in fields]
                 elif isinstance(r, (tuple, list)) and len(r) == len(fields):
                     values = list(r)
                 else:
@@ -525,9 +558,11 @@ class Table:
     def files(self, as_of: AsOf = None) -> list[str]:
         """The data files of the file slices a snapshot read as of ``as_of`` (default: the latest)
         reads, as other tools open them: absolute local paths or ``s3://`` URIs. On a
-        copy-on-write table they are all Parquet files, so ``duckdb.read_parquet(t.files())``
-        reads the snapshot; a merge-on-read table's list also holds its slices' log files (Hudi
-        log files, not Parquet), whose records only a Hudi reader (``to_arrow``) merges in."""
+        copy-on-write table they are all Parquet files, so
+        ``duckdb.read_parquet(t.files(), union_by_name=True)`` reads the snapshot (by name: a
+        file written before a column was added lacks it, and reads as null); a merge-on-read
+        table's list also holds its slices' log files (Hudi log files, not Parquet), whose
+        records only a Hudi reader (``to_arrow``) merges in."""
         return list(self._native.files(_as_of_time(as_of, "as_of")))
 
     def savepoint(self, instant: AsOf, *, user: str = "", comment: str = "") -> dict[str, Any]:

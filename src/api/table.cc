@@ -281,6 +281,9 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOpti
     for (const auto& [k, v] : options.properties) overrides[k] = v;
     ARROW_RETURN_NOT_OK(ValidateProperties(overrides, table_options::All()));
     for (const auto& [k, v] : options.properties) ctx.config.properties[k] = v;
+    // With the stored ones, as create checks them (keep.min.commits below keep.max.commits, ...):
+    // else each write would commit and then fail its archival.
+    ARROW_RETURN_NOT_OK(table_options::ValidateOptionRelations(ctx.config.properties));
   }
   // A partition in flight that Lakeshore does not keep current itself (a secondary index) may
   // be a crashed build of its own, told by its pending indexing instant.

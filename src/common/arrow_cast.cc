@@ -5,6 +5,7 @@
 #include <limits>
 
 #include <arrow/array.h>
+#include <arrow/array/concatenate.h>
 #include <arrow/buffer_builder.h>
 #include <arrow/builder.h>
 #include <arrow/compute/api.h>
@@ -133,7 +134,16 @@ Result<std::shared_ptr<arrow::Array>> CastChunk(const std::shared_ptr<arrow::Arr
   }
   std::shared_ptr<arrow::Array> cast = source;
   if (!source->type()->Equals(*type)) {
-    ARROW_ASSIGN_OR_RAISE(cast, arrow::compute::Cast(*source, type, options));
+    auto direct = arrow::compute::Cast(*source, type, options);
+    if (!direct.ok() && type->id() == arrow::Type::TIMESTAMP && arrow::is_string(source->type_id()) &&
+        !static_cast<const arrow::TimestampType&>(*type).timezone().empty()) {
+      // Text without a zone names a UTC instant (the table stores naive times as UTC, and
+      // filters and the CLI read them so): parsed zone-less, then read in UTC.
+      const auto& ts = static_cast<const arrow::TimestampType&>(*type);
+      auto naive = arrow::compute::Cast(*source, arrow::timestamp(ts.unit()), options);
+      if (naive.ok()) direct = arrow::compute::Cast(**naive, type, options);
+    }
+    ARROW_ASSIGN_OR_RAISE(cast, std::move(direct));
   }
   Status valid = cast->Validate();
   if (!valid.ok()) {
@@ -168,6 +178,12 @@ Result<std::shared_ptr<arrow::Table>> ReadValidated(const std::shared_ptr<arrow:
   Status valid = table->Validate();
   if (!valid.ok()) return Status::Invalid(what, " are malformed Arrow data: ", valid.message());
   return table;
+}
+
+Result<std::shared_ptr<arrow::Array>> CastValues(const std::shared_ptr<arrow::Array>& values,
+                                                 const std::shared_ptr<arrow::DataType>& type,
+                                                 const arrow::compute::CastOptions& options) {
+  return CastChunk(values, type, options);
 }
 
 Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(const std::shared_ptr<arrow::ChunkedArray>& column,
@@ -274,6 +290,12 @@ Result<std::shared_ptr<arrow::ChunkedArray>> CastColumnKeepingValues(const std::
   ARROW_ASSIGN_OR_RAISE(auto cast, CastColumn(column, type));
   ARROW_RETURN_NOT_OK(CheckCastKeepsValues(column, cast));
   return cast;
+}
+
+Result<std::shared_ptr<arrow::Array>> CombineChunks(const arrow::ChunkedArray& column) {
+  if (column.num_chunks() == 0) return arrow::MakeEmptyArray(column.type());
+  if (column.num_chunks() == 1) return column.chunk(0);
+  return arrow::Concatenate(column.chunks());
 }
 
 }  // namespace lakeshore

@@ -21,9 +21,16 @@ namespace lakeshore {
 ///   is one entry short, and the Parquet writer read past it (a segfault);
 /// - every chunk of the result is validated (Arrow's structural Validate: buffer sizes, child
 ///   lengths; O(chunks), not O(rows)), so a cast kernel's malformed output is an error here.
+/// - text without a zone cast to a timestamp with one names the UTC instant (Arrow's cast asks
+///   for an offset), as filters and the CLI read such text.
 /// Errors: the cast's own (kInvalid, kNotImplemented), or kInvalid for a malformed result.
 Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(
     const std::shared_ptr<arrow::ChunkedArray>& column, const std::shared_ptr<arrow::DataType>& type,
+    const arrow::compute::CastOptions& options = arrow::compute::CastOptions::Safe());
+
+/// CastColumn of one array.
+Result<std::shared_ptr<arrow::Array>> CastValues(
+    const std::shared_ptr<arrow::Array>& values, const std::shared_ptr<arrow::DataType>& type,
     const arrow::compute::CastOptions& options = arrow::compute::CastOptions::Safe());
 
 /// kInvalid naming the first changed value when `cast` (CastColumn of `from`, chunk for chunk)
@@ -59,5 +66,10 @@ Result<std::shared_ptr<arrow::Table>> ReadValidated(const std::shared_ptr<arrow:
 /// the Parquet writer refuses that ("declared non-nullable but contains nulls"): records
 /// written before a blob column was added got such a value and could not be rewritten.
 Result<std::shared_ptr<arrow::Array>> NullsOf(const std::shared_ptr<arrow::DataType>& type, int64_t length);
+
+/// `column` as one array: its only chunk as it is, an empty array of its type when it has no
+/// chunk (Arrow's Concatenate refuses none: "Must pass at least one array", which an empty
+/// stream from Python gives), else its chunks concatenated. Cost: a copy only for several chunks.
+Result<std::shared_ptr<arrow::Array>> CombineChunks(const arrow::ChunkedArray& column);
 
 }  // namespace lakeshore

@@ -11,9 +11,11 @@ Status BadValue(std::string_view key, const std::string& value, const char* expe
 
 template <>
 Result<bool> ParseConfigValue<bool>(std::string_view key, const std::string& value) {
-  if (value == "true" || value == "1") return true;
-  if (value == "false" || value == "0") return false;
-  return BadValue(key, value, "a boolean (true/false)");
+  // Only Hudi's own spelling: values are stored in hoodie.properties as given, and Hudi readers
+  // take no other (hudi-rs refuses "TRUE" and "1"; Java reads "1" as false).
+  if (value == "true") return true;
+  if (value == "false") return false;
+  return BadValue(key, value, "a boolean: true or false, in lowercase, the only spelling every Hudi reader takes");
 }
 
 template <>

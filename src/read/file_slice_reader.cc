@@ -11,8 +11,9 @@
 #include <arrow/compute/api.h>
 #include <arrow/util/decimal.h>
 
-#include "io/base_file.h"
+#include "common/arrow_cast.h"
 #include "index/key_lookup.h"
+#include "io/base_file.h"
 #include "io/log_file.h"
 #include "table/file_naming.h"
 #include "table/meta_columns.h"
@@ -86,18 +87,12 @@ Ordering OrderingOfJson(const nlohmann::json& v) {
   return o;
 }
 
-/// One array of a column's chunks (an empty array when it has none).
-Result<std::shared_ptr<arrow::Array>> Combine(const arrow::ChunkedArray& column) {
-  if (column.num_chunks() == 0) return arrow::MakeEmptyArray(column.type());
-  if (column.num_chunks() == 1) return column.chunk(0);
-  return arrow::Concatenate(column.chunks());
-}
-
+/// The column `name` of `table` as one array of `type` (nullptr when the table has none).
 Result<std::shared_ptr<arrow::Array>> CombinedColumn(const arrow::Table& table, const std::string& name,
                                                      const std::shared_ptr<arrow::DataType>& type) {
   auto column = table.GetColumnByName(name);
   if (column == nullptr) return nullptr;
-  ARROW_ASSIGN_OR_RAISE(auto combined, Combine(*column));
+  ARROW_ASSIGN_OR_RAISE(auto combined, CombineChunks(*column));
   if (!combined->type()->Equals(*type)) {
     ARROW_ASSIGN_OR_RAISE(auto cast, arrow::compute::Cast(*combined, type));
     return cast;
@@ -145,7 +140,7 @@ Result<OrderingColumn> Orderings(const arrow::Table& table, const std::string& f
   const auto& type = *column->type();
   if (type.id() == arrow::Type::DECIMAL128) {  // exactly: a double rounds beyond 15 digits
     out.kind = Ordering::kDecimal;
-    ARROW_ASSIGN_OR_RAISE(out.values, Combine(*column));
+    ARROW_ASSIGN_OR_RAISE(out.values, CombineChunks(*column));
   } else if (arrow::is_floating(type.id()) || arrow::is_decimal(type.id())) {
     out.kind = Ordering::kDouble;
     ARROW_ASSIGN_OR_RAISE(out.values, CombinedColumn(table, field, arrow::float64()));
@@ -154,7 +149,7 @@ Result<OrderingColumn> Orderings(const arrow::Table& table, const std::string& f
     ARROW_ASSIGN_OR_RAISE(out.values, CombinedColumn(table, field, arrow::utf8()));
   } else {
     // Integers, booleans, dates, times and timestamps order as their integer values.
-    ARROW_ASSIGN_OR_RAISE(auto combined, Combine(*column));
+    ARROW_ASSIGN_OR_RAISE(auto combined, CombineChunks(*column));
     if (arrow::is_temporal(type.id())) {
       auto data = combined->data()->Copy();
       data->type = type.id() == arrow::Type::DATE32 || type.id() == arrow::Type::TIME32 ? arrow::int32() : arrow::int64();

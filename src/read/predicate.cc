@@ -50,14 +50,8 @@ Result<TypedPredicate> TypePredicate(const arrow::Field& field, const PartitionP
   }
   std::shared_ptr<arrow::Array> values = p.values;
   if (!values->type()->Equals(*field.type())) {
-    auto cast = arrow::compute::Cast(*values, field.type());
-    if (!cast.ok() && field.type()->id() == arrow::Type::TIMESTAMP && arrow::is_string(values->type()->id())) {
-      // A time without a zone names the table's UTC instant (naive timestamps are stored as
-      // UTC): parse it zone-less, then read it in UTC.
-      const auto& ts = static_cast<const arrow::TimestampType&>(*field.type());
-      auto naive = arrow::compute::Cast(*values, arrow::timestamp(ts.unit()));
-      if (naive.ok()) cast = arrow::compute::Cast(**naive, field.type());
-    }
+    // (A time without a zone names the table's UTC instant.)
+    auto cast = CastValues(values, field.type());
     if (!cast.ok()) {
       return Status::Invalid(what, " on '", p.field, "': value(s) ", DescribeValues(values),
                              " cannot be read as the field's type ", field.type()->ToString(), ": ",

@@ -29,7 +29,7 @@ Result<StoredLocations> RecordLocationsOf(const arrow::Table& table, bool refuse
   for (int c = 0; c < 3; ++c) {
     auto column = table.GetColumnByName(names[c]);
     if (column == nullptr) return Status::Invalid("the rows of ", uri, " hold no ", names[c], " column");
-    ARROW_ASSIGN_OR_RAISE(columns[c], arrow::Concatenate(column->chunks()));
+    ARROW_ASSIGN_OR_RAISE(columns[c], CombineChunks(*column));
   }
   const auto& keys = static_cast<const arrow::StringArray&>(*columns[0]);
   const auto& partitions = static_cast<const arrow::StringArray&>(*columns[1]);
@@ -92,7 +92,7 @@ Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
     ARROW_ASSIGN_OR_RAISE(indexed,
                           LookupMetadataRecordIndex(ctx.storage, *ctx.engine, ValidDataInstants(timeline), wanted));
   } else {
-    ARROW_ASSIGN_OR_RAISE(auto asked, arrow::Concatenate(record_keys->chunks()));
+    ARROW_ASSIGN_OR_RAISE(auto asked, CombineChunks(*record_keys));
     ARROW_ASSIGN_OR_RAISE(scanned, ScanRecordLocations(ctx, /*refuse_twins=*/false, asked));
   }
   auto locate = [&](size_t k) -> std::optional<Location> {

@@ -85,11 +85,7 @@ Result<std::shared_ptr<arrow::Array>> IndexedValues(const arrow::Table& rows, co
   auto column = rows.GetColumnByName(segments[0]);
   if (!column) return Status::Invalid("the rows hold no column '", segments[0], "' for the index field '", path, "'");
   std::shared_ptr<arrow::Array> values;
-  if (column->num_chunks() == 0) {
-    ARROW_ASSIGN_OR_RAISE(values, arrow::MakeEmptyArray(column->type()));
-  } else {
-    ARROW_ASSIGN_OR_RAISE(values, arrow::Concatenate(column->chunks()));
-  }
+  ARROW_ASSIGN_OR_RAISE(values, CombineChunks(*column));
   for (size_t i = 1; i < segments.size(); ++i) {
     auto parent = std::dynamic_pointer_cast<arrow::StructArray>(values);
     const int index = parent ? parent->struct_type()->GetFieldIndex(segments[i]) : -1;
@@ -122,16 +118,12 @@ Result<std::shared_ptr<arrow::Table>> LookupSecondary(TableContext& ctx, const s
   ARROW_ASSIGN_OR_RAISE(auto table, ReadValidated(input, "the lookup values"));
   if (table->num_columns() < 1) return Status::Invalid("a secondary index lookup needs a column of values");
   std::shared_ptr<arrow::Array> column;
-  if (table->column(0)->num_chunks() == 0) {
-    ARROW_ASSIGN_OR_RAISE(column, arrow::MakeEmptyArray(table->column(0)->type()));
-  } else {
-    ARROW_ASSIGN_OR_RAISE(column, arrow::Concatenate(table->column(0)->chunks()));
-  }
+  ARROW_ASSIGN_OR_RAISE(column, CombineChunks(*table->column(0)));
   // The values as the indexed column's type, so each renders as its stored text.
   if (def->second.source_fields.size() == 1 && ctx.full_schema) {
     auto field = IndexedField(*ctx.full_schema, def->second.source_fields[0]);
     if (field && !field->type()->Equals(column->type()) && column->type_id() != arrow::Type::NA) {
-      auto cast = arrow::compute::Cast(*column, field->type());
+      auto cast = CastValues(column, field->type());
       if (!cast.ok()) {
         return Status::Invalid("the lookup values (", column->type()->ToString(), ") cannot be read as ",
                                field->type()->ToString(), ", the type of the indexed column '", field->name(),

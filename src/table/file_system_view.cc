@@ -145,6 +145,22 @@ std::vector<std::string> FileSystemView::Partitions() const {
   return out;
 }
 
+Status FileSystemView::CheckKnownPartitions(const std::vector<std::string>& partitions, const std::string& what) const {
+  for (const auto& partition : partitions) {
+    if (partitions_.count(partition)) continue;
+    std::string known;
+    int shown = 0;
+    for (const auto& [p, groups] : partitions_) {
+      if (shown++ == 5) break;
+      known += (known.empty() ? "" : ", ") + ("'" + p + "'");
+    }
+    return Status::Invalid(what, ": partition '", partition, "' was never written (",
+                           known.empty() ? "the table holds no data" : "its partitions are paths such as " + known,
+                           ")");
+  }
+  return Status::OK();
+}
+
 std::vector<const FileGroup*> FileSystemView::AllFileGroups() const {
   std::vector<const FileGroup*> out;
   for (const auto& [p, groups] : partitions_)

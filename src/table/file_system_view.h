@@ -74,6 +74,12 @@ class FileSystemView {
   std::vector<std::string> Partitions() const;
   /// Every file group, live or retired.
   std::vector<const FileGroup*> AllFileGroups() const;
+  /// kInvalid naming the first of `partitions` (partition paths) no file group was ever written
+  /// in, with a few that were: what a user names to drop or cluster must be a partition of the
+  /// table (a misspelt value, or a value where a path is asked for, would otherwise do nothing,
+  /// silently). A partition dropped before passes, as Hudi takes it again. `what` says what the
+  /// partitions were named for.
+  Status CheckKnownPartitions(const std::vector<std::string>& partitions, const std::string& what) const;
 
  private:
   std::map<std::string, std::map<std::string, FileGroup>> partitions_;

@@ -6,6 +6,7 @@
 
 #include <unordered_map>
 
+#include "common/arrow_cast.h"
 #include "common/percent_encoding.h"
 
 namespace lakeshore {
@@ -110,11 +111,7 @@ Result<EncodedColumn> EncodeColumn(const arrow::Table& table, const std::string&
   EncodedColumn out;
   out.codes.reserve(static_cast<size_t>(table.num_rows()));
   std::shared_ptr<arrow::Array> flat;
-  if (column->num_chunks() == 0) {
-    ARROW_ASSIGN_OR_RAISE(flat, arrow::MakeEmptyArray(column->type()));
-  } else {
-    ARROW_ASSIGN_OR_RAISE(flat, arrow::Concatenate(column->chunks()));
-  }
+  ARROW_ASSIGN_OR_RAISE(flat, CombineChunks(*column));
   ARROW_ASSIGN_OR_RAISE(auto encoded, arrow::compute::DictionaryEncode(flat));
   auto encoded_array = encoded.make_array();
   const auto& dict = static_cast<const arrow::DictionaryArray&>(*encoded_array);

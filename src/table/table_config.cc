@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "common/utf8.h"
 #include "lakeshore/table/blob.h"
@@ -82,6 +83,16 @@ Status TableConfig::Validate() const {
   if (record_key_fields.empty()) return Status::Invalid("a table needs at least one record key field");
   for (const auto& k : record_key_fields) ARROW_RETURN_NOT_OK(CheckField(*schema, k, "record key", IsKeyableType));
   for (const auto& p : partition_fields) ARROW_RETURN_NOT_OK(CheckField(*schema, p, "partition", IsKeyableType));
+  // A field named twice would be encoded twice into every key ("id:1,id:1") or path.
+  for (const auto* fields : {&record_key_fields, &partition_fields}) {
+    std::set<std::string> seen;
+    for (const auto& f : *fields) {
+      if (!seen.insert(f).second) {
+        return Status::Invalid("the ", fields == &record_key_fields ? "record key" : "partition", " field '", f,
+                               "' is named twice");
+      }
+    }
+  }
   if (!ordering_field.empty()) {
     ARROW_RETURN_NOT_OK(CheckField(*schema, ordering_field, "ordering", IsOrderableType));
   }

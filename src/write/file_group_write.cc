@@ -8,6 +8,7 @@
 #include <arrow/compute/api.h>
 #include <arrow/scalar.h>
 
+#include "common/arrow_cast.h"
 #include "index/key_lookup.h"
 #include "io/log_file.h"
 #include "table/meta_columns.h"
@@ -120,9 +121,7 @@ Result<std::optional<WriteStat>> WriteNewBase(Storage& storage, const FileGroupW
 
 Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const FileGroupTask& task) {
   const FileGroupWrite& plan = task.plan;
-  ARROW_ASSIGN_OR_RAISE(auto key_array, task.keys->num_chunks() == 1
-                                            ? Result<std::shared_ptr<arrow::Array>>(task.keys->chunk(0))
-                                            : arrow::Concatenate(task.keys->chunks()));
+  ARROW_ASSIGN_OR_RAISE(auto key_array, CombineChunks(*task.keys));
   const auto& key_strings = static_cast<const arrow::StringArray&>(*key_array);
   auto key_of = [&](int64_t row) { return key_strings.GetView(row); };
   if (plan.append_log) return AppendLogFile(storage, task, key_strings);

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <arrow/array/concatenate.h>
@@ -605,6 +606,9 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
   // (insert_overwrite, delete_partition) or of the table (insert_overwrite_table); its records
   // go to new file groups, as a bulk insert writes them.
   std::set<FileGroupKey> replaced;
+  if (op == WriteOperation::kDeletePartition) {
+    ARROW_RETURN_NOT_OK(view.CheckKnownPartitions(input.partitions.paths, "cannot drop partitions of " + ctx.uri));
+  }
   if (IsReplaceOperation(op)) {
     const std::set<std::string> partitions(input.partitions.paths.begin(), input.partitions.paths.end());
     for (const FileGroup* g : view.LiveFileGroups()) {
@@ -715,10 +719,18 @@ Result<std::map<FileGroupKey, std::string>> FileGroupsUnderClustering(TableConte
 /// Deletes name keys; on a partitioned table a key lives in a partition. When `keys` lacks the
 /// partition fields, the stored records of those keys give them (one delete per partition the
 /// key is stored in; a key stored nowhere is dropped): the key, partition and
-/// `_hoodie_record_key` columns of the latest snapshot are read, nothing else.
+/// `_hoodie_record_key` columns of the latest snapshot are read, nothing else. `keys_given` is
+/// then set to the number of keys the caller gave (the located rows count only stored keys, once
+/// per partition holding one).
 Result<std::shared_ptr<arrow::RecordBatchReader>> LocateKeysToDelete(TableContext& ctx,
-                                                                     const std::shared_ptr<arrow::RecordBatchReader>& keys) {
+                                                                     const std::shared_ptr<arrow::RecordBatchReader>& keys,
+                                                                     std::optional<int64_t>* keys_given) {
   const auto& config = ctx.config;
+  for (const auto& f : keys->schema()->fields()) {
+    if (config.schema->GetFieldIndex(f->name()) < 0) {  // as PrepareWriteInput refuses it
+      return SchemaMismatch("the keys to delete have column '" + f->name() + "', which the table does not have");
+    }
+  }
   bool has_partitions = true;
   for (const auto& p : config.partition_fields) has_partitions = has_partitions && keys->schema()->GetFieldIndex(p) >= 0;
   if (config.partition_fields.empty() || has_partitions) return keys;
@@ -726,6 +738,7 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> LocateKeysToDelete(TableContex
     if (keys->schema()->GetFieldIndex(k) < 0) return keys;  // PrepareWriteInput names what is missing
   }
   ARROW_ASSIGN_OR_RAISE(auto wanted, ReadValidated(keys, "the keys to delete"));
+  *keys_given = wanted->num_rows();
   std::vector<std::string> columns = config.record_key_fields;
   for (const auto& p : config.partition_fields) {
     if (std::find(columns.begin(), columns.end(), p) == columns.end()) columns.push_back(p);
@@ -741,7 +754,7 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> LocateKeysToDelete(TableContex
   for (const auto& k : config.record_key_fields) key_fields.push_back(config.schema->GetFieldByName(k));
   ARROW_ASSIGN_OR_RAISE(auto wanted_keys_table, ConformToSchema(wanted, arrow::schema(key_fields), "the keys to delete"));
   ARROW_ASSIGN_OR_RAISE(auto wanted_keys, ComputeRecordKeys(*wanted_keys_table, config.record_key_fields, complex));
-  ARROW_ASSIGN_OR_RAISE(auto value_set, arrow::Concatenate(wanted_keys->chunks()));
+  ARROW_ASSIGN_OR_RAISE(auto value_set, CombineChunks(*wanted_keys));
   ARROW_ASSIGN_OR_RAISE(auto mask, arrow::compute::IsIn(stored->GetColumnByName(meta_columns::kRecordKey),
                                                         arrow::compute::SetLookupOptions(value_set)));
   ARROW_ASSIGN_OR_RAISE(auto located, arrow::compute::Filter(stored, mask));
@@ -777,10 +790,12 @@ Result<WriteResult> ExecuteWrite(TableContext& ctx, WriteOperation op,
   auto start = std::chrono::steady_clock::now();
   ProgressReporter progress(options.progress, ctx.progress_caller);
   std::shared_ptr<arrow::RecordBatchReader> rows = data;
+  std::optional<int64_t> keys_given;
   if (op == WriteOperation::kDelete) {
-    ARROW_ASSIGN_OR_RAISE(rows, LocateKeysToDelete(ctx, data));
+    ARROW_ASSIGN_OR_RAISE(rows, LocateKeysToDelete(ctx, data, &keys_given));
   }
   ARROW_ASSIGN_OR_RAISE(WriteInput input, PrepareWriteInput(ctx.config, op, rows, ctx.uri));
+  if (keys_given) input.records_in = *keys_given;  // what the caller gave, not what was found
   WriteState state;
   Status st = Begin(ctx, op, state);
   Result<WriteResult> result = st.ok() ? Run(ctx, op, input, state, progress, options.stop) : Result<WriteResult>(st);

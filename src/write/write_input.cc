@@ -259,6 +259,16 @@ Result<WriteInput> PrepareWriteInput(const TableConfig& config, WriteOperation o
   auto target = op == WriteOperation::kDelete            ? DeleteSchema(config)
                 : op == WriteOperation::kDeletePartition ? PartitionSchema(config)
                                                          : config.schema;
+  if (target != config.schema) {
+    // Whole rows may name what to delete: the table's other columns are not needed (a column
+    // the table does not have is still refused, below).
+    for (int c = raw->num_columns() - 1; c >= 0; --c) {
+      const std::string& name = raw->schema()->field(c)->name();
+      if (target->GetFieldIndex(name) < 0 && config.schema->GetFieldIndex(name) >= 0) {
+        ARROW_ASSIGN_OR_RAISE(raw, raw->RemoveColumn(c));
+      }
+    }
+  }
   ARROW_ASSIGN_OR_RAISE(in.table, Conform(*raw, *target));
   if (op == WriteOperation::kDeletePartition) {
     // Only the partitions the batch names: no keys, no rows to write.

@@ -76,7 +76,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as e:
         # The core's note says whether the work stopped before its commit point or completed.
         notes = [n.removeprefix("lakeshore: ") for n in getattr(e, "__notes__", [])]
-        print(f"lakeshore {args.verb}: interrupted" + "".join(f"; {n}" for n in notes), file=sys.stderr)
+        message = "interrupted" + "".join(f"; {n}" for n in notes)
+        if getattr(args, "json", False):  # one JSON document, as every other failure gives
+            sys.stdout.write(
+                json.dumps({"error": {"type": "KeyboardInterrupt", "kind": None, "message": message}}) + "\n"
+            )
+        print(f"lakeshore {args.verb}: {message}", file=sys.stderr)
         return 130
 
 

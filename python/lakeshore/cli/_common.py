@@ -14,6 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 import pyarrow.dataset as ds
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -129,17 +130,39 @@ def open_input(
             raise FileNotFoundError(f"input file {p!r} does not exist")
         if schema is not None:
             # A dataset with an explicit schema fills absent columns with nulls: refuse instead.
-            present = ds.dataset(p, format=fmt).schema.names
+            file_schema = ds.dataset(p, format=fmt).schema
+            present = file_schema.names
             missing = [n for n in schema.names if n not in present]
             if missing:
                 raise ValueError(f"input file {p!r} lacks the column(s) {missing} of the table")
+            if fmt == "parquet":  # typed files: a column no cast can read is named now, not by Arrow's scan
+                for field in schema:
+                    given = file_schema.field(field.name).type
+                    try:
+                        pa.array([], given).cast(field.type)
+                    except (pa.ArrowNotImplementedError, pa.ArrowInvalid) as e:
+                        raise ValueError(
+                            f"input file {p!r}: column '{field.name}' is {given}, which cannot be read as the "
+                            f"table's {field.type} ({e})"
+                        ) from None
             extra = [n for n in present if n not in schema.names]
             if extra and not other_columns:
                 raise ValueError(
                     f"input file {p!r} has the column(s) {extra}, which the table lacks "
                     f"(its columns: {', '.join(schema.names)})"
                 )
-    return ds.dataset(list(paths), format=fmt, schema=_parse_schema(schema, fmt))
+    return ds.dataset(list(paths), format=_file_format(fmt), schema=_parse_schema(schema, fmt))
+
+
+# Arrow's CSV reader takes these for nulls besides the empty cell; NaN is a double's value.
+_CSV_NULLS = [v for v in pacsv.ConvertOptions().null_values if v.lstrip("-").lower() != "nan"]
+
+
+def _file_format(fmt: str) -> str | ds.FileFormat:
+    """``fmt`` for pyarrow.dataset: CSV reads "NaN" in a number column as NaN, not as a null."""
+    if fmt != "csv":
+        return fmt
+    return ds.CsvFileFormat(convert_options=pacsv.ConvertOptions(null_values=_CSV_NULLS))
 
 
 def _parse_schema(schema: pa.Schema | None, fmt: str) -> pa.Schema | None:
@@ -156,6 +179,8 @@ def _parse_schema(schema: pa.Schema | None, fmt: str) -> pa.Schema | None:
             return pa.float64()  # parsed wide, so that a value the column cannot hold is refused, not inf
         if pa.types.is_timestamp(t) and t.tz is not None:
             return pa.string() if fmt == "csv" else pa.timestamp(t.unit)
+        if pa.types.is_struct(t) and fmt == "csv":
+            return pa.string()  # CSV has no structs: only empty cells (nulls), see _text_to_table_types
         if pa.types.is_struct(t):
             return pa.struct(
                 [t.field(i).with_type(parsed(t.field(i).type)).with_nullable(True) for i in range(t.num_fields)]
@@ -187,6 +212,14 @@ def _text_to_table_types(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordB
             except pa.ArrowInvalid as e:
                 raise ValueError(f"column '{field.name}' holds text that is not a timestamp: {e}") from None
             column = pc.if_else(zoned, pc.cast(with_zone, field.type), without)
+        elif pa.types.is_struct(field.type) and pa.types.is_string(column.type):
+            # A struct (a blob) from CSV: a cell can only leave it null.
+            if pc.any(pc.not_equal(column, "")).as_py():
+                raise ValueError(
+                    f"column '{field.name}' ({field.type}) cannot be given in CSV: leave its cells empty (null), "
+                    "or write it from Parquet or JSON"
+                )
+            column = pa.array([None] * len(column), type=field.type)
         elif pa.types.is_struct(field.type) and column.type != field.type:
             # Read with nullable fields: a null struct (a blob without a reference) gets the
             # table's required fields as empty values, which a cast does not give.

@@ -19,7 +19,7 @@ examples:
   lakeshore create "s3://bucket/t?endpoint_override=127.0.0.1:9000&scheme=http" --schema "k:string,v:int64" \\
       --record-key k
 
-schema types: int8..int64, uint8..uint64, float/double, bool, string, binary, date32,
+schema types: int8..int64, uint8..uint32, float/double, bool, string, binary, date32,
   timestamp[s|ms|us|ns] or timestamp[ms, UTC], decimal(p, s), list<type>, and blob (the RFC-100
   blob struct: a value inline, or a reference to an external file). A trailing ! makes a field
   non-nullable.

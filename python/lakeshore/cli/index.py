@@ -8,6 +8,7 @@ from typing import cast
 import pyarrow as pa
 
 from lakeshore.cli._common import CliTable, Output, add_json_flag, names_list
+from lakeshore.errors import InvalidArgumentError
 from lakeshore.table import Table
 
 EPILOG = """\
@@ -115,14 +116,15 @@ def run_lookup(args: argparse.Namespace) -> int:
     keys = names_list(",".join(args.keys))
     if args.index:
         return _lookup_secondary(out, table, args.index, keys)
+    # As text: the core reads it as the key field's type (a time without a zone as UTC, as filters
+    # and inputs are read).
     field = table.schema.field(table.record_key[0])
     try:
-        values = pa.array(keys, pa.string()).cast(field.type)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+        found = table.lookup(pa.table({field.name: pa.array(keys, pa.string())}))
+    except InvalidArgumentError as e:
         raise ValueError(
             f"keys {keys!r} cannot be read as {field.type}, the type of record key field '{field.name}': {e}"
         ) from e
-    found = table.lookup(pa.table({field.name: values}))
     method = (found.schema.metadata or {}).get(b"lookup.method", b"").decode()
     rows = found.to_pylist()
     out.json({"method": method, "locations": rows})

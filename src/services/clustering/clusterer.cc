@@ -39,6 +39,7 @@ Result<CommitMetadata> PlanClustering(TableContext& ctx, const Timeline& timelin
   const std::map<std::string, int64_t> sizes = FileSizesByPath(commits);
   ARROW_ASSIGN_OR_RAISE(auto clustering, FileGroupsUnderClustering(ctx, timeline));
   ARROW_ASSIGN_OR_RAISE(auto compacting, FileGroupsUnderCompaction(ctx, timeline));
+  ARROW_RETURN_NOT_OK(view.CheckKnownPartitions(options.partitions, "cannot cluster " + ctx.uri));
   const std::set<std::string> wanted(options.partitions.begin(), options.partitions.end());
   CommitMetadata plan;
   plan.operation = "cluster";

@@ -8,11 +8,12 @@
 #include <arrow/array/concatenate.h>
 #include <nlohmann/json.hpp>
 
+#include "common/arrow_cast.h"
 #include "format/metadata_keys.h"
 #include "format/metadata_record.h"
 #include "read/file_slice_reader.h"
-#include "read/secondary_lookup.h"
 #include "read/record_lookup.h"
+#include "read/secondary_lookup.h"
 #include "read/snapshot_reader.h"
 #include "table/hoodie_table_config.h"
 #include "table/layout.h"
@@ -33,7 +34,7 @@ Status CollectPairs(const arrow::Table& table, const std::string& path,
   if (table.num_rows() == 0) return Status::OK();
   auto key_column = table.GetColumnByName(meta_columns::kRecordKey);
   if (!key_column) return Status::Invalid("the rows hold no record key column");
-  ARROW_ASSIGN_OR_RAISE(auto keys, arrow::Concatenate(key_column->chunks()));
+  ARROW_ASSIGN_OR_RAISE(auto keys, CombineChunks(*key_column));
   ARROW_ASSIGN_OR_RAISE(auto values, IndexedValues(table, path));
   const auto& key_array = static_cast<const arrow::StringArray&>(*keys);
   for (int64_t i = 0; i < table.num_rows(); ++i) {

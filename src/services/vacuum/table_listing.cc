@@ -12,6 +12,7 @@
 #include <parquet/arrow/reader.h>
 #include <parquet/exception.h>
 
+#include "common/arrow_cast.h"
 #include "common/memory_pool.h"
 #include "delta/paths.h"
 #include "table/file_naming.h"
@@ -165,7 +166,7 @@ Result<std::shared_ptr<arrow::Array>> InventoryColumn(const arrow::Table& table,
   auto column = table.GetColumnByName(name);
   if (!column) return Status::Invalid("inventory has no column '", name, "'");
   ARROW_ASSIGN_OR_RAISE(auto cast, arrow::compute::Cast(column, type));
-  ARROW_ASSIGN_OR_RAISE(auto combined, arrow::Concatenate(cast.chunked_array()->chunks()));
+  ARROW_ASSIGN_OR_RAISE(auto combined, CombineChunks(*cast.chunked_array()));
   if (combined->null_count() > 0) return Status::Invalid("inventory column '", name, "' has nulls");
   return combined;
 }

@@ -69,8 +69,8 @@ std::string VacuumReportToJson(const VacuumReport& r) {
 
 namespace {
 
-/// The format of the table at the storage root. A folder holding both formats is refused,
-/// naming both: a vacuum of one would delete the other's files.
+/// The format of the table at the storage root (kAuto: neither). A folder holding both formats
+/// is refused, naming both: a vacuum of one would delete the other's files.
 Result<TableFormat> DetectFormat(Storage& table) {
   ARROW_ASSIGN_OR_RAISE(auto delta_log, table.GetFileInfo("_delta_log"));
   bool delta = delta_log && delta_log->is_dir;
@@ -87,8 +87,7 @@ Result<TableFormat> DetectFormat(Storage& table) {
   }
   if (delta) return TableFormat::kDelta;
   if (hudi) return TableFormat::kHudi;
-  return Status::Invalid("'", table.root_uri(), "' is neither a Delta table (_delta_log/) nor a "
-                         "Hudi table (", layout::kPropertiesFile, ")");
+  return TableFormat::kAuto;
 }
 
 }  // namespace
@@ -101,9 +100,19 @@ Result<VacuumReport> Vacuum(std::shared_ptr<Storage> table, const VacuumOptions&
     resolved.delete_engine = resolved.engine ? resolved.engine : Engine::DefaultForStorageWaits();
   }
   if (!resolved.engine) resolved.engine = Engine::Default();
+  ARROW_ASSIGN_OR_RAISE(const TableFormat found, DetectFormat(*table));
   TableFormat format = resolved.format;
   if (format == TableFormat::kAuto) {
-    ARROW_ASSIGN_OR_RAISE(format, DetectFormat(*table));
+    if (found == TableFormat::kAuto) {
+      return Status::Invalid("'", table->root_uri(), "' is neither a Delta table (_delta_log/) nor a "
+                             "Hudi table (", layout::kPropertiesFile, ")");
+    }
+    format = found;
+  } else if (found != TableFormat::kAuto && found != format) {
+    // Not damage: the other format's table, which this one's vacuum would empty.
+    return Status::Invalid("'", table->root_uri(), "' holds a ", TableFormatName(found), " table, not a ",
+                           TableFormatName(format), " one: vacuum it with format '", TableFormatName(found),
+                           "' or 'auto'");
   }
   if (format == TableFormat::kHudi) return vacuum::VacuumHudiTable(std::move(table), resolved);
   return vacuum::VacuumDeltaTable(std::move(table), resolved);

@@ -288,10 +288,13 @@ def test_after_archival_hudi_rs_and_every_instant_read_as_before(tmp_path: Path)
     _same(t.to_arrow(), _hudi(root), "hudi-rs after a write to the archived table")
 
 
-@pytest.mark.parametrize("damage", ["", "{}", '{"files": []}'])
-def test_an_archive_manifest_naming_no_files_is_corrupt_and_vacuum_deletes_nothing(tmp_path: Path, damage: str) -> None:
+@pytest.mark.parametrize("damage", ["", "{}", '{"files": []}', None])
+def test_an_archive_manifest_naming_no_files_is_corrupt_and_vacuum_deletes_nothing(
+    tmp_path: Path, damage: str | None
+) -> None:
     # An emptied manifest read as "nothing archived": the table read 1 of 6 rows and a vacuum
-    # dry run offered the archived writes' live base files.
+    # dry run offered the archived writes' live base files. A missing one (None) was a
+    # StorageError, though damage to the archived timeline is CorruptMetadata.
     root = tmp_path / "t"
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
     t = lakeshore.Table.create(str(root), schema, record_key="id", partition_by="v")
@@ -300,7 +303,10 @@ def test_an_archive_manifest_naming_no_files_is_corrupt_and_vacuum_deletes_nothi
     assert len(t.archive(keep_min_commits=1, keep_max_commits=2)["archived_instants"]) == 5
     history = root / ".hoodie" / "timeline" / "history"
     manifest = history / f"manifest_{(history / '_version_').read_text().strip()}"
-    manifest.write_text(damage)
+    if damage is None:
+        manifest.unlink()
+    else:
+        manifest.write_text(damage)
     for attempt in (lambda: lakeshore.Table.open(str(root)).to_arrow(), lambda: t.to_arrow()):
         with pytest.raises(lakeshore.CorruptMetadataError, match="manifest_1"):
             attempt()

@@ -210,3 +210,38 @@ def test_cli_names_the_column_an_input_file_cannot_give(tmp_path: Path, capsys: 
     pq.write_table(pa.table({"id": [1], "v": [[1, 2]]}), tmp_path / "in.parquet")
     code, doc = run_cli(capsys, "write", t, str(tmp_path / "in.parquet"))
     assert code == 1 and "column 'v' is list<element: int64>" in doc["error"]["message"], doc
+
+
+def test_a_column_stats_list_names_columns_the_table_has(table_path: str) -> None:
+    key = "hoodie.metadata.index.column.stats.column.list"
+    with pytest.raises(lakeshore.InvalidArgumentError, match="names column 'vv'"):
+        lakeshore.Table.create(table_path, SCHEMA, record_key="id", properties={key: "name, vv"})
+    lakeshore.Table.create(table_path, SCHEMA, record_key="id", properties={key: "name, _hoodie_record_key"})
+    with pytest.raises(lakeshore.InvalidArgumentError, match="names column 'ts2'"):
+        lakeshore.Table.open(table_path, properties={key: "ts2"})
+
+
+def test_text_finds_a_utc_timestamp_key_at_any_precision(table_path: str) -> None:
+    # A list of text keys failed in Python ("cannot be converted to int"); text with more
+    # fractional digits than the column's unit, all zero, was refused as lacking a zone.
+    s = pa.schema([pa.field("ts", pa.timestamp("ms", "UTC"), nullable=False), pa.field("v", pa.string())])
+    t = lakeshore.Table.create(table_path, s, record_key="ts")
+    t.insert(pa.table({"ts": ["2026-01-01T10:00:00.123000"], "v": ["a"]}))
+    stored = t.to_arrow().column("ts").to_pylist()
+    assert stored == [dt.datetime(2026, 1, 1, 10, 0, 0, 123000, tzinfo=dt.timezone.utc)]
+    assert t.lookup(["2026-01-01 10:00:00.123"]).column("file_id").null_count == 0
+    with pytest.raises(lakeshore.SchemaMismatchError):
+        t.insert(pa.table({"ts": ["2026-01-01T10:00:00.123400"], "v": ["b"]}))  # a digit would be lost
+    assert t.delete(["2026-01-01 10:00:00.123"])["records_deleted"] == 1
+
+
+def test_cli_delete_refuses_a_column_the_table_lacks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    t = str(tmp_path / "t")
+    run_cli(capsys, "create", t, "--schema", "id:int64!,v:string", "--record-key", "id")
+    (tmp_path / "in.csv").write_text("id,v\n1,a\n")
+    assert run_cli(capsys, "write", t, str(tmp_path / "in.csv"))[0] == 0
+    (tmp_path / "gone.csv").write_text("id,v,zzz\n1,a,x\n")
+    code, doc = run_cli(capsys, "write", t, str(tmp_path / "gone.csv"), "--mode", "delete")
+    assert code == 1 and "['zzz']" in doc["error"]["message"], doc
+    (tmp_path / "rows.csv").write_text("id,v\n1,a\n")  # whole rows: the table's other columns are ignored
+    assert run_cli(capsys, "write", t, str(tmp_path / "rows.csv"), "--mode", "delete")[1]["records_deleted"] == 1

@@ -485,6 +485,10 @@ class Table:
             try:
                 arrays[f] = _exactly_typed(columns[f], field_type)
             except _NOT_OF_TYPE as e:
+                if columns[f] and all(isinstance(v, str) for v in columns[f]):
+                    # Text (a time without a zone, a date): the core reads it as the field's type.
+                    arrays[f] = pa.array(columns[f], pa.string())
+                    continue
                 shown = ", ".join(repr(v) for v in columns[f][:5]) + (", ..." if len(columns[f]) > 5 else "")
                 raise TypeError(
                     f"the {role} field '{f}' ({field_type}) cannot hold the values [{shown}]: {e}"

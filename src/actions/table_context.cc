@@ -39,17 +39,7 @@ Status TableContext::LoadSettings() {
   ARROW_ASSIGN_OR_RAISE(metadata.partition_stats, o::kMetadataPartitionStatsEnable.Get(p));
   ARROW_ASSIGN_OR_RAISE(metadata.partition_stats_groups, o::kMetadataPartitionStatsGroups.Get(p));
   metadata.column_stats = metadata.column_stats || metadata.partition_stats;  // computed from column_stats
-  ARROW_ASSIGN_OR_RAISE(std::string stats_columns, o::kMetadataColumnStatsColumns.Get(p));
-  metadata.column_stats_columns.clear();
-  for (size_t start = 0; start < stats_columns.size();) {
-    size_t comma = stats_columns.find(',', start);
-    if (comma == std::string::npos) comma = stats_columns.size();
-    std::string name = stats_columns.substr(start, comma - start);
-    while (!name.empty() && name.front() == ' ') name.erase(name.begin());
-    while (!name.empty() && name.back() == ' ') name.pop_back();
-    if (!name.empty()) metadata.column_stats_columns.push_back(std::move(name));
-    start = comma + 1;
-  }
+  ARROW_ASSIGN_OR_RAISE(metadata.column_stats_columns, o::ColumnStatsColumns(p));
   ARROW_ASSIGN_OR_RAISE(bloom_use_metadata, o::kBloomIndexUseMetadata.Get(p));
   ARROW_ASSIGN_OR_RAISE(bloom_filter_memory_bytes, o::kBloomIndexFilterMemoryBytes.Get(p));
   // The index type needs its metadata partition built.

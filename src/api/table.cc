@@ -304,6 +304,10 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOpti
   ctx.hoodie = std::move(hoodie);
   ARROW_RETURN_NOT_OK(ctx.LoadSettings());
   ARROW_RETURN_NOT_OK(ReloadSchema(ctx));
+  if (!options.properties.empty() && ctx.config.schema) {
+    Properties overrides(options.properties.begin(), options.properties.end());
+    ARROW_RETURN_NOT_OK(table_options::CheckOptionColumns(overrides, ctx.config.schema->field_names()));
+  }
   return std::shared_ptr<Table>(new Table(std::move(impl)));
 }
 

@@ -139,9 +139,15 @@ Result<std::shared_ptr<arrow::Array>> CastChunk(const std::shared_ptr<arrow::Arr
         !static_cast<const arrow::TimestampType&>(*type).timezone().empty()) {
       // Text without a zone names a UTC instant (the table stores naive times as UTC, and
       // filters and the CLI read them so): parsed zone-less, then read in UTC.
+      // At the column's unit, else at nanoseconds ("10:00:00.123000" into milliseconds), whose
+      // cast down the safe cast refuses when it would drop a digit.
       const auto& ts = static_cast<const arrow::TimestampType&>(*type);
-      auto naive = arrow::compute::Cast(*source, arrow::timestamp(ts.unit()), options);
-      if (naive.ok()) direct = arrow::compute::Cast(**naive, type, options);
+      for (auto unit : {ts.unit(), arrow::TimeUnit::NANO}) {
+        auto naive = arrow::compute::Cast(*source, arrow::timestamp(unit), options);
+        if (!naive.ok()) continue;
+        direct = arrow::compute::Cast(**naive, type, options);
+        break;
+      }
     }
     ARROW_ASSIGN_OR_RAISE(cast, std::move(direct));
   }

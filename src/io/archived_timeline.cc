@@ -62,7 +62,20 @@ Result<std::vector<ArchivedFileEntry>> ReadArchivedManifest(Storage& storage, co
   std::vector<ArchivedFileEntry> files;
   if (version.manifest == 0) return files;
   const std::string manifest_path = ManifestPath(history_folder, version);
-  ARROW_ASSIGN_OR_RAISE(auto manifest_text, storage.ReadString(manifest_path));
+  auto read = storage.ReadString(manifest_path);
+  if (!read.ok()) {
+    ARROW_ASSIGN_OR_RAISE(bool exists, storage.Exists(manifest_path));
+    if (exists) return read.status();
+    // Gone: replaced by a newer one meanwhile (an archival deletes old manifests), or damage.
+    ARROW_ASSIGN_OR_RAISE(auto latest, LatestArchivedVersion(storage, history_folder));
+    if (!(latest == version)) {
+      return CommitConflict("archived timeline manifest '" + manifest_path + "' was replaced by manifest " +
+                            std::to_string(latest.manifest) + " while it was read; retry");
+    }
+    return CorruptMetadata("archived timeline manifest '" + manifest_path + "', the latest version " +
+                           JoinPath(history_folder, kVersionFile) + " names, does not exist");
+  }
+  const std::string& manifest_text = *read;
   auto bad_manifest = [&](const std::string& what) {
     return CorruptMetadata("archived timeline manifest '" + manifest_path + "' " + what);
   };

@@ -97,6 +97,7 @@ Status TableConfig::Validate() const {
     ARROW_RETURN_NOT_OK(CheckField(*schema, ordering_field, "ordering", IsOrderableType));
   }
   ARROW_RETURN_NOT_OK(ValidateProperties(properties, table_options::All()));
+  ARROW_RETURN_NOT_OK(table_options::CheckOptionColumns(properties, schema->field_names()));
   return table_options::ValidateOptionRelations(properties);
 }
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cctype>
 
 #include "common/duration.h"
@@ -111,6 +112,32 @@ Status ValidateOptionRelations(const std::map<std::string, std::string>& propert
   if (min_groups > max_groups) {
     return Status::Invalid(kMetadataRecordIndexMinGroups.key(), " (", min_groups, ") must not exceed ",
                            kMetadataRecordIndexMaxGroups.key(), " (", max_groups, ")");
+  }
+  return Status::OK();
+}
+
+Result<std::vector<std::string>> ColumnStatsColumns(const std::map<std::string, std::string>& properties) {
+  ARROW_ASSIGN_OR_RAISE(std::string list, kMetadataColumnStatsColumns.Get(properties));
+  std::vector<std::string> out;
+  for (size_t start = 0; start < list.size();) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    std::string name = list.substr(start, comma - start);
+    while (!name.empty() && name.front() == ' ') name.erase(name.begin());
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    if (!name.empty()) out.push_back(std::move(name));
+    start = comma + 1;
+  }
+  return out;
+}
+
+Status CheckOptionColumns(const std::map<std::string, std::string>& properties, const std::vector<std::string>& columns) {
+  ARROW_ASSIGN_OR_RAISE(auto named, ColumnStatsColumns(properties));
+  for (const auto& name : named) {
+    const std::string top = name.substr(0, name.find('.'));
+    if (top.rfind("_hoodie_", 0) == 0 || std::find(columns.begin(), columns.end(), top) != columns.end()) continue;
+    return Status::Invalid("config '", kMetadataColumnStatsColumns.key(), "' names column '", name,
+                           "', which the table does not have");
   }
   return Status::OK();
 }

@@ -56,6 +56,15 @@ Status CheckKeepCommits(int64_t keep_min, int64_t keep_max);
 /// checks them after each option's own rule.
 Status ValidateOptionRelations(const std::map<std::string, std::string>& properties);
 
+/// The columns `hoodie.metadata.index.column.stats.column.list` names, trimmed, in order
+/// (empty: the default set).
+Result<std::vector<std::string>> ColumnStatsColumns(const std::map<std::string, std::string>& properties);
+
+/// kInvalid naming the option and the column when an option names a column that `columns` (the
+/// table's user columns) lacks: a nested field counts by its top-level column, and the meta
+/// columns `_hoodie_*` are always there. A misspelt column was accepted and never indexed.
+Status CheckOptionColumns(const std::map<std::string, std::string>& properties, const std::vector<std::string>& columns);
+
 /// Hudi's inline compaction (merge-on-read): after a write, compact when at least
 /// hoodie.compact.inline.max.delta.commits deltacommits completed since the last compaction.
 extern const ConfigOption<bool> kCompactInline;

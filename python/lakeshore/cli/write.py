@@ -39,7 +39,7 @@ modes:
 All files of one call are written as one instant: all of it becomes visible, or none of it.
 CSV and JSON values are parsed as the table's column types. Each file must hold exactly the
 table's columns (any order): a missing or unknown column is refused, naming it; delete files
-need only the key field(s), and their other columns are ignored.
+need only the key field(s), and their other columns of the table are ignored.
 """
 
 MODES = ("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table", "delete_partition")
@@ -67,11 +67,14 @@ def input_schema(table: Table, mode: str, files: list[str], fmt: str | None) -> 
     """The columns to read from the files: the table schema, or for delete the key fields (and
     the partition fields, when the files have them)."""
     schema = table.schema
-    if mode == "delete_partition":
-        return pa.schema([schema.field(n) for n in table.partition_by])
-    if mode != "delete":
+    if mode not in ("delete", "delete_partition"):
         return schema
     present = set(open_input(files, fmt, None).schema.names)
+    unknown = sorted(present - set(schema.names))
+    if unknown:  # other columns of the table are ignored; one it lacks is refused, as Table.delete does
+        raise ValueError(f"the input files have the column(s) {unknown}, which the table lacks")
+    if mode == "delete_partition":
+        return pa.schema([schema.field(n) for n in table.partition_by])
     names = list(table.record_key)
     names += [f for f in table.partition_by if f in present and f not in names]
     return pa.schema([schema.field(n) for n in names])

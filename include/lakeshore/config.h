@@ -45,6 +45,10 @@ std::string RenderConfigValue(int64_t v);
 std::string RenderConfigValue(double v);
 std::string RenderConfigValue(const std::string& v);
 
+/// The items of a comma-separated value (Hudi's field and partition lists), each trimmed of
+/// spaces; empty items are dropped.
+std::vector<std::string> SplitConfigList(const std::string& text);
+
 /// A typed option: T is bool, int64_t, double or std::string.
 template <typename T>
 class ConfigOption : public ConfigOptionBase {

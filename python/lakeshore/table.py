@@ -485,8 +485,8 @@ class Table:
             try:
                 arrays[f] = _exactly_typed(columns[f], field_type)
             except _NOT_OF_TYPE as e:
-                if columns[f] and all(isinstance(v, str) for v in columns[f]):
-                    # Text (a time without a zone, a date): the core reads it as the field's type.
+                if pa.types.is_temporal(field_type) and columns[f] and all(isinstance(v, str) for v in columns[f]):
+                    # Text of a time or date (one without a zone is UTC): the core reads it.
                     arrays[f] = pa.array(columns[f], pa.string())
                     continue
                 shown = ", ".join(repr(v) for v in columns[f][:5]) + (", ..." if len(columns[f]) > 5 else "")

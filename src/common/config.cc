@@ -42,6 +42,21 @@ std::string RenderConfigValue(int64_t v) { return std::to_string(v); }
 std::string RenderConfigValue(double v) { return std::to_string(v); }
 std::string RenderConfigValue(const std::string& v) { return v; }
 
+std::vector<std::string> SplitConfigList(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (!item.empty()) out.push_back(std::move(item));
+    start = end + 1;
+  }
+  return out;
+}
+
 Status ValidateProperties(const Properties& props, const std::vector<const ConfigOptionBase*>& known) {
   for (const auto& [key, value] : props) {
     const ConfigOptionBase* option = nullptr;

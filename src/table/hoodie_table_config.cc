@@ -9,21 +9,6 @@
 namespace lakeshore {
 namespace {
 
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    std::string item = text.substr(start, end - start);
-    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-    while (!item.empty() && item.back() == ' ') item.pop_back();
-    if (!item.empty()) out.push_back(std::move(item));
-    start = end + 1;
-  }
-  return out;
-}
-
 bool ParseBool(const std::optional<std::string>& value, bool fallback) {
   if (!value) return fallback;
   if (*value == "true" || *value == "TRUE" || *value == "True") return true;
@@ -209,13 +194,13 @@ Result<HoodieTableConfig> HoodieTableConfig::Parse(std::string_view text, const 
                               " is not supported (PARQUET is)");
   }
 
-  c.record_key_fields = SplitList(p.Get("hoodie.table.recordkey.fields").value_or(""));
-  for (std::string field : SplitList(p.Get("hoodie.table.partition.fields").value_or(""))) {
+  c.record_key_fields = SplitConfigList(p.Get("hoodie.table.recordkey.fields").value_or(""));
+  for (std::string field : SplitConfigList(p.Get("hoodie.table.partition.fields").value_or(""))) {
     const size_t colon = field.find(':');  // custom key generator: "name:SIMPLE"
     if (colon != std::string::npos) field.resize(colon);
     c.partition_fields.push_back(std::move(field));
   }
-  c.ordering_fields = SplitList(
+  c.ordering_fields = SplitConfigList(
       p.Get("hoodie.table.ordering.fields").value_or(p.Get("hoodie.table.precombine.field").value_or("")));
   c.key_generator = KeyGeneratorOf(p, c.record_key_fields.size(), c.partition_fields.size());
   if (c.key_generator == KeyGeneratorKind::kNonPartitioned) c.partition_fields.clear();
@@ -225,8 +210,8 @@ Result<HoodieTableConfig> HoodieTableConfig::Parse(std::string_view text, const 
   c.drop_partition_columns = ParseBool(p.Get("hoodie.datasource.write.drop.partition.columns"), false);
   c.merge_mode = MergeModeOf(p, !c.ordering_fields.empty());
   c.create_schema = p.Get("hoodie.table.create.schema").value_or("");
-  c.metadata_partitions = SplitList(p.Get("hoodie.table.metadata.partitions").value_or(""));
-  c.metadata_partitions_inflight = SplitList(p.Get("hoodie.table.metadata.partitions.inflight").value_or(""));
+  c.metadata_partitions = SplitConfigList(p.Get("hoodie.table.metadata.partitions").value_or(""));
+  c.metadata_partitions_inflight = SplitConfigList(p.Get("hoodie.table.metadata.partitions.inflight").value_or(""));
   ARROW_ASSIGN_OR_RAISE(c.record_key_encoding, RecordKeyEncodingOf(c, source));
   return c;
 }

@@ -118,17 +118,7 @@ Status ValidateOptionRelations(const std::map<std::string, std::string>& propert
 
 Result<std::vector<std::string>> ColumnStatsColumns(const std::map<std::string, std::string>& properties) {
   ARROW_ASSIGN_OR_RAISE(std::string list, kMetadataColumnStatsColumns.Get(properties));
-  std::vector<std::string> out;
-  for (size_t start = 0; start < list.size();) {
-    size_t comma = list.find(',', start);
-    if (comma == std::string::npos) comma = list.size();
-    std::string name = list.substr(start, comma - start);
-    while (!name.empty() && name.front() == ' ') name.erase(name.begin());
-    while (!name.empty() && name.back() == ' ') name.pop_back();
-    if (!name.empty()) out.push_back(std::move(name));
-    start = comma + 1;
-  }
-  return out;
+  return SplitConfigList(list);
 }
 
 Status CheckOptionColumns(const std::map<std::string, std::string>& properties, const std::vector<std::string>& columns) {

@@ -66,12 +66,8 @@ Result<std::optional<CommitMetadata>> TableContext::LoadRequestedPlan(const Inst
   Instant requested = pending;
   requested.state = InstantState::kRequested;
   const std::string path = timeline_location.PathOf(requested);
-  auto text = timeline_ops::ReadContent(*storage, timeline_location, requested);
-  if (!text.ok()) {
-    ARROW_ASSIGN_OR_RAISE(bool exists, storage->Exists(path));
-    if (!exists) return std::optional<CommitMetadata>();
-    return text.status();
-  }
+  ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContentIfPresent(*storage, timeline_location, requested));
+  if (!text) return std::optional<CommitMetadata>();
   ARROW_ASSIGN_OR_RAISE(auto plan, codec().Decode(requested, *text, path));
   return std::optional<CommitMetadata>(std::move(plan));
 }

@@ -27,12 +27,12 @@ Result<std::vector<CompletedCommit>> CommitMetadataCache::LoadCompleted(Storage&
                          if (!actions::WritesData(instant.action) && instant.action != actions::kRollback) {
                            return CommitMetadata{};  // clean, savepoint, indexing: not needed here
                          }
-                         auto text = timeline_ops::ReadContent(storage, at, instant);
-                         if (!text.ok()) {
-                           if (vanished == nullptr) return text.status();
-                           ARROW_ASSIGN_OR_RAISE(bool exists, storage.Exists(at.PathOf(instant)));
-                           if (exists) return text.status();
-                           return std::optional<CommitMetadata>();
+                         std::optional<std::string> text;
+                         if (vanished == nullptr) {
+                           ARROW_ASSIGN_OR_RAISE(text, timeline_ops::ReadContent(storage, at, instant));
+                         } else {
+                           ARROW_ASSIGN_OR_RAISE(text, timeline_ops::ReadContentIfPresent(storage, at, instant));
+                           if (!text) return std::optional<CommitMetadata>();
                          }
                          const std::string source = storage.root_uri() + "/" + at.PathOf(instant);
                          ARROW_ASSIGN_OR_RAISE(auto metadata,

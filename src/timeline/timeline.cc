@@ -137,5 +137,14 @@ Result<std::string> ReadContent(Storage& storage, const TimelineLocation& at, co
   return storage.ReadString(at.PathOf(instant));
 }
 
+Result<std::optional<std::string>> ReadContentIfPresent(Storage& storage, const TimelineLocation& at,
+                                                        const Instant& instant) {
+  auto text = ReadContent(storage, at, instant);
+  if (text.ok()) return std::optional<std::string>(std::move(*text));
+  ARROW_ASSIGN_OR_RAISE(bool exists, storage.Exists(at.PathOf(instant)));
+  if (exists) return text.status();
+  return std::optional<std::string>();
+}
+
 }  // namespace timeline_ops
 }  // namespace lakeshore

@@ -71,6 +71,11 @@ Result<Instant> Complete(Storage& storage, const TimelineLocation& at, const Ins
 Status DeletePendingFiles(Storage& storage, const TimelineLocation& at, const Instant& instant);
 /// Reads the file of `instant` in its state at `at`.
 Result<std::string> ReadContent(Storage& storage, const TimelineLocation& at, const Instant& instant);
+/// ReadContent, or nullopt when the read fails because the file is gone (an instant listed
+/// before a writer completed, aborted, rolled back or archived it): a read that fails on a file
+/// still there is the error it was.
+Result<std::optional<std::string>> ReadContentIfPresent(Storage& storage, const TimelineLocation& at,
+                                                        const Instant& instant);
 
 }  // namespace timeline_ops
 }  // namespace lakeshore

@@ -24,15 +24,12 @@ Result<std::vector<std::string>> PlannedFiles(TableContext& ctx, const Instant& 
   ARROW_ASSIGN_OR_RAISE(auto markers, ReadMarkers(*ctx.storage, pending.time));
   for (const auto& m : markers) named.insert(m.path);
   if (pending.state == InstantState::kInflight) {
-    auto text = timeline_ops::ReadContent(*ctx.storage, ctx.timeline_location, pending);
-    if (text.ok()) {
+    // Gone (its writer aborted it, or another rollback finished since the listing): the markers
+    // name its files, and a pending instant that vanished is not an error.
+    ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContentIfPresent(*ctx.storage, ctx.timeline_location, pending));
+    if (text) {
       ARROW_ASSIGN_OR_RAISE(auto plan, ctx.codec().Decode(pending, *text, ctx.timeline_location.PathOf(pending)));
       named.insert(plan.planned_files.begin(), plan.planned_files.end());
-    } else {
-      // Removed since the listing (its writer aborted it, or another rollback finished): the
-      // markers name its files, and a pending instant that vanished is not an error.
-      ARROW_ASSIGN_OR_RAISE(bool exists, ctx.storage->Exists(ctx.timeline_location.PathOf(pending)));
-      if (exists) return text.status();
     }
   }
   std::vector<std::string> out;

@@ -176,14 +176,9 @@ Result<TimelineState> LoadTimelineState(Storage& table, Engine& engine, Timeline
   for (const auto& pending : s.timeline.Pending()) {
     ARROW_ASSIGN_OR_RAISE(auto markers, ReadMarkers(table, pending.time));
     for (const auto& m : markers) s.live.insert(m.path);
-    auto text = timeline_ops::ReadContent(table, at, pending);
-    if (!text.ok()) {
-      // Completed or rolled back between the listing and this read: re-listed by the next run.
-      ARROW_ASSIGN_OR_RAISE(bool exists, table.Exists(at.PathOf(pending)));
-      if (!exists) continue;
-      return text.status();
-    }
-    if (text->empty()) continue;
+    // Gone: completed or rolled back between the listing and this read, re-listed by the next run.
+    ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContentIfPresent(table, at, pending));
+    if (!text || text->empty()) continue;
     ARROW_ASSIGN_OR_RAISE(auto plan, codec.Decode(pending, *text, table.root_uri() + "/" + at.PathOf(pending)));
     for (const auto& f : plan.planned_files) s.live.insert(f);
   }
@@ -200,12 +195,8 @@ Result<std::vector<CompletedCommit>> LoadCommitsOf(Storage& table, Engine& engin
       auto metadata, engine.Map<std::optional<CommitMetadata>>(
                          static_cast<int64_t>(instants.size()), [&](int64_t k) -> Result<std::optional<CommitMetadata>> {
                            const Instant& i = instants[static_cast<size_t>(k)];
-                           auto text = timeline_ops::ReadContent(table, at, i);
-                           if (!text.ok()) {
-                             ARROW_ASSIGN_OR_RAISE(bool exists, table.Exists(at.PathOf(i)));
-                             if (exists) return text.status();
-                             return std::optional<CommitMetadata>();
-                           }
+                           ARROW_ASSIGN_OR_RAISE(auto text, timeline_ops::ReadContentIfPresent(table, at, i));
+                           if (!text) return std::optional<CommitMetadata>();
                            ARROW_ASSIGN_OR_RAISE(auto decoded, codec.Decode(i, *text, at.PathOf(i)));
                            return std::optional<CommitMetadata>(std::move(decoded));
                          }));

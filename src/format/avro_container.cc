@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <memory>
+#include <type_traits>
 
 namespace lakeshore::format {
 namespace {
@@ -64,14 +66,26 @@ Status FramingError(const std::string& source, const std::string& what) {
                          what);
 }
 
+/// One data block of a container: its record count and its (still encoded) bytes.
+struct FramedBlock {
+  int64_t count = 0;
+  std::string_view data;
+};
+
+/// What the framing check found: the header's schema text and codec, and the data blocks.
+struct Framing {
+  std::string schema;
+  std::string codec = "null";  ///< the header's avro.codec; absent means null
+  std::vector<FramedBlock> blocks;
+};
+
 /// Checks magic, header map, sync marker and every block's count, length and trailing sync.
-/// Returns the header's schema text.
-Result<std::string> CheckFraming(std::string_view bytes, const std::string& source) {
+Result<Framing> CheckFraming(std::string_view bytes, const std::string& source) {
   if (bytes.size() < kMagic.size() || bytes.substr(0, kMagic.size()) != kMagic) {
     return FramingError(source, bytes.empty() ? "the file is empty" : "bad magic bytes");
   }
   FrameCursor cursor(bytes.substr(kMagic.size()));
-  std::string schema;
+  Framing framing;
   bool have_schema = false;
   for (;;) {
     int64_t count = 0;
@@ -100,8 +114,10 @@ Result<std::string> CheckFraming(std::string_view bytes, const std::string& sour
       }
       const std::string_view value = cursor.Take(static_cast<size_t>(value_len));
       if (key == "avro.schema") {
-        schema.assign(value);
+        framing.schema.assign(value);
         have_schema = true;
+      } else if (key == "avro.codec") {
+        framing.codec.assign(value);
       }
     }
   }
@@ -119,12 +135,12 @@ Result<std::string> CheckFraming(std::string_view bytes, const std::string& sour
     if (count > (length + 1) * kMaxRecordsPerByte) {
       return FramingError(source, "a block claims more records than its bytes can hold");
     }
-    cursor.Skip(length);
+    framing.blocks.push_back({count, cursor.Take(static_cast<size_t>(length))});
     if (cursor.Take(kSyncSize) != sync) {
       return FramingError(source, "a block does not end in the file's sync marker");
     }
   }
-  return schema;
+  return framing;
 }
 
 // --- Avro C handles ----------------------------------------------------------------------
@@ -170,9 +186,13 @@ struct GenericValue {
 /// Parses `schema_json` and makes an empty value of it in `out`. Invalid when the schema does
 /// not parse or cannot make values.
 Status InitGenericValue(std::string_view schema_json, GenericValue* out) {
-  if (avro_schema_from_json_length(schema_json.data(), schema_json.size(), &out->schema.schema) != 0) {
+  // Avro C leaves its out-parameter pointing at a schema it already freed when a nested part
+  // fails (a record field of an unknown type): only a parse that succeeded is kept.
+  avro_schema_t parsed = nullptr;
+  if (avro_schema_from_json_length(schema_json.data(), schema_json.size(), &parsed) != 0) {
     return Status::Invalid("Avro schema does not parse: ", AvroError());
   }
+  out->schema.schema = parsed;
   out->iface.iface = avro_generic_class_from_schema(out->schema.schema);
   if (out->iface.iface == nullptr) return Status::Invalid("Avro schema is unusable: ", AvroError());
   if (avro_generic_value_new(out->iface.iface, &out->value.value) != 0) return Status::OutOfMemory(AvroError());
@@ -436,9 +456,93 @@ struct FileRef {
 
 }  // namespace
 
+namespace {
+
+/// The parsed writer schemas of the containers this thread read last, each with a value to
+/// decode into, by schema text. A table's instant files share a handful of schemas (a commit's,
+/// a clean's, a rollback's ...); parsing one (jansson, then Avro C's schema and value classes)
+/// cost more than decoding the record it framed: an open decoding every archived commit of a
+/// long history spent most of its time there. At most kMaxSchemas are kept; more empties it.
+class ThreadSchemaCache {
+ public:
+  static constexpr size_t kMaxSchemas = 16;
+
+  /// The value for `schema_json`, parsed on first use. Invalid when the schema does not parse.
+  Result<GenericValue*> Get(const std::string& schema_json) {
+    auto it = values_.find(schema_json);
+    if (it != values_.end()) return it->second.get();
+    auto value = std::make_unique<GenericValue>();
+    ARROW_RETURN_NOT_OK(InitGenericValue(schema_json, value.get()));
+    if (values_.size() >= kMaxSchemas) values_.clear();
+    GenericValue* out = value.get();
+    values_.emplace(schema_json, std::move(value));
+    return out;
+  }
+  /// Forgets `schema_json`'s value: a failed read can leave it half set, unfit to reset.
+  void Discard(const std::string& schema_json) { values_.erase(schema_json); }
+  void Clear() { values_.clear(); }
+
+ private:
+  std::map<std::string, std::unique_ptr<GenericValue>> values_;
+};
+
+ThreadSchemaCache& SchemaCacheOfThisThread() {
+  thread_local ThreadSchemaCache cache;
+  return cache;
+}
+
+/// Decodes the records of `framing`'s blocks into `value`, then into `out`: one memory reader
+/// per block (Avro C bounds every read by the block's bytes).
+Status DecodeBlocksInto(const Framing& framing, avro_value_t* value, const std::string& source, AvroContainer* out) {
+  for (const FramedBlock& block : framing.blocks) {
+    std::unique_ptr<std::remove_pointer_t<avro_reader_t>, decltype(&avro_reader_free)> reader(
+        avro_reader_memory(block.data.data(), static_cast<int64_t>(block.data.size())), &avro_reader_free);
+    if (reader == nullptr) return Status::OutOfMemory("cannot open an Avro block reader");
+    for (int64_t i = 0; i < block.count; ++i) {
+      avro_value_reset(value);
+      if (avro_value_read(reader.get(), value) != 0) {
+        return CorruptMetadata("Avro file " + source + ": record " + std::to_string(out->records.size()) +
+                               " does not decode: " + AvroError());
+      }
+      json record;
+      const Status st = ToJson(value, 0, &record);
+      if (!st.ok()) {
+        return CorruptMetadata("Avro file " + source + ": record " + std::to_string(out->records.size()) + ": " +
+                               st.message());
+      }
+      out->records.push_back(std::move(record));
+    }
+  }
+  return Status::OK();
+}
+
+/// The records of the null-codec blocks of `framing`, decoded into the thread's cached value of
+/// its schema. A failed read discards that value (Avro C may leave it half set).
+Status DecodeUncompressedBlocks(const Framing& framing, const std::string& source, AvroContainer* out) {
+  auto generic = SchemaCacheOfThisThread().Get(framing.schema);
+  if (!generic.ok()) {
+    if (generic.status().IsOutOfMemory()) return generic.status();
+    return CorruptMetadata("Avro file " + source + " has an unusable schema: " + generic.status().message());
+  }
+  Status st = DecodeBlocksInto(framing, &(*generic)->value.value, source, out);
+  if (!st.ok()) SchemaCacheOfThisThread().Discard(framing.schema);
+  return st;
+}
+
+}  // namespace
+
+void ClearAvroSchemaCacheOfThisThread() { SchemaCacheOfThisThread().Clear(); }
+
 Result<AvroContainer> ReadAvroContainer(std::string_view bytes, const std::string& source) {
   AvroContainer container;
-  ARROW_ASSIGN_OR_RAISE(container.schema_json, CheckFraming(bytes, source));
+  ARROW_ASSIGN_OR_RAISE(Framing framing, CheckFraming(bytes, source));
+  container.schema_json = framing.schema;
+  if (framing.codec == "null") {
+    ARROW_RETURN_NOT_OK(DecodeUncompressedBlocks(framing, source, &container));
+    return container;
+  }
+  // A compressed container (Hudi writes none of its instant files so): Avro C's file reader
+  // inflates the blocks.
   // fmemopen needs a writable pointer even for reading; "rb" never writes through it.
   FILE* file = fmemopen(const_cast<char*>(bytes.data()), bytes.size(), "rb");
   if (file == nullptr) return Status::IOError("cannot open ", source, " in memory");

@@ -34,7 +34,14 @@ struct AvroContainer {
 /// deflate, snappy and xz (as far as the linked Avro C supports them). A file that is truncated,
 /// badly framed, or whose blocks do not decode under its schema → kCorruptMetadata naming
 /// `source` and the problem. O(size of the file).
+/// The null codec's blocks (every instant file Hudi writes) decode with the calling thread's
+/// cached parse of the schema (up to 16 schemas a thread), so a run of files of one schema
+/// parses it once.
 Result<AvroContainer> ReadAvroContainer(std::string_view bytes, const std::string& source);
+
+/// Releases the parsed schemas ReadAvroContainer keeps for the calling thread (they are
+/// otherwise kept until the thread ends): for tests that count Avro C's allocations.
+void ClearAvroSchemaCacheOfThisThread();
 
 /// Decodes bare datums (Avro's binary encoding, no container) of one writer schema, one at a
 /// time, with the schema parsed once: for records met one by one, as an HFile's values are.

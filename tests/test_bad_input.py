@@ -708,6 +708,56 @@ def test_a_blob_inside_the_table_is_refused_however_it_is_spelled(
         t.insert(rows)
 
 
+@pytest.mark.parametrize(
+    "label",
+    ["link then dot-dot", "FILE:", "File:/", "file://LOCALHOST", "local://", ".hoodie", "partition/_b", "other table"],
+)
+def test_a_blob_a_vacuum_or_reader_could_lose_is_refused_however_it_is_spelled(tmp_path: Path, label: str) -> None:
+    # Found from outside: each spelling was accepted, then vacuum (or drop_index under .hoodie,
+    # or the other table's vacuum) deleted the referenced file; a hidden folder inside a
+    # partition made hudi-rs skip the partition's rows.
+    root = tmp_path / "t"
+    schema = pa.schema(
+        [pa.field("id", pa.int64(), nullable=False), ("city", pa.string()), ("photo", lakeshore.blob_type())]
+    )
+    t = lakeshore.Table.create(str(root), schema, record_key="id", partition_by="city")
+    t.insert(pa.Table.from_pylist([{"id": 0, "city": "oslo", "photo": None}], schema=schema))
+    (root / "city=oslo" / "sub").mkdir()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "link").symlink_to(root / "city=oslo" / "sub")
+    other = tmp_path / "other"
+    lakeshore.Table.create(str(other), schema, record_key="id")
+    (other / "day=1").mkdir()
+    blob = root / "city=oslo" / "x.jpg"
+    reference = {
+        "link then dot-dot": str(tmp_path / "out" / "link" / ".." / "x.jpg"),
+        "FILE:": f"FILE://{blob}",
+        "File:/": f"File:{blob}",
+        "file://LOCALHOST": f"file://LOCALHOST{blob}",
+        "local://": f"local://{blob}",
+        ".hoodie": str(root / ".hoodie" / "x.jpg"),
+        "partition/_b": str(root / "city=oslo" / "_b" / "x.jpg"),
+        "other table": str(other / "day=1" / "x.jpg"),
+    }[label]
+    rows = pa.Table.from_pylist(
+        [{"id": 1, "city": "oslo", "photo": lakeshore.out_of_line_blob(reference)}], schema=schema
+    )
+    with pytest.raises(lakeshore.SchemaMismatchError, match="references .*(inside|in) the table"):
+        t.insert(rows)
+    assert t.to_arrow().num_rows == 1
+
+
+@pytest.mark.parametrize("reference", ["city=oslo/x.jpg", "x.jpg", "/", "..", "/data/a\x00b.jpg"])
+def test_a_blob_reference_naming_no_file_or_relative_to_the_reader_is_refused(tmp_path: Path, reference: str) -> None:
+    # A relative reference was judged against the writer's folder and stored as given: readers
+    # elsewhere, and the vacuum's view of the table, read another file.
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("photo", lakeshore.blob_type())])
+    t = lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id")
+    rows = pa.Table.from_pylist([{"id": 1, "photo": lakeshore.out_of_line_blob(reference)}], schema=schema)
+    with pytest.raises(lakeshore.SchemaMismatchError, match="NUL byte|names a folder|neither an absolute path"):
+        t.insert(rows)
+
+
 @pytest.mark.parametrize("folder", ["_change_data", "_delta_index", "_p=x"])
 def test_a_blob_under_a_folder_vacuum_lists_is_refused(tmp_path: Path, folder: str) -> None:
     # These start with '_' but a vacuum lists them (Delta's rule, and a partition column "_p").

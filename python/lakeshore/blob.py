@@ -8,8 +8,9 @@ A column of type :func:`blob_type` is a blob column. Each value is::
                    "offset": int | None, "length": int | None,
                    "managed": bool} | None}
 
-``managed`` decides only whether Lakeshore may delete the file once nothing references it; any
-reference, managed or not, keeps the file alive.
+``managed`` is RFC-100's flag saying whether a blob cleaner may delete the file once nothing
+references it. Lakeshore stores it for Hudi's readers and cleaners but has no blob cleaner yet:
+it never deletes a referenced or formerly referenced blob file, managed or not.
 """
 
 from __future__ import annotations
@@ -52,8 +53,10 @@ def out_of_line_blob(
     managed: bool = False,
 ) -> dict[str, Any]:
     """A blob value referencing ``external_path`` (a whole file, or ``length`` bytes at
-    ``offset``). ``managed=True`` lets Lakeshore's cleaner delete the file once no retained
-    version of the table references it."""
+    ``offset``): an absolute path or a URI, outside the table or in a hidden folder directly
+    below its root such as ``_blobs/`` (writes refuse other places: ``docs/writes.md``).
+    ``managed=True`` marks the file as owned by the table (RFC-100): a blob cleaner may delete it
+    once no retained version references it. Lakeshore has no blob cleaner yet and deletes none."""
     return {
         "type": "OUT_OF_LINE",
         "data": None,

@@ -11,7 +11,7 @@
 namespace lakeshore {
 
 /// The path part of a file: URI, not percent-decoded: "file:///x", "file://localhost/x" and
-/// "file:/x" all give "/x" (Hadoop and Spark print local paths as "file:/x"). nullopt when
+/// "file:/x" all give "/x", the scheme and host in any case (Hadoop and Spark print local paths as "file:/x"). nullopt when
 /// `text` is not a file: URI. Invalid, naming the text, for a file URI naming another host
 /// ("file://otherhost/x") or without an absolute path ("file:x"): such a path is not local,
 /// and was once read as a folder under the current directory.

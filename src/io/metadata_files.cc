@@ -176,6 +176,22 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
     return CorruptMetadata("metadata table partition " + prefix + partition + " has no file groups");
   }
   if (selection.keys != nullptr) {
+    // Keys hash over the count of groups: a group lost from storage shifts every key to another
+    // group, and a lookup would miss stored keys (an upsert then stores them twice). The
+    // groups' numbers must be exactly 0..count-1 (groups whose names say no number are read
+    // for every key, and not checked).
+    std::vector<bool> numbered(group_count, false);
+    for (const FileGroup* group : groups) {
+      const int64_t number = selection.number_of(*group);
+      if (number < 0) continue;
+      if (static_cast<uint64_t>(number) >= group_count || numbered[static_cast<size_t>(number)]) {
+        return CorruptMetadata("metadata table partition " + prefix + partition + " holds file group '" +
+                               group->file_id + "' but " + std::to_string(group_count) +
+                               " groups in all: a file group is missing from storage (keys hash over the count of "
+                               "groups); rebuild the index (drop_index, then create_index)");
+      }
+      numbered[static_cast<size_t>(number)] = true;
+    }
     const auto n = static_cast<int64_t>(selection.keys->size());
     key_group.resize(static_cast<size_t>(n));
     constexpr int64_t kChunk = 8192;

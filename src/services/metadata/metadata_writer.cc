@@ -875,9 +875,11 @@ Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>
   ARROW_RETURN_NOT_OK(RecoverCrashedIndexing(ctx, data_timeline, built, guard).status());
   ARROW_ASSIGN_OR_RAISE(auto indexing, IndexingInstant::Start(ctx, data_timeline, todo, guard));
   for (const auto& p : todo) {
-    // A build a crash left in flight starts over.
-    if (Contains(inflight, p)) ARROW_RETURN_NOT_OK(DeletePartitionFiles(*mdt, p));
-    else inflight.push_back(p);
+    // A build starts on an empty folder: one a crash left in flight starts over, and a drop
+    // that failed after it unlisted the partition left files no one reads, which a build with
+    // another group count would mix with its own (lookups then hash keys over both).
+    ARROW_RETURN_NOT_OK(DeletePartitionFiles(*mdt, p));
+    if (!Contains(inflight, p)) inflight.push_back(p);
     ARROW_RETURN_NOT_OK(guard.CheckHeld());
     ARROW_RETURN_NOT_OK(WriteMetadataPartitionLists(ctx, built, inflight));
     ARROW_RETURN_NOT_OK(BuildPartition(ctx, *mdt, p, guard, refuse_twins));

@@ -904,3 +904,33 @@ def test_a_build_starts_on_an_empty_folder_whatever_a_failed_drop_left(tmp_path:
     t.upsert(pa.table({"id": keys, "v": [3] * 300}, schema=schema))
     ids = lakeshore.Table.open(str(root)).to_arrow(columns=["id"]).column("id").to_pylist()
     assert sorted(ids) == sorted(keys)
+
+
+def test_index_lookups_take_odd_keys_whole_and_refuse_what_they_cannot_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Found from outside: the CLI split every key at commas and stripped spaces with no way to
+    # take one whole (it answered for other keys, exit 0); --index "" fell back to key lookups;
+    # lookup_secondary let a bare OverflowError through; two index names differing in case, and
+    # an index on a meta column, were taken.
+    from lakeshore.cli import main
+
+    root = tmp_path / "t"
+    schema = pa.schema([pa.field("id", pa.string(), nullable=False), ("s", pa.string()), ("n", pa.int64())])
+    t = lakeshore.Table.create(str(root), schema, record_key="id", properties={"hoodie.index.type": "RECORD_INDEX"})
+    t.insert(pa.table({"id": ["a,b", " c ", "d"], "s": ["x,y", "x", "y"], "n": [1, 2, 3]}, schema=schema))
+    t.create_index("secondary_index_s", column="s")
+    assert main(["index", "lookup", str(root), "a,b", " c ", "--verbatim", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)["locations"]
+    assert [r["record_key"] for r in found] == ["a,b", " c "] and all(r["file_id"] for r in found)
+    assert main(["index", "lookup", str(root), "x,y", "--verbatim", "--index", "secondary_index_s", "--json"]) == 0
+    assert [m["record_key"] for m in json.loads(capsys.readouterr().out)["matches"]] == ["a,b"]
+    assert main(["index", "lookup", str(root), "d", "--index", "", "--json"]) != 0
+    assert "--index needs" in capsys.readouterr().out
+    with pytest.raises(TypeError, match="not one Arrow type"):
+        t.lookup_secondary("secondary_index_s", [2**70])
+    with pytest.raises(lakeshore.InvalidArgumentError, match="only in case"):
+        t.create_index("secondary_index_S", column="n")
+    with pytest.raises(lakeshore.InvalidArgumentError, match="meta columns"):
+        t.create_index("secondary_index_k", column="_hoodie_record_key")
+    assert t.indexes()["partitions"] == ["files", "record_index", "secondary_index_s"]

@@ -426,7 +426,17 @@ class Table:
         find a date. ``secondary_key`` is the text Hudi stores (dates as days since the epoch).
         Only entries of completed instants count. Raises InvalidArgumentError for a table
         without that index."""
-        array = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(list(values))
+        if isinstance(values, (pa.Array, pa.ChunkedArray)):
+            array = values
+        else:
+            if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+                raise TypeError("values must be a list or a pyarrow array of the indexed column's values")
+            listed = list(values)
+            try:
+                array = pa.array(listed)
+            except _NOT_OF_TYPE as e:
+                shown = ", ".join(repr(v) for v in listed[:5]) + (", ..." if len(listed) > 5 else "")
+                raise TypeError(f"the values [{shown}] of index '{index}' are not one Arrow type: {e}") from None
         column = pa.table({"value": array})
         return table_from_capsule(self._native.lookup_secondary(index, stream_capsule(column)))
 

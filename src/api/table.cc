@@ -1,6 +1,7 @@
 #include "lakeshore/table/table.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "format/avro_schema.h"
 #include "io/base_file.h"
@@ -380,6 +381,10 @@ Status Table::CreateIndex(const std::string& name, const std::string& column) {
   if (!secondary && !column.empty()) {
     return Status::Invalid("only a secondary index is built on a column; '", name, "' is not one");
   }
+  if (secondary && meta_columns::IsReserved(column.substr(0, column.find('.')))) {
+    return Status::Invalid("cannot build a secondary index on '", column, "': it is one of Hudi's meta columns (the "
+                           "record index, record_index, locates record keys)");
+  }
   std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
   ARROW_ASSIGN_OR_RAISE(auto guard, impl_->ctx.Lock().Acquire("build an index"));
   guard->KeepAlive();  // a build reads the whole table: it may outlast one lease
@@ -403,6 +408,20 @@ Status Table::CreateIndex(const std::string& name, const std::string& column) {
     }
   }
   before.insert(before.end(), before_inflight.begin(), before_inflight.end());
+  if (secondary) {
+    // Folders of names that differ only in case are one folder on case-insensitive storage
+    // (macOS, Windows, some object-store gateways): two indexes would write into one.
+    auto lower = [](std::string text) {
+      for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return text;
+    };
+    for (const auto& p : before) {
+      if (p != name && lower(p) == lower(name)) {
+        return Status::Invalid("table ", impl_->ctx.uri, " has the index '", p, "', which '", name,
+                               "' differs from only in case: their folders would be one on case-insensitive storage");
+      }
+    }
+  }
   Status built = secondary ? WriteSecondaryIndexDefinition(impl_->ctx, name, column) : Status::OK();
   if (built.ok()) built = BuildMetadataPartitions(impl_->ctx, {name}, *guard, /*refuse_twins=*/true);
   if (!built.ok() && !IsError(built, ErrorKind::kCrashInjected)) {

@@ -17,6 +17,8 @@ examples:
   lakeshore index lookup ./trips 7,42 --json    where the records with keys 7 and 42 live
   lakeshore index lookup ./txns Amazon,Uber --index secondary_index_merchant_idx
                                                 the keys of the records with those merchants
+  lakeshore index lookup ./t "a,b" " c " --verbatim
+                                                keys holding a comma or edge spaces, taken whole
   lakeshore index build ./trips record_index    build the record index (and the files listing)
   lakeshore index build ./trips secondary_index_city --column city
                                                 a secondary index: record keys by city
@@ -55,7 +57,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     lookup.add_argument(
         "keys",
         nargs="+",
-        help="record keys (a single-field key), comma- or space-separated; with --index, column values",
+        help="record keys (a single-field key), comma- or space-separated, spaces around each dropped (see "
+        "--verbatim); with --index, column values",
+    )
+    lookup.add_argument(
+        "--verbatim",
+        action="store_true",
+        help="take each KEY argument whole, exactly as given: for keys or values holding commas or edge spaces",
     )
     lookup.add_argument(
         "--index",
@@ -113,8 +121,10 @@ def run_lookup(args: argparse.Namespace) -> int:
     """Prints where each key's record lives."""
     out = Output(args.json)
     table = Table.open(args.path)
-    keys = names_list(",".join(args.keys))
-    if args.index:
+    keys = list(args.keys) if args.verbatim else names_list(",".join(args.keys))
+    if args.index is not None:
+        if not args.index.strip():
+            raise ValueError("--index needs the name of a secondary index (secondary_index_<name>)")
         return _lookup_secondary(out, table, args.index, keys)
     # As text: the core reads it as the key field's type (a time without a zone as UTC, as filters
     # and inputs are read).

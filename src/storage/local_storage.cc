@@ -76,7 +76,7 @@ Result<std::shared_ptr<Storage>> LocalStorage::Make(const std::string& root,
 
 bool LocalStorage::NeedsSync(const std::string& abs) const {
   for (const auto& folder : unsynced_folders_) {
-    std::string prefix = root_ + "/" + folder + "/";
+    std::string prefix = JoinPath(root_, folder) + "/";
     if (abs.compare(0, prefix.size(), prefix) == 0) return false;
   }
   return true;
@@ -84,7 +84,7 @@ bool LocalStorage::NeedsSync(const std::string& abs) const {
 
 Result<std::string> LocalStorage::Abs(std::string_view path, bool allow_root) const {
   ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(path, allow_root));
-  return rel.empty() ? root_ : root_ + "/" + rel;
+  return rel.empty() ? root_ : JoinPath(root_, rel);  // a root of "/" gives "/x", not "//x"
 }
 
 Result<std::shared_ptr<arrow::Buffer>> LocalStorage::ReadFile(std::string_view path) {
@@ -389,7 +389,7 @@ Result<std::vector<FileEntry>> LocalStorage::List(std::string_view prefix, bool 
 Result<std::vector<FileEntry>> LocalStorage::ListSkippingDetails(std::string_view prefix, bool recursive,
                                                                  const NeedsDetails& needs_details) {
   ARROW_ASSIGN_OR_RAISE(auto rel_prefix, NormalizeRelativePath(prefix, true));
-  std::string abs = rel_prefix.empty() ? root_ : root_ + "/" + rel_prefix;
+  std::string abs = rel_prefix.empty() ? root_ : JoinPath(root_, rel_prefix);
   std::vector<FileEntry> out;
   int fd = ::open(abs.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
@@ -405,9 +405,9 @@ Result<std::vector<FileEntry>> LocalStorage::ListSkippingDetails(std::string_vie
     if (!real_root) {
       auto resolved = RealPathOfLocal(root_);
       if (!resolved.ok()) return resolved.status();
-      real_root = *resolved + "/";
+      real_root = *resolved == "/" ? std::string("/") : *resolved + "/";
     }
-    auto target = RealPathOfLocal(root_ + "/" + e.path);
+    auto target = RealPathOfLocal(JoinPath(root_, e.path));
     if (!target.ok()) return target.status();
     if (target->rfind(*real_root, 0) == 0) e.link_target = target->substr(real_root->size());
   }
@@ -453,12 +453,12 @@ Result<LocalStorage::Folder> LocalStorage::OpenFolderNoFollow(const std::string&
       out.state = Folder::kBehindLink;
       if (err == ENOTDIR) {
         struct stat st;
-        std::string abs_parent = root_ + "/" + rel_folder.substr(0, end);
+        std::string abs_parent = JoinPath(root_, rel_folder.substr(0, end));
         if (::lstat(abs_parent.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) out.state = Folder::kMissing;
       }
       return out;
     }
-    return ErrnoError("cannot open folder", root_ + "/" + rel_folder.substr(0, end), err);
+    return ErrnoError("cannot open folder", JoinPath(root_, rel_folder.substr(0, end)), err);
   }
   out.state = Folder::kOpen;
   out.fd = fd;
@@ -508,7 +508,7 @@ Result<DeleteOutcome> LocalStorage::DeleteFiles(const std::vector<std::string>& 
     } else if (errno == ENOENT || errno == ENOTDIR) {
       ++outcome.already_gone;
     } else {
-      return ErrnoError("cannot delete", root_ + "/" + rel, errno);
+      return ErrnoError("cannot delete", JoinPath(root_, rel), errno);
     }
   }
   return outcome;
@@ -523,7 +523,7 @@ Result<bool> LocalStorage::DeleteDirIfEmpty(std::string_view path) {
   if (::fstatat(parent.fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) return false;
   if (::unlinkat(parent.fd, name.c_str(), AT_REMOVEDIR) == 0) return true;
   if (errno == ENOENT || errno == ENOTEMPTY || errno == EEXIST || errno == ENOTDIR) return false;
-  return ErrnoError("cannot remove folder", root_ + "/" + rel, errno);
+  return ErrnoError("cannot remove folder", JoinPath(root_, rel), errno);
 }
 
 Status LocalStorage::SetModificationTimeForTesting(std::string_view path, int64_t mtime_ms) {

@@ -24,6 +24,17 @@ TEST(LocalStorage, PutIfAbsentCreatesOnce) {
   std::filesystem::remove_all(dir);
 }
 
+// A storage rooted at "/" (an inventory file at the root) names its files "/x", not "//x".
+TEST(LocalStorage, ARootOfSlashNamesFilesWithOneSlash) {
+  auto storage = Storage::Open("/");
+  ASSERT_TRUE(storage.ok()) << storage.status();
+  auto missing = (*storage)->ReadString("lakeshore-no-such-file.parquet");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("'/lakeshore-no-such-file.parquet'"), std::string::npos)
+      << missing.status();
+  EXPECT_EQ(missing.status().message().find("//"), std::string::npos) << missing.status();
+}
+
 // Names up to the file system's 255 bytes are written, in new folders too: their hidden staging
 // names (".<name>.tmp.dir.<pid>.<n>.<r>") once passed 255 and the write failed with "its
 // folder kept disappearing".

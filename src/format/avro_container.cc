@@ -454,10 +454,6 @@ struct FileRef {
   }
 };
 
-}  // namespace
-
-namespace {
-
 /// The parsed writer schemas of the containers this thread read last, each with a value to
 /// decode into, by schema text. A table's instant files share a handful of schemas (a commit's,
 /// a clean's, a rollback's ...); parsing one (jansson, then Avro C's schema and value classes)

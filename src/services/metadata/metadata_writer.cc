@@ -878,9 +878,9 @@ Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>
     // A build starts on an empty folder: one a crash left in flight starts over, and a drop
     // that failed after it unlisted the partition left files no one reads, which a build with
     // another group count would mix with its own (lookups then hash keys over both).
+    ARROW_RETURN_NOT_OK(guard.CheckHeld());
     ARROW_RETURN_NOT_OK(DeletePartitionFiles(*mdt, p));
     if (!Contains(inflight, p)) inflight.push_back(p);
-    ARROW_RETURN_NOT_OK(guard.CheckHeld());
     ARROW_RETURN_NOT_OK(WriteMetadataPartitionLists(ctx, built, inflight));
     ARROW_RETURN_NOT_OK(BuildPartition(ctx, *mdt, p, guard, refuse_twins));
     inflight.erase(std::find(inflight.begin(), inflight.end(), p));

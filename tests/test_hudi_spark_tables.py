@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 import zipfile
@@ -741,3 +742,57 @@ def test_column_and_partition_stats_rebuilt_on_sparks_tables_prune_as_safely(
         assert counts["groups"] > 0, (label, counts)
         if len({Path(f).parent for f in t.files()}) > 1:  # several partitions: some skipped whole
             assert counts["partitions"] > 0, (label, counts)
+
+
+@pytest.mark.parametrize("label", [_label(z) for z in ZIPS if "v9_txns_simple_overwrite" in str(z) or "v6_nonpartitioned.zip" in str(z)])
+def test_an_emptied_completed_commit_is_damage_not_a_commit_of_nothing(
+    unzipped: dict[str, Path], tmp_path: Path, label: str
+) -> None:
+    # Found from outside: an emptied (torn) completed commit or replacecommit was read as a commit
+    # of nothing: its files left the view (rows vanished; a replace's replaced rows came back),
+    # where hudi-rs fails, and a vacuum would have deleted them as named by no commit.
+    root = _copy(unzipped[label], tmp_path)
+    folder = root / ".hoodie" / "timeline" if (root / ".hoodie" / "timeline").is_dir() else root / ".hoodie"
+    completed = sorted(
+        f for f in folder.iterdir() if f.name.endswith(("commit", "replacecommit")) and f.name.count(".") == 1
+    )
+    victim = completed[-1]
+    victim.write_bytes(b"")
+    data_before = {p: p.read_bytes() for p in root.rglob("*.parquet") if ".hoodie" not in p.parts}
+    with pytest.raises(lakeshore.CorruptMetadataError, match=re.escape(victim.name) + ".*empty"):
+        lakeshore.Table.open(str(root)).to_arrow()
+    with pytest.raises(lakeshore.CorruptMetadataError, match="empty"):
+        lakeshore.vacuum(str(root), retain_hours=0, enforce_retention=False)
+    assert {p: p.read_bytes() for p in root.rglob("*.parquet") if ".hoodie" not in p.parts} == data_before
+
+
+def test_a_flipped_byte_in_a_checksummed_page_is_damage_naming_the_file(
+    unzipped: dict[str, Path], tmp_path: Path
+) -> None:
+    # Found from outside: Spark's Parquet pages carry CRCs, unchecked, so a flipped byte read as
+    # other values (hudi-rs failed). The byte is one only the page's CRC tells apart.
+    import pyarrow.parquet as pq
+
+    root = _copy(unzipped["sample_table/cow/v9_txns_simple_meta"], tmp_path)
+    t = lakeshore.Table.open(str(root))
+    base = next(root / f for f in t.files() if f.endswith(".parquet"))
+    good = base.read_bytes()
+    chunk = pq.ParquetFile(base).metadata.row_group(0).column(pq.ParquetFile(base).metadata.num_columns - 1)
+    probe = tmp_path / "probe.parquet"
+    for offset in range(chunk.data_page_offset + 20, chunk.data_page_offset + chunk.total_compressed_size - 1):
+        bad = bytearray(good)
+        bad[offset] ^= 0x5A
+        probe.write_bytes(bytes(bad))
+        try:
+            pq.read_table(probe)
+        except (pa.ArrowException, OSError):
+            continue  # caught without the CRC
+        try:
+            pq.read_table(probe, page_checksum_verification=True)
+        except (pa.ArrowException, OSError):
+            base.write_bytes(bytes(bad))
+            break
+    else:
+        pytest.fail("no byte of the column chunk reads as other values yet fails its page CRC")
+    with pytest.raises(lakeshore.CorruptMetadataError, match=re.escape(base.name) + ".*CRC"):
+        lakeshore.Table.open(str(root)).to_arrow()

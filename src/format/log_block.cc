@@ -71,32 +71,39 @@ std::string RenderMap(const std::map<int32_t, std::string>& map) {
   return out;
 }
 
-/// Parses the block whose magic starts at `offset`; false if its framing is inconsistent.
-bool ParseBlock(std::string_view file, size_t offset, LogBlock* block) {
+/// What ParseBlock found at a magic.
+enum class BlockParse {
+  kParsed,   ///< a whole block
+  kTorn,     ///< the size and the trailing reverse pointer disagree: a torn append (Hudi's corrupt block)
+  kDamaged,  ///< framed whole, but its inside does not parse: damage, which Hudi's reader fails on too
+};
+
+/// Parses the block whose magic starts at `offset`.
+BlockParse ParseBlock(std::string_view file, size_t offset, LogBlock* block) {
   BigEndianCursor outer(file.substr(offset + kLogBlockMagic.size()));
   int64_t size = 0;
   // The size covers everything after itself; the trailing reverse pointer repeats it, counting
   // the magic too.
-  if (!outer.ReadInt64(&size) || size < 24 || static_cast<uint64_t>(size) > outer.remaining()) return false;
+  if (!outer.ReadInt64(&size) || size < 24 || static_cast<uint64_t>(size) > outer.remaining()) return BlockParse::kTorn;
   std::string_view body;
-  if (!outer.Take(size, &body)) return false;
+  if (!outer.Take(size, &body)) return BlockParse::kTorn;
   BigEndianCursor tail(body.substr(body.size() - 8));
   int64_t total = 0;
   // Hudi's isBlockCorrupted: the reverse pointer less the magic equals the size.
-  if (!tail.ReadInt64(&total) || total != size + static_cast<int64_t>(kLogBlockMagic.size())) return false;
+  if (!tail.ReadInt64(&total) || total != size + static_cast<int64_t>(kLogBlockMagic.size())) return BlockParse::kTorn;
   BigEndianCursor in(body.substr(0, body.size() - 8));
   int32_t version = 0, type = 0;
   int64_t content_length = 0;
-  if (!in.ReadInt32(&version) || !in.ReadInt32(&type)) return false;
+  if (!in.ReadInt32(&version) || !in.ReadInt32(&type)) return BlockParse::kDamaged;
   block->format_version = version;
   block->type = static_cast<LogBlockType>(type);
   if (!in.ReadMap(&block->header) || !in.ReadInt64(&content_length) || !in.Take(content_length, &block->content) ||
       !in.ReadMap(&block->footer) || in.remaining() != 0) {
-    return false;
+    return BlockParse::kDamaged;
   }
   block->offset = static_cast<int64_t>(offset);
   block->length = static_cast<int64_t>(kLogBlockMagic.size()) + 8 + size;
-  return true;
+  return BlockParse::kParsed;
 }
 
 }  // namespace
@@ -116,10 +123,18 @@ Result<std::vector<LogBlock>> ReadLogBlocks(std::string_view bytes, const std::s
   size_t offset = 0;
   while (offset < bytes.size()) {
     LogBlock block;
-    if (bytes.substr(offset, kLogBlockMagic.size()) == kLogBlockMagic && ParseBlock(bytes, offset, &block)) {
-      offset += static_cast<size_t>(block.length);
-      blocks.push_back(std::move(block));
-      continue;
+    if (bytes.substr(offset, kLogBlockMagic.size()) == kLogBlockMagic) {
+      const BlockParse parsed = ParseBlock(bytes, offset, &block);
+      if (parsed == BlockParse::kParsed) {
+        offset += static_cast<size_t>(block.length);
+        blocks.push_back(std::move(block));
+        continue;
+      }
+      if (parsed == BlockParse::kDamaged) {
+        return CorruptMetadata("log file " + source + ": the block at byte " + std::to_string(offset) +
+                               " is framed whole but its header, content or footer does not parse (damage, not a "
+                               "torn append)");
+      }
     }
     // A corrupt stretch: up to the next magic (or the end), as Hudi's HoodieCorruptBlock.
     size_t next = bytes.find(kLogBlockMagic, offset + 1);

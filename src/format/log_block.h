@@ -7,7 +7,8 @@
 //   footer map  int64 reverse pointer (the size plus the magic's 6 bytes)
 // A map is int32 count, then per entry int32 key, int32 length, UTF-8 value. All integers are
 // big-endian. A block whose two lengths disagree, or that runs past the end of the file, is
-// corrupt: Hudi skips it and resumes at the next "#HUDI#", and so does ReadLogBlocks.
+// corrupt: Hudi skips it and resumes at the next "#HUDI#", and so does ReadLogBlocks. One framed
+// whole whose inside does not parse is damage: an error.
 #pragma once
 
 #include <cstdint>
@@ -63,11 +64,13 @@ struct LogBlock {
   const std::string& instant_time() const { return Header(LogHeaderKey::kInstantTime); }
 };
 
-/// Splits the log file `bytes` into blocks, in file order. Corrupt stretches become kCorrupt
-/// blocks (no content) and scanning resumes at the next magic, as Hudi's reader does; a block
-/// of a type or format version this build does not know is returned as read (callers refuse
-/// it). Errors only for a file that does not start with a magic (kCorruptMetadata naming
-/// `source`). O(size).
+/// Splits the log file `bytes` into blocks, in file order. Corrupt stretches (torn appends:
+/// the size and the reverse pointer disagree) become kCorrupt blocks (no content) and scanning
+/// resumes at the next magic, as Hudi's reader does; a block of a type or format version this
+/// build does not know is returned as read (callers refuse it). kCorruptMetadata naming
+/// `source` for a file that does not start with a magic, and for a block framed whole whose
+/// header, content or footer does not parse (Hudi's reader fails on it too: skipping it lost a
+/// committed update silently). O(size).
 Result<std::vector<LogBlock>> ReadLogBlocks(std::string_view bytes, const std::string& source);
 
 /// Renders one block (format version 1) as Hudi's writer does. For tests and writers.

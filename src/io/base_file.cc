@@ -283,6 +283,24 @@ Result<EncodedDataBlock> EncodeParquetDataBlock(const arrow::Table& rows, const 
 }
 
 namespace {
+/// A failed read of the base file `path`'s pages, naming it: a page whose CRC does not match
+/// is damage (kCorruptMetadata); other failures keep their kind (a storage error stays
+/// retryable).
+Status DataReadError(const Status& st, const std::string& path) {
+  if (st.message().find("CRC checksum") != std::string::npos) {
+    return CorruptMetadata("base file '" + path + "' is damaged: " + st.message());
+  }
+  return st.WithMessage("base file '", path, "': ", st.message());
+}
+}  // namespace
+
+parquet::ReaderProperties DataReaderProperties() {
+  parquet::ReaderProperties props = parquet::default_reader_properties();
+  props.set_page_checksum_verification(true);
+  return props;
+}
+
+namespace {
 Result<std::unique_ptr<parquet::arrow::FileReader>> OpenBaseFile(Storage& storage, const std::string& path,
                                                                  std::optional<int64_t> size_hint) {
   ARROW_ASSIGN_OR_RAISE(auto input, storage.OpenInputFile(path, size_hint));
@@ -290,7 +308,7 @@ Result<std::unique_ptr<parquet::arrow::FileReader>> OpenBaseFile(Storage& storag
   arrow_props.set_pre_buffer(true);
   arrow_props.set_use_threads(true);
   parquet::arrow::FileReaderBuilder builder;
-  Status st = builder.Open(input);
+  Status st = builder.Open(input, DataReaderProperties());
   if (!st.ok()) return CorruptMetadata("base file '" + path + "' is not a readable Parquet file: " + st.message());
   builder.properties(arrow_props);
   return builder.Build();
@@ -375,8 +393,9 @@ Result<std::shared_ptr<arrow::Table>> ReadBaseFile(Storage& storage, const std::
   // The footer's key-value metadata (Hudi's bloom filter: hundreds of KB per file) is left off
   // the result: a read of many files held one copy per file until they were concatenated.
   if (columns.empty()) {
-    ARROW_ASSIGN_OR_RAISE(auto whole, reader->ReadTable());
-    return whole->ReplaceSchemaMetadata(nullptr);
+    auto whole = reader->ReadTable();
+    if (!whole.ok()) return DataReadError(whole.status(), path);
+    return (*whole)->ReplaceSchemaMetadata(nullptr);
   }
   // Map each top-level column name to its Parquet leaf columns (nested types have several).
   const auto& fields = reader->manifest().schema_fields;
@@ -403,7 +422,9 @@ Result<std::shared_ptr<arrow::Table>> ReadBaseFile(Storage& storage, const std::
     return arrow::Table::Make(arrow::schema(arrow::FieldVector{}), arrow::ChunkedArrayVector{},
                               reader->parquet_reader()->metadata()->num_rows());
   }
-  ARROW_ASSIGN_OR_RAISE(auto table, reader->ReadTable(leaves));
+  auto read = reader->ReadTable(leaves);
+  if (!read.ok()) return DataReadError(read.status(), path);
+  std::shared_ptr<arrow::Table> table = *read;
   // ReadTable returns columns in file order; restore the order the caller asked for.
   std::vector<int> order;
   for (const auto& name : columns) {

@@ -10,6 +10,7 @@
 #include <arrow/buffer.h>
 #include <arrow/scalar.h>
 #include <arrow/table.h>
+#include <parquet/properties.h>
 
 #include "format/metadata_record.h"
 #include "lakeshore/storage/storage.h"
@@ -71,6 +72,11 @@ struct EncodedDataBlock {
 /// `rows` encoded as WriteBaseFile encodes them, in memory, with only the Avro schema in the
 /// footer: the content of a log file's Parquet data block (HoodieParquetDataBlock).
 Result<EncodedDataBlock> EncodeParquetDataBlock(const arrow::Table& rows, const ParquetWriteSettings& settings);
+
+/// The reader properties every Parquet read of table data uses (base files and log files'
+/// Parquet data blocks): pages that carry a CRC (parquet-mr writes them, so Spark's files do)
+/// are verified, so a flipped byte in a page reads as damage, not as other values.
+parquet::ReaderProperties DataReaderProperties();
 
 /// The Arrow schema of a base file, from its footer alone.
 Result<std::shared_ptr<arrow::Schema>> ReadBaseFileSchema(Storage& storage, const std::string& path,

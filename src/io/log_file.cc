@@ -6,6 +6,7 @@
 #include <parquet/arrow/reader.h>
 
 #include "format/avro_container.h"
+#include "io/base_file.h"
 #include "format/avro_schema.h"
 #include "format/hoodie_avro_schemas.h"
 #include "format/hfile.h"
@@ -76,7 +77,7 @@ Result<std::shared_ptr<arrow::Table>> DecodeParquetBlock(const std::shared_ptr<a
                                                          const LogBlock& block, const std::string& source) {
   auto content = BlockContent(file, block);
   parquet::arrow::FileReaderBuilder builder;
-  Status st = builder.Open(std::make_shared<arrow::io::BufferReader>(content));
+  Status st = builder.Open(std::make_shared<arrow::io::BufferReader>(content), DataReaderProperties());
   if (!st.ok()) return BadBlock(source, block, "the Parquet data block does not open: " + st.message());
   std::unique_ptr<parquet::arrow::FileReader> reader;
   ARROW_ASSIGN_OR_RAISE(reader, builder.Build());

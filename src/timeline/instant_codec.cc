@@ -473,6 +473,13 @@ Result<CommitMetadata> InstantCodec::Decode(const Instant& instant, std::string_
   // clustering's inflight file is empty or its plan too.
   if (instant.state == InstantState::kRequested) return CommitMetadata{};
   if (!instant.is_completed() && actions::CompletedAction(instant.action) != instant.action) return CommitMetadata{};
+  if (instant.is_completed() && content.empty()) {
+    // Hudi writes every completed commit with its metadata (an empty commit too). Read as a
+    // commit of nothing, an emptied file hid the files it wrote (rows vanished, a replace's
+    // replaced rows came back) and a vacuum would have deleted them as named by no commit.
+    return CorruptMetadata("completed instant file '" + source +
+                           "' is empty: a completed commit states the files it wrote");
+  }
   ARROW_ASSIGN_OR_RAISE(CommitMetadata m, CommitMetadata::FromHoodie(content, layout, source));
   m.operation = LakeshoreOperation(m.operation);
   auto ranges_it = m.extra.find(kKeyRanges);

@@ -365,9 +365,15 @@ class Table:
         On a partitioned table the core deletes by (partition, key). When ``keys`` lacks the
         partition field(s), the core looks them up first by reading the key, partition and
         ``_hoodie_record_key`` columns of the latest snapshot (a key that is not stored is
-        skipped); pass them along to spare that read.
+        skipped); pass them along to spare that read (in Arrow data, or in every dict of a
+        list of dicts).
         """
-        return self.write(self._keys_to_arrow(keys), "delete", progress=progress)
+        fields = self.record_key
+        if isinstance(keys, (list, tuple)) and keys and all(isinstance(k, Mapping) for k in keys):
+            partitions = [p for p in self.partition_by if p not in fields]
+            if partitions and all(all(p in k for p in partitions) for k in keys):
+                fields = fields + partitions  # the core then skips locating the keys
+        return self.write(self._rows_of(keys, fields), "delete", progress=progress)
 
     def indexes(self) -> dict[str, Any]:
         """The table's indexes in Hudi's metadata table: ``metadata_table`` (whether it has

@@ -744,7 +744,10 @@ def test_column_and_partition_stats_rebuilt_on_sparks_tables_prune_as_safely(
             assert counts["partitions"] > 0, (label, counts)
 
 
-@pytest.mark.parametrize("label", [_label(z) for z in ZIPS if "v9_txns_simple_overwrite" in str(z) or "v6_nonpartitioned.zip" in str(z)])
+EMPTIED = [_label(z) for z in ZIPS if "v9_txns_simple_overwrite" in str(z) or "v6_nonpartitioned.zip" in str(z)]
+
+
+@pytest.mark.parametrize("label", EMPTIED)
 def test_an_emptied_completed_commit_is_damage_not_a_commit_of_nothing(
     unzipped: dict[str, Path], tmp_path: Path, label: str
 ) -> None:

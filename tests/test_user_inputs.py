@@ -261,3 +261,32 @@ def test_a_delete_given_dicts_with_the_partition_reads_no_other_partition(tmp_pa
     assert result["records_deleted"] == 1
     with pytest.raises(lakeshore.CorruptMetadataError):
         t.delete([{"id": "b"}])  # without the partition the key is located by reading the files
+
+
+def test_a_read_lookup_or_delete_by_key_opens_only_the_files_whose_key_range_may_hold_it(tmp_path: Path) -> None:
+    # Found from outside: a delete of one key without its partition, and a lookup by scan, read
+    # every data file of the table. Base files' key ranges now rule files out; a damaged file
+    # whose range cannot hold the key shows it is not opened.
+    schema = pa.schema([pa.field("id", pa.string(), nullable=False), ("p", pa.string()), ("v", pa.int64())])
+    root = tmp_path / "t"
+    t = lakeshore.Table.create(
+        str(root), schema, record_key="id", partition_by="p", properties={"write.small_file_limit_bytes": "0"}
+    )
+    for batch in range(4):  # four file groups per partition, key ranges apart
+        keys = [f"k{batch}-{i:03d}" for i in range(50)]
+        t.insert(
+            pa.table({"id": keys, "p": ["x" if i % 2 else "y" for i in range(50)], "v": [batch] * 50}, schema=schema)
+        )
+    read = t.to_arrow(columns=["id"], filter=[("_hoodie_record_key", "in", ["k2-007"])])
+    assert read.column("id").to_pylist() == ["k2-007"]
+    assert read.schema.metadata[b"read.pruned_by"] == b"key_range"
+    # Batch 2's groups in both partitions span k2-000..k2-049: the six others are ruled out.
+    assert read.schema.metadata[b"read.file_groups_pruned"] == b"6"
+    located = t.lookup(["k2-007"]).to_pylist()[0]
+    batch_two = {r["file_id"] for r in t.lookup(["k2-007", "k2-008"]).to_pylist()}
+    others = [f for f in root.rglob("*.parquet") if not any(g in f.name for g in batch_two)]
+    assert len(batch_two) == 2 and len(others) == 6
+    for f in others:
+        f.write_bytes(b"damaged")
+    assert t.lookup(["k2-007"]).to_pylist()[0]["file_id"] == located["file_id"]
+    assert t.delete(["k2-007"])["records_deleted"] == 1

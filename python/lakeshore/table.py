@@ -532,7 +532,8 @@ class Table:
         takes only ``= None`` and ``!= None``). Predicates on partition fields select
         partitions; the others are applied row by row, and skip the file groups whose column
         statistics rule out a match when the metadata table's ``column_stats`` partition is
-        built, and, reading the latest snapshot, whole partitions by a ``partition_stats``
+        built (a predicate on ``_hoodie_record_key`` also by the base files' key ranges), and,
+        reading the latest snapshot, whole partitions by a ``partition_stats``
         partition Spark's writer built (the result's schema metadata then holds
         ``read.file_groups``, ``read.file_groups_pruned``, ``read.pruned_by`` and, with
         partition_stats, ``read.partitions_pruned``). ``read_optimized`` reads

@@ -8,6 +8,7 @@
 #include "format/metadata_record.h"
 #include "io/metadata_files.h"
 #include "table/hoodie_table_config.h"
+#include "table/meta_columns.h"
 
 namespace lakeshore {
 namespace {
@@ -63,10 +64,45 @@ Result<std::vector<const FileGroup*>> PruneByPartitionStats(TableContext& ctx, c
 }  // namespace
 
 std::string ColumnStatsPruning::PrunedBy() const {
-  if (used_partition_stats && used) return std::string(kPartitionStatsPartition) + "," + kColumnStatsPartition;
-  if (used_partition_stats) return kPartitionStatsPartition;
-  return used ? kColumnStatsPartition : "none";
+  std::string out;
+  for (const auto& [on, name] : {std::pair<bool, const char*>{used_key_range, "key_range"},
+                                 {used_partition_stats, kPartitionStatsPartition},
+                                 {used, kColumnStatsPartition}}) {
+    if (!on) continue;
+    if (!out.empty()) out += ",";
+    out += name;
+  }
+  return out.empty() ? "none" : out;
 }
+
+namespace {
+/// The groups of `groups` whose rows may match `filter` by their base file's record key range
+/// alone (see PruneByColumnStats); counts the skipped ones in `pruning`.
+std::vector<const FileGroup*> PruneByKeyRange(const std::vector<const FileGroup*>& groups, const RowFilter& filter,
+                                              bool read_optimized, ColumnStatsPruning* pruning) {
+  const auto& columns = filter.columns();
+  if (std::find(columns.begin(), columns.end(), meta_columns::kRecordKey) == columns.end()) return groups;
+  pruning->used_key_range = true;
+  std::vector<const FileGroup*> kept;
+  kept.reserve(groups.size());
+  for (const FileGroup* group : groups) {
+    const FileSlice& slice = group->latest();
+    const bool base_alone = slice.base_file && (read_optimized || slice.log_files.empty());
+    if (base_alone && !slice.base_file->min_record_key.empty() && !slice.base_file->max_record_key.empty()) {
+      format::ColumnStatsValue range;
+      range.min = std::make_shared<arrow::StringScalar>(slice.base_file->min_record_key);
+      range.max = std::make_shared<arrow::StringScalar>(slice.base_file->max_record_key);
+      range.value_count = slice.base_file->num_records;
+      if (!filter.MayMatch({{meta_columns::kRecordKey, range}})) {
+        ++pruning->groups_pruned;
+        continue;
+      }
+    }
+    kept.push_back(group);
+  }
+  return kept;
+}
+}  // namespace
 
 Result<std::vector<const FileGroup*>> PruneByColumnStats(TableContext& ctx, const Timeline& timeline,
                                                          const std::vector<const FileGroup*>& all_groups,
@@ -75,8 +111,9 @@ Result<std::vector<const FileGroup*>> PruneByColumnStats(TableContext& ctx, cons
   *pruning = ColumnStatsPruning{};
   pruning->groups_in = static_cast<int64_t>(all_groups.size());
   if (filter.empty() || all_groups.empty()) return all_groups;
+  std::vector<const FileGroup*> groups = PruneByKeyRange(all_groups, filter, read_optimized, pruning);
+  if (groups.empty()) return groups;
   ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
-  std::vector<const FileGroup*> groups = all_groups;
   if (latest && config.HasMetadataPartition(kPartitionStatsPartition)) {
     pruning->used_partition_stats = true;
     ARROW_ASSIGN_OR_RAISE(groups, PruneByPartitionStats(ctx, timeline, groups, filter, pruning));

@@ -18,15 +18,21 @@ namespace lakeshore {
 struct ColumnStatsPruning {
   bool used = false;                  ///< a built column_stats partition was consulted
   bool used_partition_stats = false;  ///< a built partition_stats partition was consulted
+  bool used_key_range = false;        ///< base files' record key ranges were consulted
   int64_t groups_in = 0;              ///< file groups considered
   int64_t groups_pruned = 0;          ///< file groups skipped: no row can match (either way)
   int64_t partitions_pruned = 0;      ///< partitions skipped whole by partition_stats
 
-  /// "partition_stats", "column_stats", both comma-separated in that order, or "none".
+  /// "key_range", "partition_stats", "column_stats", those used comma-separated in that order,
+  /// or "none".
   std::string PrunedBy() const;
 };
 
-/// The groups of `groups` (in order) a read with `filter` must open. First, when `latest` (a read
+/// The groups of `groups` (in order) a read with `filter` must open. First, with a predicate on
+/// `_hoodie_record_key`, a group whose latest slice is read from its base file alone (no log
+/// files, or `read_optimized`) is skipped when the file's record key range (Hudi's footer
+/// min/max, kept in the commit's stats) rules a match out: no I/O, and a lookup or a delete of a
+/// few keys opens only the files that may hold them. Then, when `latest` (a read
 /// of the latest snapshot) and the partition_stats partition is built (Spark's writer keeps it;
 /// this build reads it and drops it before a write of its own would make it stale), a
 /// partition whose statistics — one entry per (partition, column), over the files of its latest

@@ -719,7 +719,8 @@ Result<std::map<FileGroupKey, std::string>> FileGroupsUnderClustering(TableConte
 /// Deletes name keys; on a partitioned table a key lives in a partition. When `keys` lacks the
 /// partition fields, the stored records of those keys give them (one delete per partition the
 /// key is stored in; a key stored nowhere is dropped): the key, partition and
-/// `_hoodie_record_key` columns of the latest snapshot are read, nothing else. `keys_given` is
+/// `_hoodie_record_key` columns of the latest snapshot are read, nothing else, from the file
+/// groups whose record key range may hold a wanted key. `keys_given` is
 /// then set to the number of keys the caller gave (the located rows count only stored keys, once
 /// per partition holding one).
 Result<std::shared_ptr<arrow::RecordBatchReader>> LocateKeysToDelete(TableContext& ctx,
@@ -745,16 +746,18 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> LocateKeysToDelete(TableContex
   }
   // The stored records' own keys (_hoodie_record_key) are matched, as Hudi matches them: a
   // record stored before a keying rule changed is still found by the key it was written with.
-  ReadOptions read;
-  read.columns = columns;
-  read.columns.push_back(meta_columns::kRecordKey);
-  ARROW_ASSIGN_OR_RAISE(auto stored, ReadSnapshot(ctx, read));
   ARROW_ASSIGN_OR_RAISE(const bool complex, config.ComplexRecordKeys());
   std::vector<std::shared_ptr<arrow::Field>> key_fields;
   for (const auto& k : config.record_key_fields) key_fields.push_back(config.schema->GetFieldByName(k));
   ARROW_ASSIGN_OR_RAISE(auto wanted_keys_table, ConformToSchema(wanted, arrow::schema(key_fields), "the keys to delete"));
   ARROW_ASSIGN_OR_RAISE(auto wanted_keys, ComputeRecordKeys(*wanted_keys_table, config.record_key_fields, complex));
   ARROW_ASSIGN_OR_RAISE(auto value_set, CombineChunks(*wanted_keys));
+  ReadOptions read;
+  read.columns = columns;
+  read.columns.push_back(meta_columns::kRecordKey);
+  // Filtered by key: only the file groups whose key range may hold one are opened.
+  read.filter.push_back({meta_columns::kRecordKey, "in", value_set});
+  ARROW_ASSIGN_OR_RAISE(auto stored, ReadSnapshot(ctx, read));
   ARROW_ASSIGN_OR_RAISE(auto mask, arrow::compute::IsIn(stored->GetColumnByName(meta_columns::kRecordKey),
                                                         arrow::compute::SetLookupOptions(value_set)));
   ARROW_ASSIGN_OR_RAISE(auto located, arrow::compute::Filter(stored, mask));

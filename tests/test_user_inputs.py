@@ -290,3 +290,21 @@ def test_a_read_lookup_or_delete_by_key_opens_only_the_files_whose_key_range_may
         f.write_bytes(b"damaged")
     assert t.lookup(["k2-007"]).to_pylist()[0]["file_id"] == located["file_id"]
     assert t.delete(["k2-007"])["records_deleted"] == 1
+
+
+@pytest.mark.parametrize(
+    "name, text", [("in.json", '{"id": 1, "small": 3000000000}\n'), ("in.csv", "id,small\n1,-2147483649\n")]
+)
+def test_cli_a_value_an_integer_column_cannot_hold_is_refused_naming_the_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str
+) -> None:
+    # Arrow's parser refused it naming no column ("Failed to convert JSON to int32").
+    t = str(tmp_path / "t")
+    run_cli(capsys, "create", t, "--schema", "id:int64!,small:int32", "--record-key", "id")
+    (tmp_path / name).write_text(text)
+    code, doc = run_cli(capsys, "write", t, str(tmp_path / name))
+    assert code != 0 and "'small'" in doc["error"]["message"], doc
+    (tmp_path / "ok.json").write_text('{"id": 2, "small": -7}\n')
+    code, doc = run_cli(capsys, "write", t, str(tmp_path / "ok.json"))
+    assert code == 0, doc
+    assert lakeshore.Table.open(t).to_arrow(columns=["small"]).column("small").to_pylist() == [-7]

@@ -274,8 +274,8 @@ Result<ReadFilters> CompileFilters(TableContext& ctx, const ReadOptions& options
 
 /// `table` filtered by the row filter, projected to the asked columns, and, when a row filter
 /// ran, with the read's pruning in its schema metadata (read.file_groups, read.file_groups_pruned,
-/// read.pruned_by: "column_stats", "partition_stats", both or "none"; read.partitions_pruned
-/// when partition_stats was consulted).
+/// read.pruned_by: those of "key_range", "partition_stats", "column_stats" used, or "none";
+/// read.partitions_pruned when partition_stats was consulted).
 Result<std::shared_ptr<arrow::Table>> FinishRead(const ReadFilters& filters, const ReadOptions& options,
                                                  std::shared_ptr<arrow::Table> table, const ColumnStatsPruning& pruning,
                                                  bool rows_filtered = false) {

@@ -177,6 +177,8 @@ def _parse_schema(schema: pa.Schema | None, fmt: str) -> pa.Schema | None:
     def parsed(t: pa.DataType) -> pa.DataType:
         if t in _NARROW_FLOATS:
             return pa.float64()  # parsed wide, so that a value the column cannot hold is refused, not inf
+        if t in _NARROW_INTS:
+            return pa.int64()  # parsed wide: the core refuses a value the column cannot hold, naming it
         if pa.types.is_timestamp(t) and t.tz is not None:
             return pa.string() if fmt == "csv" else pa.timestamp(t.unit)
         if pa.types.is_struct(t) and fmt == "csv":
@@ -193,6 +195,9 @@ def _parse_schema(schema: pa.Schema | None, fmt: str) -> pa.Schema | None:
 # Float types text and input batches are kept wide in (float64) until the core casts them
 # down and refuses a value that overflows: pyarrow's own cast makes it inf.
 _NARROW_FLOATS = (pa.float16(), pa.float32())
+# Integer types text is parsed wide in (int64): an overflowing value was Arrow's parse error,
+# naming no column; the core's cast down names it.
+_NARROW_INTS = (pa.int8(), pa.int16(), pa.int32(), pa.uint8(), pa.uint16(), pa.uint32())
 
 # An offset after a time of day ("2020-01-01" ends in no offset: its "-01" is the day).
 _ZONE_OFFSET = r"\d\d:\d\d(:\d\d(\.\d*)?)?(Z|z|[+-]\d\d(:?\d\d)?)$"
@@ -231,11 +236,15 @@ def _text_to_table_types(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordB
 
 
 def _handed_over(schema: pa.Schema) -> pa.Schema:
-    """The schema input batches reach the core in: the table's, with a narrow float column left
-    wide, so that the core refuses a value that would overflow it (pyarrow's cast makes it inf)."""
-    return pa.schema(
-        [f.with_type(pa.float64()) if f.type in _NARROW_FLOATS else f for f in schema], metadata=schema.metadata
-    )
+    """The schema input batches reach the core in: the table's, with a narrow float or integer
+    column left wide, so that the core refuses a value that would overflow it, naming the column
+    (pyarrow's cast makes a float inf; its JSON parser's error names no column)."""
+    def wide(f: pa.Field) -> pa.Field:
+        if f.type in _NARROW_FLOATS:
+            return f.with_type(pa.float64())
+        return f.with_type(pa.int64()) if f.type in _NARROW_INTS else f
+
+    return pa.schema([wide(f) for f in schema], metadata=schema.metadata)
 
 
 def read_input(

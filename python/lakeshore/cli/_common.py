@@ -239,6 +239,7 @@ def _handed_over(schema: pa.Schema) -> pa.Schema:
     """The schema input batches reach the core in: the table's, with a narrow float or integer
     column left wide, so that the core refuses a value that would overflow it, naming the column
     (pyarrow's cast makes a float inf; its JSON parser's error names no column)."""
+
     def wide(f: pa.Field) -> pa.Field:
         if f.type in _NARROW_FLOATS:
             return f.with_type(pa.float64())

@@ -934,3 +934,16 @@ def test_index_lookups_take_odd_keys_whole_and_refuse_what_they_cannot_use(
     with pytest.raises(lakeshore.InvalidArgumentError, match="meta columns"):
         t.create_index("secondary_index_k", column="_hoodie_record_key")
     assert t.indexes()["partitions"] == ["files", "record_index", "secondary_index_s"]
+
+
+def test_the_cli_lookup_says_it_takes_single_field_keys(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # It blamed the key's type ("cannot be read as string") for a composite key table.
+    from lakeshore.cli import main
+
+    root = tmp_path / "t"
+    schema = pa.schema([pa.field("k1", pa.string(), nullable=False), pa.field("k2", pa.string(), nullable=False)])
+    lakeshore.Table.create(str(root), schema, record_key=["k1", "k2"]).insert(
+        pa.table({"k1": ["a"], "k2": ["b"]}, schema=schema)
+    )
+    assert main(["index", "lookup", str(root), "a", "--json"]) != 0
+    assert "single-field keys" in capsys.readouterr().out

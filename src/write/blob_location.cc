@@ -35,7 +35,10 @@ Result<std::optional<std::string>> UriPlace(std::string_view text) {
   if (scheme == "gcs") scheme = "gs";
   std::string_view rest = text.substr(scheme_end + 3);
   rest = rest.substr(0, rest.find('?'));  // options of the table's storage, not of the place
-  ARROW_ASSIGN_OR_RAISE(const std::string decoded, PercentDecode(rest));
+  // An object key may hold a '%' that escapes nothing ("50%off.jpg"): then it names itself.
+  auto unescaped = PercentDecode(rest);
+  const std::string decoded = unescaped.ok() ? std::move(*unescaped) : std::string(rest);
+  if (decoded.find('\0') != std::string::npos) return Status::Invalid("holds an escaped NUL byte (%00)");
   std::vector<std::string_view> segments;
   const std::string_view path(decoded);
   size_t start = 0;
@@ -71,6 +74,11 @@ Result<std::string> Resolved(const std::string& path) {
 bool IsFolder(const std::string& path) {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool IsFile(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
 std::string ParentOf(const std::string& place) {
@@ -109,6 +117,7 @@ Result<std::string> BlobPlacement::Place(std::string_view text, bool* local) {
     ARROW_ASSIGN_OR_RAISE(auto file_path, PathOfFileUri(as_file));
     if (!file_path) return Status::Invalid("is not a file URI");
     ARROW_ASSIGN_OR_RAISE(path, PercentDecode(*file_path));
+    if (path.find('\0') != std::string::npos) return Status::Invalid("holds an escaped NUL byte (%00)");
   } else {
     ARROW_ASSIGN_OR_RAISE(auto uri, UriPlace(text));
     if (uri) return std::move(*uri);
@@ -140,7 +149,7 @@ const std::string& BlobPlacement::TableAround(const std::string& folder) {
   std::string table;
   if (folder == root_) {
     table = root_;
-  } else if (IsFolder(folder + "/.hoodie") || IsFolder(folder + "/_delta_log")) {
+  } else if (IsFile(folder + "/.hoodie/hoodie.properties") || IsFolder(folder + "/_delta_log")) {
     table = folder;
   } else if (folder != "/") {
     table = TableAround(ParentOf(folder));

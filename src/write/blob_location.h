@@ -20,13 +20,15 @@ namespace lakeshore {
 /// the record pointing at nothing.
 ///
 /// The table is the innermost one holding the file: this table, or for a local file another
-/// table (a folder with `.hoodie/` or `_delta_log/`) it lies in, whose own vacuum would delete
+/// table (a folder with `.hoodie/hoodie.properties` or `_delta_log/`, what a vacuum takes for a
+/// table) it lies in, whose own vacuum would delete
 /// it. (On object storage only this table is checked: finding others would cost requests.)
 ///
 /// Locations are compared as places, not as text:
 /// - URI schemes are case-insensitive; `file:` and `local:` URIs (`file:/p`, `file:///p`,
 ///   `file://localhost/p`) are local paths, percent-decoded; `s3a:` and `s3n:` are `s3:`, `gcs:`
-///   is `gs:`; a URI's path is percent-decoded and its query (`?...`) dropped;
+///   is `gs:`; a URI's path is percent-decoded (a '%' that escapes nothing stays itself: an
+///   object key may hold one) and its query (`?...`) dropped; an escaped NUL (`%00`) is refused;
 /// - a local path has its symbolic links resolved (as far as it exists) before its ".."
 ///   segments, as the operating system reads it; "." and ".." of a URI are resolved as text.
 /// A reference that is neither an absolute path nor a URI (it would mean different files to

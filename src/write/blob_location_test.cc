@@ -46,6 +46,12 @@ TEST_F(BlobLocationTest, AFileOutsideEveryTableOrInAHiddenFolderBelowTheRootIsAc
   EXPECT_TRUE(Check(T(), "s3://bucket/t/city=oslo/a.jpg").ok()) << "another place than a local table";
   EXPECT_TRUE(Check("s3://bucket/t", "s3://bucket/t/_blobs/a.jpg").ok());
   EXPECT_TRUE(Check("s3://bucket/t", "s3://bucket/t2/a.jpg").ok());
+  // Found from outside: an object key with a '%' that escapes nothing was refused.
+  EXPECT_TRUE(Check(T(), "s3://bucket/50%off.jpg").ok());
+  EXPECT_TRUE(Check(T(), "s3a://bucket/k%zz").ok());
+  // A folder holding a bare .hoodie/ (no hoodie.properties) is no table a vacuum takes.
+  fs::create_directories(base_ / "home" / ".hoodie");
+  EXPECT_TRUE(Check(T(), (base_ / "home" / "photos" / "cat.jpg").string()).ok());
 }
 
 TEST_F(BlobLocationTest, EverySpellingOfAVisibleFolderOfTheTableIsRefused) {
@@ -81,8 +87,9 @@ TEST_F(BlobLocationTest, EverySpellingOfAVisibleFolderOfTheTableIsRefused) {
 
 TEST_F(BlobLocationTest, AFileInsideAnotherTableIsRefusedUnlessHiddenThere) {
   fs::create_directories(base_ / "a" / "_delta_log");
+  fs::create_directories(base_ / "t" / "city=oslo" / "b" / ".hoodie");
+  std::ofstream(base_ / "t" / "city=oslo" / "b" / ".hoodie" / "hoodie.properties") << "hoodie.table.name=b\n";
   fs::create_directories(base_ / "a" / "day=1");
-  fs::create_directories(base_ / "t" / "city=oslo" / "b" / ".hoodie");  // a table nested in ours
   const Status st = Check(T(), (base_ / "a" / "day=1" / "x.jpg").string());
   EXPECT_TRUE(st.IsInvalid()) << st;
   EXPECT_NE(st.message().find((base_ / "a").string()), std::string::npos) << st;
@@ -96,7 +103,9 @@ TEST_F(BlobLocationTest, AReferenceThatNamesNoFileOrDependsOnTheReaderIsRefused)
   for (const std::string& reference : {std::string("city=oslo/x.jpg"), std::string("x.jpg"), std::string("/"),
                                        std::string("."), std::string(".."), Out() + "/..", Out() + "/.",
                                        std::string("/data/a\0b.jpg", 13), std::string("s3://bucket/"),
-                                       std::string("file:x.jpg")}) {
+                                       std::string("file:x.jpg"), std::string("s3://b/k%00"),
+                                       "file://" + T() + "/_blobs/x%00y",
+                                       "file://" + T() + "/city=oslo/x.bin%00/../../_blobs/y"}) {
     EXPECT_TRUE(Check(T(), reference).IsInvalid()) << reference;
     EXPECT_TRUE(Check("", reference).IsInvalid()) << reference;
   }

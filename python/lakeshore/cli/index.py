@@ -126,15 +126,18 @@ def run_lookup(args: argparse.Namespace) -> int:
         if not args.index.strip():
             raise ValueError("--index needs the name of a secondary index (secondary_index_<name>)")
         return _lookup_secondary(out, table, args.index, keys)
+    if len(table.record_key) != 1:
+        raise ValueError(
+            f"the table's record key has {len(table.record_key)} fields ({', '.join(table.record_key)}): "
+            "`index lookup` takes single-field keys; look composite keys up with Table.lookup and tuples"
+        )
     # As text: the core reads it as the key field's type (a time without a zone as UTC, as filters
     # and inputs are read).
     field = table.schema.field(table.record_key[0])
     try:
         found = table.lookup(pa.table({field.name: pa.array(keys, pa.string())}))
     except InvalidArgumentError as e:
-        raise ValueError(
-            f"keys {keys!r} cannot be read as {field.type}, the type of record key field '{field.name}': {e}"
-        ) from e
+        raise ValueError(f"lookup of keys {keys!r} in record key field '{field.name}' ({field.type}): {e}") from e
     method = (found.schema.metadata or {}).get(b"lookup.method", b"").decode()
     rows = found.to_pylist()
     out.json({"method": method, "locations": rows})

@@ -308,3 +308,19 @@ def test_cli_a_value_an_integer_column_cannot_hold_is_refused_naming_the_column(
     code, doc = run_cli(capsys, "write", t, str(tmp_path / "ok.json"))
     assert code == 0, doc
     assert lakeshore.Table.open(t).to_arrow(columns=["small"]).column("small").to_pylist() == [-7]
+
+
+def test_a_delete_naming_another_partition_under_a_global_index_says_how_to_delete(tmp_path: Path) -> None:
+    # Its advice was "delete it there first", for a delete.
+    schema = pa.schema([pa.field("id", pa.string(), nullable=False), ("p", pa.string()), ("v", pa.int64())])
+    t = lakeshore.Table.create(
+        str(tmp_path / "t"),
+        schema,
+        record_key="id",
+        partition_by="p",
+        properties={"hoodie.index.type": "GLOBAL_SIMPLE"},
+    )
+    t.insert(pa.table({"id": ["a"], "p": ["x"], "v": [1]}, schema=schema))
+    with pytest.raises(lakeshore.InvalidArgumentError, match="to delete it, name that partition or give the key alone"):
+        t.delete([{"id": "a", "p": "y"}])
+    assert t.delete([{"id": "a", "p": "x"}])["records_deleted"] == 1

@@ -93,7 +93,8 @@ class Index {
     if (stored == partition) return Status::OK();
     return Status::Invalid("record key '", (*keys.record_keys)[static_cast<size_t>(r)], "' is stored in partition '",
                            stored, "', and this write puts it in partition '", partition, "'; the ", name(),
-                           " index is global (a key lives in one partition): delete it there first");
+                           " index is global (a key lives in one partition): to move it, delete it there first; to "
+                           "delete it, name that partition or give the key alone");
   }
 
   /// For a global index: kInvalid when two rows carry one key (in different partitions: the key

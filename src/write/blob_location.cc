@@ -116,7 +116,9 @@ Result<std::string> BlobPlacement::Place(std::string_view text, bool* local) {
     std::string as_file = "file:" + std::string(text.substr(text.find(':') + 1));
     ARROW_ASSIGN_OR_RAISE(auto file_path, PathOfFileUri(as_file));
     if (!file_path) return Status::Invalid("is not a file URI");
-    ARROW_ASSIGN_OR_RAISE(path, PercentDecode(*file_path));
+    auto decoded = PercentDecode(*file_path);
+    if (!decoded.ok()) return Status::Invalid("is a file URI with a ", decoded.status().message());
+    path = std::move(*decoded);
     if (path.find('\0') != std::string::npos) return Status::Invalid("holds an escaped NUL byte (%00)");
   } else {
     ARROW_ASSIGN_OR_RAISE(auto uri, UriPlace(text));

@@ -532,7 +532,7 @@ class Table:
         takes only ``= None`` and ``!= None``). Predicates on partition fields select
         partitions; the others are applied row by row, and skip the file groups whose column
         statistics rule out a match when the metadata table's ``column_stats`` partition is
-        built (a predicate on ``_hoodie_record_key`` also by the base files' key ranges), and,
+        built (an ``=`` or ``in`` on ``_hoodie_record_key`` also by the base files' key ranges), and,
         reading the latest snapshot, whole partitions by a ``partition_stats``
         partition Spark's writer built (the result's schema metadata then holds
         ``read.file_groups``, ``read.file_groups_pruned``, ``read.pruned_by`` and, with

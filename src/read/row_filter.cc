@@ -155,4 +155,19 @@ bool RowFilter::MayMatch(const std::map<std::string, format::ColumnStatsValue>& 
   return true;
 }
 
+std::optional<std::vector<std::string>> RowFilter::EqualStringValues(const std::string& column) const {
+  for (const auto& p : predicates_) {
+    if (p.field != column || (p.op != PredicateOp::kEq && p.op != PredicateOp::kIn) || p.has_null) continue;
+    if (p.values->type_id() != arrow::Type::STRING) continue;
+    const auto& strings = static_cast<const arrow::StringArray&>(*p.values);
+    std::vector<std::string> out;
+    out.reserve(static_cast<size_t>(strings.length()));
+    for (int64_t i = 0; i < strings.length(); ++i) out.emplace_back(strings.GetView(i));
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+  return std::nullopt;
+}
+
 }  // namespace lakeshore

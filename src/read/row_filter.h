@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,11 @@ class RowFilter {
   /// predicate's values (another type, a NaN) proves nothing. Floating-point columns are never
   /// pruned by != or not in (NaN is not in the bounds).
   bool MayMatch(const std::map<std::string, format::ColumnStatsValue>& stats) const;
+
+  /// The values a row's `column` must equal, sorted and unique, when a predicate `=` or `in`
+  /// on that string column holds only non-null values (the first such); nullopt otherwise.
+  /// For range checks of many values at once: MayMatch compares value by value.
+  std::optional<std::vector<std::string>> EqualStringValues(const std::string& column) const;
 
  private:
   std::vector<TypedPredicate> predicates_;

@@ -77,13 +77,11 @@ std::string ColumnStatsPruning::PrunedBy() const {
 
 namespace {
 /// The groups of `groups` whose rows may match `filter` by their base file's record key range
-/// alone (see PruneByColumnStats); counts the skipped ones in `pruning`. Only an `=` or `in` on
-/// the key prunes: its keys are sorted once, and each range is one binary search (a delete of
-/// many keys filters by all of them).
+/// alone (see PruneByColumnStats); counts the skipped ones in `pruning`.
 std::vector<const FileGroup*> PruneByKeyRange(const std::vector<const FileGroup*>& groups, const RowFilter& filter,
                                               bool read_optimized, ColumnStatsPruning* pruning) {
-  const auto keys = filter.EqualStringValues(meta_columns::kRecordKey);
-  if (!keys) return groups;
+  const auto& columns = filter.columns();
+  if (std::find(columns.begin(), columns.end(), meta_columns::kRecordKey) == columns.end()) return groups;
   pruning->used_key_range = true;
   std::vector<const FileGroup*> kept;
   kept.reserve(groups.size());
@@ -91,9 +89,13 @@ std::vector<const FileGroup*> PruneByKeyRange(const std::vector<const FileGroup*
     const FileSlice& slice = group->latest();
     const bool base_alone = slice.base_file && (read_optimized || slice.log_files.empty());
     if (base_alone && !slice.base_file->min_record_key.empty() && !slice.base_file->max_record_key.empty()) {
-      // Byte order, as the bloom and simple indexes compare keys with these ranges.
-      auto first = std::lower_bound(keys->begin(), keys->end(), slice.base_file->min_record_key);
-      if (first == keys->end() || *first > slice.base_file->max_record_key) {
+      // Byte order (Arrow's string comparison), as the bloom and simple indexes compare keys
+      // with these ranges.
+      format::ColumnStatsValue range;
+      range.min = std::make_shared<arrow::StringScalar>(slice.base_file->min_record_key);
+      range.max = std::make_shared<arrow::StringScalar>(slice.base_file->max_record_key);
+      range.value_count = slice.base_file->num_records;
+      if (!filter.MayMatch({{meta_columns::kRecordKey, range}})) {
         ++pruning->groups_pruned;
         continue;
       }

@@ -28,8 +28,8 @@ struct ColumnStatsPruning {
   std::string PrunedBy() const;
 };
 
-/// The groups of `groups` (in order) a read with `filter` must open. First, with an `=` or `in`
-/// on `_hoodie_record_key`, a group whose latest slice is read from its base file alone (no log
+/// The groups of `groups` (in order) a read with `filter` must open. First, with a predicate on
+/// `_hoodie_record_key`, a group whose latest slice is read from its base file alone (no log
 /// files, or `read_optimized`) is skipped when the file's record key range (Hudi's footer
 /// min/max, kept in the commit's stats) rules a match out: no I/O, and a lookup or a delete of a
 /// few keys opens only the files that may hold them. Then, when `latest` (a read

@@ -59,8 +59,10 @@ bool IsNaN(const arrow::Scalar& s) {
   return false;
 }
 
-/// True unless `stats` prove no value of the file satisfies `p`.
-bool PredicateMayMatch(const TypedPredicate& p, const format::ColumnStatsValue& stats) {
+/// True unless `stats` prove no value of the file satisfies `p`; `sorted` (may be null) holds
+/// p's non-null values in ascending order.
+bool PredicateMayMatch(const TypedPredicate& p, const std::shared_ptr<arrow::Array>& sorted,
+                       const format::ColumnStatsValue& stats) {
   const bool floating = arrow::is_floating(p.values->type()->id());
   // The null side of the predicate.
   if (p.has_null && (p.op == PredicateOp::kEq || p.op == PredicateOp::kIn)) {
@@ -71,6 +73,28 @@ bool PredicateMayMatch(const TypedPredicate& p, const format::ColumnStatsValue& 
   const auto& min = stats.min;
   const auto& max = stats.max;
   if (!min || !max || !min->is_valid || !max->is_valid) return true;
+  if (sorted && (p.op == PredicateOp::kEq || p.op == PredicateOp::kIn)) {
+    // The first value not below min, by binary search; some value lies in [min, max] iff it
+    // does. A comparison that cannot be made proves nothing.
+    int64_t lo = 0, hi = sorted->length();
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      auto v = sorted->GetScalar(mid);
+      if (!v.ok()) return true;
+      auto below = Holds("less", *v, min);
+      if (!below) return true;
+      if (*below) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    if (lo == sorted->length()) return false;
+    auto v = sorted->GetScalar(lo);
+    if (!v.ok()) return true;
+    auto within = Holds("less_equal", *v, max);
+    return !within || *within;
+  }
   std::vector<std::shared_ptr<arrow::Scalar>> values;
   for (int64_t i = 0; i < p.values->length(); ++i) {
     if (p.values->IsNull(i)) continue;
@@ -111,6 +135,24 @@ bool PredicateMayMatch(const TypedPredicate& p, const format::ColumnStatsValue& 
   return true;
 }
 
+/// `p`'s non-null values in ascending order, for `=` and `in`; null when it holds a NaN (which
+/// orders nowhere) or the values do not sort.
+std::shared_ptr<arrow::Array> SortedValues(const TypedPredicate& p) {
+  if (p.op != PredicateOp::kEq && p.op != PredicateOp::kIn) return nullptr;
+  auto non_null = cp::DropNull(p.values);
+  if (!non_null.ok()) return nullptr;
+  const std::shared_ptr<arrow::Array> values = non_null->make_array();
+  for (int64_t i = 0; i < values->length(); ++i) {
+    auto v = values->GetScalar(i);
+    if (!v.ok() || IsNaN(**v)) return nullptr;
+  }
+  auto order = cp::SortIndices(*values);
+  if (!order.ok()) return nullptr;
+  auto taken = cp::Take(values, *order);
+  if (!taken.ok()) return nullptr;
+  return taken->make_array();
+}
+
 }  // namespace
 
 Result<RowFilter> RowFilter::Make(const arrow::Schema& schema, const std::vector<PartitionPredicate>& predicates) {
@@ -125,6 +167,7 @@ Result<RowFilter> RowFilter::Make(const arrow::Schema& schema, const std::vector
     if (std::find(out.columns_.begin(), out.columns_.end(), p.field) == out.columns_.end()) {
       out.columns_.push_back(p.field);
     }
+    out.sorted_values_.push_back(SortedValues(typed));
     out.predicates_.push_back(std::move(typed));
   }
   return out;
@@ -148,26 +191,11 @@ Result<std::shared_ptr<arrow::Table>> RowFilter::Apply(const std::shared_ptr<arr
 }
 
 bool RowFilter::MayMatch(const std::map<std::string, format::ColumnStatsValue>& stats) const {
-  for (const auto& p : predicates_) {
-    auto it = stats.find(p.field);
-    if (it != stats.end() && !PredicateMayMatch(p, it->second)) return false;
+  for (size_t i = 0; i < predicates_.size(); ++i) {
+    auto it = stats.find(predicates_[i].field);
+    if (it != stats.end() && !PredicateMayMatch(predicates_[i], sorted_values_[i], it->second)) return false;
   }
   return true;
-}
-
-std::optional<std::vector<std::string>> RowFilter::EqualStringValues(const std::string& column) const {
-  for (const auto& p : predicates_) {
-    if (p.field != column || (p.op != PredicateOp::kEq && p.op != PredicateOp::kIn) || p.has_null) continue;
-    if (p.values->type_id() != arrow::Type::STRING) continue;
-    const auto& strings = static_cast<const arrow::StringArray&>(*p.values);
-    std::vector<std::string> out;
-    out.reserve(static_cast<size_t>(strings.length()));
-    for (int64_t i = 0; i < strings.length(); ++i) out.emplace_back(strings.GetView(i));
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
-  }
-  return std::nullopt;
 }
 
 }  // namespace lakeshore

@@ -8,7 +8,6 @@
 #pragma once
 
 #include <map>
-#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,16 +40,15 @@ class RowFilter {
   /// False only when `stats` (column → that column's statistics in one file; a column may be
   /// absent) prove that no row of the file matches. A statistic that cannot be compared with a
   /// predicate's values (another type, a NaN) proves nothing. Floating-point columns are never
-  /// pruned by != or not in (NaN is not in the bounds).
+  /// pruned by != or not in (NaN is not in the bounds). Cost per predicate: a few comparisons;
+  /// an `in` list (sorted once, by Make) takes a binary search, not one comparison per value.
   bool MayMatch(const std::map<std::string, format::ColumnStatsValue>& stats) const;
-
-  /// The values a row's `column` must equal, sorted and unique, when a predicate `=` or `in`
-  /// on that string column holds only non-null values (the first such); nullopt otherwise.
-  /// For range checks of many values at once: MayMatch compares value by value.
-  std::optional<std::vector<std::string>> EqualStringValues(const std::string& column) const;
 
  private:
   std::vector<TypedPredicate> predicates_;
+  /// Per predicate: its non-null values sorted ascending, for `=` and `in` without a NaN
+  /// (null: compare value by value).
+  std::vector<std::shared_ptr<arrow::Array>> sorted_values_;
   std::vector<std::string> columns_;
 };
 

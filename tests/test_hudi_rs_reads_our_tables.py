@@ -544,6 +544,38 @@ def test_reading_only_an_added_column_returns_every_row(tmp_path: Path, table_ty
         t.to_arrow(columns=["v", "v"], filter=[("id", "=", 1)])
 
 
+@pytest.mark.parametrize("table_type", ["cow", "mor"])
+def test_a_float_widened_to_double_reads_as_hudi_and_hudi_rs_read_it(tmp_path: Path, table_type: str) -> None:
+    # Found by outside testing: a float stored before the widening read 0.10000000149011612
+    # (Arrow's exact cast); Hudi (HoodieAvroUtils: Double.valueOf(value + "")) and hudi-rs read
+    # 0.1, and a COW rewrite stored the other value for good.
+    root = tmp_path / "t"
+    s1 = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string()), pa.field("f", pa.float32())])
+    props = {"hoodie.metadata.index.column.stats.enable": "true"}
+    t = lakeshore.Table.create(
+        str(root), s1, record_key="id", partition_by="p", table_type=table_type, properties=props
+    )
+    floats = [0.1, 1 / 3, -2.5e-7, 3.4e38, float("inf"), -0.0]
+    t.insert(pa.table({"id": list(range(6)), "p": ["a"] * 3 + ["b"] * 3, "f": pa.array(floats, pa.float32())}, schema=s1))
+    s2 = pa.schema([s1[0], s1[1], pa.field("f", pa.float64())])
+    t.evolve_schema(s2)
+    t.upsert(pa.table({"id": [5], "p": ["b"], "f": [0.2]}, schema=s2))  # partition a is not rewritten
+    expected = {0: 0.1, 1: 0.33333334, 2: -2.5e-7, 3: 3.4e38, 4: float("inf"), 5: 0.2}
+    ours = {r["id"]: r["f"] for r in t.to_arrow(columns=["id", "f"]).to_pylist()}
+    assert ours == expected
+    theirs = {r["id"]: r["f"] for r in _hudi(root).select(["id", "f"]).to_pylist()}
+    assert theirs == expected
+    # The file's float bounds widen as its values: the filter finds the row, pruning or not.
+    assert t.to_arrow(columns=["id"], filter=[("f", "=", 0.1)]).column("id").to_pylist() == [0]
+    assert t.to_arrow(columns=["id"], filter=[("f", "in", [0.33333334, 3.4e38])]).column("id").to_pylist() == [1, 3]
+    if table_type == "mor":
+        assert t.compact()["completed"]
+    t.upsert(pa.table({"id": [2], "p": ["a"], "f": [-1.0]}, schema=s2))  # now partition a is rewritten
+    expected[2] = -1.0
+    assert {r["id"]: r["f"] for r in t.to_arrow(columns=["id", "f"]).to_pylist()} == expected
+    assert {r["id"]: r["f"] for r in _hudi(root).select(["id", "f"]).to_pylist()} == expected
+
+
 def test_a_column_made_nullable_takes_nulls(tmp_path: Path) -> None:
     # evolve_schema committed the change and hudi-rs saw it, but the table kept the base
     # file's NOT NULL and refused a null.

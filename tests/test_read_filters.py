@@ -349,3 +349,21 @@ def test_partition_stats_are_built_with_column_stats_and_dropped_with_them(tmp_p
     assert "column_stats" not in after and "partition_stats" not in after
     got, meta = _ids(t, [("v", "=", 9999)])
     assert got == [5] and meta[b"read.pruned_by"] == b"none"
+
+
+@pytest.mark.parametrize("float_type", [pa.float64(), pa.float32()], ids=["double", "float"])
+def test_in_and_not_in_over_floats_agree_with_equal_and_not_equal(tmp_path: Path, float_type: pa.DataType) -> None:
+    """Found by outside testing: `in` compared bits (Arrow's set lookup) where `=` compares as
+    IEEE does, so `in [0.0]` missed -0.0 and `in [nan]` matched the NaN `= nan` does not."""
+    values = [0.0, -0.0, math.nan, 1.0, None, -1.5]
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("f", float_type)])
+    t = lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id", properties=STATS)
+    t.insert(pa.table({"id": list(range(len(values))), "f": pa.array(values, float_type)}, schema=schema))
+    for wanted in (0.0, -0.0, math.nan, 1.0):
+        for set_op, op in (("in", "="), ("not in", "!=")):
+            by_set = _ids(t, [("f", set_op, [wanted])])[0]
+            by_op = _ids(t, [("f", op, wanted)])[0]
+            assert by_set == by_op, (set_op, wanted)
+            assert by_op == [i for i, v in enumerate(values) if v is not None and _holds(v, op, wanted)], (op, wanted)
+    assert _ids(t, [("f", "in", [0.0, math.nan, None])])[0] == [0, 1, 4]
+    assert _ids(t, [("f", "not in", [-0.0, math.nan])])[0] == [2, 3, 5]

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <limits>
 
 #include <arrow/array.h>
@@ -296,6 +298,37 @@ Result<std::shared_ptr<arrow::ChunkedArray>> CastColumnKeepingValues(const std::
   ARROW_ASSIGN_OR_RAISE(auto cast, CastColumn(column, type));
   ARROW_RETURN_NOT_OK(CheckCastKeepsValues(column, cast));
   return cast;
+}
+
+double FloatAsDouble(float value) {
+  if (!std::isfinite(value) || value == 0.0f) return static_cast<double>(value);
+  char text[64];
+  const auto written = std::to_chars(text, text + sizeof(text), value);  // shortest round trip
+  double out = static_cast<double>(value);
+  std::from_chars(text, written.ptr, out);
+  return out;
+}
+
+Result<std::shared_ptr<arrow::ChunkedArray>> FloatColumnAsDouble(const arrow::ChunkedArray& column) {
+  if (column.type()->id() != arrow::Type::FLOAT) {
+    return Status::Invalid("FloatColumnAsDouble of a ", column.type()->ToString(), " column");
+  }
+  arrow::ArrayVector chunks;
+  for (const auto& chunk : column.chunks()) {
+    const auto& floats = static_cast<const arrow::FloatArray&>(*chunk);
+    arrow::DoubleBuilder builder;
+    ARROW_RETURN_NOT_OK(builder.Reserve(floats.length()));
+    for (int64_t i = 0; i < floats.length(); ++i) {
+      if (floats.IsNull(i)) {
+        builder.UnsafeAppendNull();
+      } else {
+        builder.UnsafeAppend(FloatAsDouble(floats.Value(i)));
+      }
+    }
+    ARROW_ASSIGN_OR_RAISE(auto widened, builder.Finish());
+    chunks.push_back(std::move(widened));
+  }
+  return std::make_shared<arrow::ChunkedArray>(std::move(chunks), arrow::float64());
 }
 
 Result<std::shared_ptr<arrow::Array>> CombineChunks(const arrow::ChunkedArray& column) {

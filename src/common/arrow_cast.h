@@ -67,6 +67,17 @@ Result<std::shared_ptr<arrow::Table>> ReadValidated(const std::shared_ptr<arrow:
 /// written before a blob column was added got such a value and could not be rewritten.
 Result<std::shared_ptr<arrow::Array>> NullsOf(const std::shared_ptr<arrow::DataType>& type, int64_t length);
 
+/// A stored float read as a double the way Hudi widens it (HoodieAvroUtils rewrites a float
+/// under a double schema as `Double.valueOf(value + "")`, and hudi-rs reads it alike): the
+/// float's shortest decimal text read as a double, so 0.1f reads 0.1, not
+/// 0.10000000149011612. NaN, the infinities and both zeros keep; the mapping keeps order (a
+/// file's float bounds widen to the bounds of its widened values).
+double FloatAsDouble(float value);
+
+/// A float column as double, value by value FloatAsDouble (nulls kept): a float column of a
+/// file written before the table's schema widened it. Cost: one text round trip per value.
+Result<std::shared_ptr<arrow::ChunkedArray>> FloatColumnAsDouble(const arrow::ChunkedArray& column);
+
 /// `column` as one array: its only chunk as it is, an empty array of its type when it has no
 /// chunk (Arrow's Concatenate refuses none: "Must pass at least one array", which an empty
 /// stream from Python gives), else its chunks concatenated. Cost: a copy only for several chunks.

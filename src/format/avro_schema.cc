@@ -317,6 +317,8 @@ struct AvroWriter {
         return json{{"type", "map"}, {"values", Nullable(std::move(values), map.item_field()->nullable())}};
       }
       case arrow::Type::STRUCT:
+        // Parquet has no group without fields: every write would fail.
+        if (type->num_fields() == 0) return Unsupported(path, "is a struct with no fields");
         return Record(type->fields(), path, name, ns, IsBlobType(*type));
       default:
         return Unsupported(path, "has type " + type->ToString());

@@ -166,7 +166,10 @@ Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arro
       columns.push_back(std::make_shared<arrow::ChunkedArray>(nulls));
       continue;
     }
-    if (!column->type()->Equals(*field->type())) {
+    if (column->type()->id() == arrow::Type::FLOAT && field->type()->id() == arrow::Type::DOUBLE) {
+      // A float column widened by a schema change reads as Hudi and hudi-rs read it.
+      ARROW_ASSIGN_OR_RAISE(column, FloatColumnAsDouble(*column));
+    } else if (!column->type()->Equals(*field->type())) {
       auto cast = CastColumnKeepingValues(column, field->type());
       if (!cast.ok()) {
         return Status::Invalid(source, ": column '", field->name(), "' of type ", column->type()->ToString(),

@@ -109,6 +109,7 @@ Result<BaseFileFooter> ReadBaseFileFooter(Storage& storage, const std::string& p
 /// column is missing. Invalid (naming the column and `source`) when a cast is impossible or
 /// changes a value (CastColumnKeepingValues: keys to delete or look up must name exactly what
 /// they name; a file read under a widened schema always passes, at the cost of one cast back).
+/// A float column under a double field widens as Hudi widens it (FloatAsDouble: 0.1f reads 0.1).
 Result<std::shared_ptr<arrow::Table>> ConformToSchema(const std::shared_ptr<arrow::Table>& table,
                                                       const std::shared_ptr<arrow::Schema>& schema,
                                                       const std::string& source);

@@ -1,5 +1,8 @@
 #include "read/predicate.h"
 
+#include <cmath>
+
+#include <arrow/builder.h>
 #include <arrow/compute/api.h>
 
 #include "common/arrow_cast.h"
@@ -17,6 +20,36 @@ Result<PredicateOp> ParseOp(const std::string& op, const char* what) {
     if (op == name) return value;
   }
   return Status::Invalid("unknown ", what, " operator '", op, "' (=, !=, <, <=, >, >=, in, not in)");
+}
+
+/// The values of an `in` or `not in` over floats that make the set test agree with `=` and
+/// `!=` (IEEE equality): a NaN equals nothing, so it leaves the set; 0.0 and -0.0 are equal, so
+/// either brings the other (Arrow's set lookup compares bits: `in [0.0]` missed -0.0, and
+/// `in [nan]` matched NaN, which `= nan` does not).
+template <typename ArrowType>
+Result<std::shared_ptr<arrow::Array>> IeeeSetValues(const arrow::Array& values) {
+  using CType = typename ArrowType::c_type;
+  const auto& typed = static_cast<const arrow::NumericArray<ArrowType>&>(values);
+  arrow::NumericBuilder<ArrowType> builder(values.type(), arrow::default_memory_pool());
+  bool zero = false;
+  for (int64_t i = 0; i < typed.length(); ++i) {
+    if (typed.IsNull(i)) {
+      ARROW_RETURN_NOT_OK(builder.AppendNull());
+      continue;
+    }
+    const CType v = typed.Value(i);
+    if (std::isnan(v)) continue;
+    if (v == CType(0)) {
+      zero = true;
+      continue;
+    }
+    ARROW_RETURN_NOT_OK(builder.Append(v));
+  }
+  if (zero) {
+    ARROW_RETURN_NOT_OK(builder.Append(CType(0)));
+    ARROW_RETURN_NOT_OK(builder.Append(-CType(0)));
+  }
+  return builder.Finish();
 }
 
 }  // namespace
@@ -74,6 +107,11 @@ Result<TypedPredicate> TypePredicate(const arrow::Field& field, const PartitionP
   const bool set_op = out.op == PredicateOp::kIn || out.op == PredicateOp::kNotIn;
   if (!set_op && out.values->length() != 1) {
     return Status::Invalid(what, " '", p.field, " ", p.op, "' takes exactly one value, got ", out.values->length());
+  }
+  if (set_op && out.values->type_id() == arrow::Type::DOUBLE) {
+    ARROW_ASSIGN_OR_RAISE(out.values, IeeeSetValues<arrow::DoubleType>(*out.values));
+  } else if (set_op && out.values->type_id() == arrow::Type::FLOAT) {
+    ARROW_ASSIGN_OR_RAISE(out.values, IeeeSetValues<arrow::FloatType>(*out.values));
   }
   const bool equality = set_op || out.op == PredicateOp::kEq || out.op == PredicateOp::kNe;
   if (out.has_null && !equality) {

@@ -32,7 +32,9 @@ struct TypedPredicate {
 /// `what` names the filter in messages ("partition filter", "filter"). Errors (Invalid, naming
 /// the field): an unknown operator (=, ==, !=, <, <=, >, >=, in, not in), no values, values that
 /// cannot be read as the field's type, not exactly one value for a comparison, or a null with an
-/// ordering operator (a null is only compared with =, !=, in and not in).
+/// ordering operator (a null is only compared with =, !=, in and not in). The values of an
+/// `in` or `not in` over floats compare as `=` does (IEEE): a NaN among them is dropped (it
+/// equals nothing), and a zero of either sign stands for both.
 Result<TypedPredicate> TypePredicate(const arrow::Field& field, const PartitionPredicate& p, const char* what);
 
 /// The values for a message, on one line: 'a', 'b' (at most five).

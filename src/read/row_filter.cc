@@ -5,6 +5,8 @@
 
 #include <arrow/compute/api.h>
 
+#include "common/arrow_cast.h"
+
 namespace lakeshore {
 namespace {
 
@@ -70,9 +72,15 @@ bool PredicateMayMatch(const TypedPredicate& p, const std::shared_ptr<arrow::Arr
     if (p.op == PredicateOp::kEq) return false;  // is null, and the file has no null
   }
   if (p.has_null && p.op == PredicateOp::kNe) return true;  // is not null: the count of values is not trusted
-  const auto& min = stats.min;
-  const auto& max = stats.max;
-  if (!min || !max || !min->is_valid || !max->is_valid) return true;
+  if (!stats.min || !stats.max || !stats.min->is_valid || !stats.max->is_valid) return true;
+  // A file written before its float column widened to double states float bounds: they widen
+  // as its values read (FloatAsDouble, which keeps order), not by Arrow's exact cast.
+  auto widened = [&](const std::shared_ptr<arrow::Scalar>& bound) -> std::shared_ptr<arrow::Scalar> {
+    if (bound->type->id() != arrow::Type::FLOAT || p.values->type_id() != arrow::Type::DOUBLE) return bound;
+    return std::make_shared<arrow::DoubleScalar>(FloatAsDouble(static_cast<const arrow::FloatScalar&>(*bound).value));
+  };
+  const std::shared_ptr<arrow::Scalar> min = widened(stats.min);
+  const std::shared_ptr<arrow::Scalar> max = widened(stats.max);
   if (sorted && (p.op == PredicateOp::kEq || p.op == PredicateOp::kIn)) {
     // The first value not below min, by binary search; some value lies in [min, max] iff it
     // does. A comparison that cannot be made proves nothing.

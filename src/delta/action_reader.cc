@@ -51,6 +51,8 @@ class Leaf {
   }
   /// Whether the column holds text (a missing column does not).
   bool is_text() const { return kind_ == kText; }
+  /// Whether the column holds integers (a missing column does not).
+  bool is_integer() const { return kind_ == kInteger; }
   std::optional<std::string_view> Text(int64_t i) const {
     if (kind_ != kText || array_->IsNull(i)) return std::nullopt;
     if (dictionary_) return dictionary_->Text(static_cast<const arrow::DictionaryArray&>(*array_).GetValueIndex(i));
@@ -223,6 +225,48 @@ Result<T> Readable(Result<T> value, const std::string& source, int64_t row) {
   return value;
 }
 
+/// What a leaf column the reader takes must hold.
+enum class LeafType { kText, kInteger };
+
+/// kCorruptMetadata when the column `action`.`path` (a leaf, or "deletionVector" a struct, under
+/// `owner`) is there with a type the reader cannot take: it would read as null in every row, so
+/// a tombstone would lose its time (and expire at once) and an add its deletion vector, and a
+/// vacuum would delete files those actions keep. A missing column is fine (it is optional).
+Status CheckLeaf(const StructView& owner, const std::string& name, LeafType expected, const std::string& column,
+                 const std::string& source) {
+  auto raw = owner.Raw(name);
+  if (!raw) return Status::OK();
+  const Leaf leaf(raw);
+  if (expected == LeafType::kText ? leaf.is_text() : leaf.is_integer()) return Status::OK();
+  return CorruptMetadata("Delta checkpoint '" + source + "' has its '" + column + "' column typed " +
+                         raw->type()->ToString() + ", not " + (expected == LeafType::kText ? "a string" : "an integer"));
+}
+
+/// CheckLeaf of every leaf an action's rows are read through, and of its deletion vector.
+Status CheckActionColumns(const StructView& owner, const std::string& action,
+                          const std::vector<std::pair<const char*, LeafType>>& leaves, bool has_deletion_vector,
+                          const std::string& source) {
+  for (const auto& [name, type] : leaves) {
+    ARROW_RETURN_NOT_OK(CheckLeaf(owner, name, type, action + "." + name, source));
+  }
+  if (!has_deletion_vector) return Status::OK();
+  auto dv = owner.Raw("deletionVector");
+  if (!dv) return Status::OK();
+  if (dv->type_id() != arrow::Type::STRUCT) {
+    return CorruptMetadata("Delta checkpoint '" + source + "' has its '" + action + ".deletionVector' column typed " +
+                           dv->type()->ToString() + ", not a struct");
+  }
+  const StructView view(dv);
+  for (const auto& [name, type] : std::vector<std::pair<const char*, LeafType>>{{"storageType", LeafType::kText},
+                                                                               {"pathOrInlineDv", LeafType::kText},
+                                                                               {"offset", LeafType::kInteger},
+                                                                               {"sizeInBytes", LeafType::kInteger},
+                                                                               {"cardinality", LeafType::kInteger}}) {
+    ARROW_RETURN_NOT_OK(CheckLeaf(view, name, type, action + ".deletionVector." + name, source));
+  }
+  return Status::OK();
+}
+
 Result<ActionSet> ActionsFromRows(const arrow::RecordBatch& batch, int64_t begin, int64_t end,
                                   const std::string& source) {
   // An action column that is there but not a struct would read as no action in every row.
@@ -241,6 +285,20 @@ Result<ActionSet> ActionsFromRows(const arrow::RecordBatch& batch, int64_t begin
                    checkpoint_metadata = column("checkpointMetadata");
   const StructView* all_actions[] = {&add,    &remove, &cdc, &meta,   &protocol,
                                      &commit, &sidecar, &txn, &domain, &checkpoint_metadata};
+  // Every leaf a row reads is of a type it can take (else it would read as null).
+  constexpr LeafType kText = LeafType::kText, kInteger = LeafType::kInteger;
+  ARROW_RETURN_NOT_OK(CheckActionColumns(add, "add", {{"path", kText}, {"size", kInteger}, {"modificationTime", kInteger}},
+                                         true, source));
+  ARROW_RETURN_NOT_OK(CheckActionColumns(
+      remove, "remove", {{"path", kText}, {"deletionTimestamp", kInteger}, {"size", kInteger}}, true, source));
+  ARROW_RETURN_NOT_OK(CheckActionColumns(cdc, "cdc", {{"path", kText}, {"size", kInteger}}, false, source));
+  ARROW_RETURN_NOT_OK(CheckActionColumns(sidecar, "sidecar", {{"path", kText}, {"sizeInBytes", kInteger}}, false, source));
+  ARROW_RETURN_NOT_OK(CheckActionColumns(meta, "metaData", {{"id", kText}}, false, source));
+  ARROW_RETURN_NOT_OK(CheckActionColumns(
+      protocol, "protocol", {{"minReaderVersion", kInteger}, {"minWriterVersion", kInteger}}, false, source));
+  ARROW_RETURN_NOT_OK(CheckActionColumns(
+      commit, "commitInfo", {{"timestamp", kInteger}, {"inCommitTimestamp", kInteger}, {"operation", kText}}, false,
+      source));
   // Every leaf a row reads, found once for the whole batch.
   const Leaf add_path = add.LeafOf("path"), add_size = add.LeafOf("size"),
              add_mtime = add.LeafOf("modificationTime");

@@ -121,6 +121,7 @@ bool DeltaLog::NamedCheckpointUnlisted() const {
 Status DeltaLog::Index(const std::vector<FileEntry>& entries) {
   // version -> parts -> part numbers present
   std::map<int64_t, std::map<int, std::vector<int>>> multipart;
+  std::map<int64_t, int64_t> multipart_mtime;  // the newest part's, per version
   bool has_last_checkpoint = false;
   for (const auto& e : entries) {
     if (e.is_dir) continue;
@@ -135,13 +136,14 @@ Status DeltaLog::Index(const std::vector<FileEntry>& entries) {
         commits_.push_back({parsed.version, e.path, e.size, e.mtime_ms});
         break;
       case LogFileName::kClassic:
-        complete_checkpoints_.push_back({parsed.version, Checkpoint::Kind::kClassic, {e.path}});
+        complete_checkpoints_.push_back({parsed.version, Checkpoint::Kind::kClassic, {e.path}, e.mtime_ms});
         break;
       case LogFileName::kUuidNamed:
-        complete_checkpoints_.push_back({parsed.version, Checkpoint::Kind::kUuidNamed, {e.path}});
+        complete_checkpoints_.push_back({parsed.version, Checkpoint::Kind::kUuidNamed, {e.path}, e.mtime_ms});
         break;
       case LogFileName::kMultiPart:
         multipart[parsed.version][parsed.parts].push_back(parsed.part);
+        multipart_mtime[parsed.version] = std::max(multipart_mtime[parsed.version], e.mtime_ms);
         break;
       case LogFileName::kOther:
         break;
@@ -162,7 +164,7 @@ Status DeltaLog::Index(const std::vector<FileEntry>& entries) {
         incomplete_checkpoints_.push_back({version, LogPath(MultiPartName(version, first_missing, parts))});
         continue;
       }
-      Checkpoint cp{version, Checkpoint::Kind::kMultiPart, {}};
+      Checkpoint cp{version, Checkpoint::Kind::kMultiPart, {}, multipart_mtime[version]};
       for (int p : present) cp.parts.push_back(LogPath(MultiPartName(version, p, parts)));
       complete_checkpoints_.push_back(std::move(cp));
     }
@@ -257,12 +259,39 @@ Result<std::optional<Checkpoint>> DeltaLog::ChooseCheckpoint() const {
   return std::optional<Checkpoint>(*best);
 }
 
+namespace {
+
+/// Dates each tombstone of `actions` written without a deletionTimestamp (optional in the
+/// protocol) `written_ms`: when its action was written at the latest. Spark and delta-rs take
+/// such a tombstone as expired at once (time 0), so a vacuum deleted a file a version within the
+/// retention still read; dated by its commit, it expires with the commit's retention.
+void DateUndatedTombstones(ActionSet& actions, int64_t written_ms) {
+  for (auto& r : actions.removes) {
+    if (!r.deletion_timestamp) r.deletion_timestamp = written_ms;
+  }
+}
+
+/// The latest time `commit` can have been written: its file's modification time, or the time
+/// its commitInfo states (in-commit timestamp or timestamp) when later.
+int64_t CommitWrittenMs(const CommitFile& commit, const ActionSet& actions) {
+  int64_t when = commit.mtime_ms;
+  if (actions.commit_info) {
+    when = std::max(when, actions.commit_info->timestamp.value_or(INT64_MIN));
+    when = std::max(when, actions.commit_info->in_commit_timestamp.value_or(INT64_MIN));
+  }
+  return when;
+}
+
+}  // namespace
+
 Result<ActionSet> DeltaLog::ReadCommit(int64_t version) const {
   const CommitFile* commit = FindCommit(version);
   if (commit == nullptr) {
     return CorruptMetadata("Delta commit '" + CommitPath(version) + "' is missing");
   }
-  return ReadActionFile(*table_, commit->path);
+  ARROW_ASSIGN_OR_RAISE(auto actions, ReadActionFile(*table_, commit->path));
+  DateUndatedTombstones(actions, CommitWrittenMs(*commit, actions));
+  return actions;
 }
 
 Result<std::vector<ActionSet>> DeltaLog::ReadCommits(const std::vector<int64_t>& versions) const {
@@ -274,7 +303,11 @@ Result<std::vector<ActionSet>> DeltaLog::ReadCommits(const std::vector<int64_t>&
     if (commit == nullptr) return CorruptMetadata("Delta commit '" + CommitPath(versions[i]) + "' is missing");
     sources[i] = commit->path;
   }
-  return engine_->Map<ActionSet>(n, [&](int64_t i) { return ReadActionFile(*table_, sources[static_cast<size_t>(i)]); });
+  return engine_->Map<ActionSet>(n, [&](int64_t i) -> Result<ActionSet> {
+    ARROW_ASSIGN_OR_RAISE(auto actions, ReadActionFile(*table_, sources[static_cast<size_t>(i)]));
+    DateUndatedTombstones(actions, CommitWrittenMs(*FindCommit(versions[static_cast<size_t>(i)]), actions));
+    return actions;
+  });
 }
 
 std::vector<std::pair<int64_t, int64_t>> DeltaLog::CommitTimestamps() const {
@@ -368,6 +401,10 @@ Result<DeltaSnapshot> DeltaLog::LoadSnapshot(bool with_active_files) {
   ARROW_ASSIGN_OR_RAISE(auto commit_actions, std::move(commits_read));
   std::vector<ActionSet> sidecar_actions;  // outlives the replay: the state points into it
   if (snapshot.checkpoint) {
+    // A checkpoint's tombstones were written by its version's commit or before.
+    int64_t written_ms = snapshot.checkpoint->mtime_ms;
+    if (const CommitFile* c = FindCommit(snapshot.checkpoint->version)) written_ms = std::max(written_ms, c->mtime_ms);
+    for (auto& p : part_actions) DateUndatedTombstones(p, written_ms);
     size_t checkpoint_adds = 0;
     for (const auto& p : part_actions) checkpoint_adds += p.adds.size();
     active.reserve(checkpoint_adds + 1024);
@@ -382,7 +419,10 @@ Result<DeltaSnapshot> DeltaLog::LoadSnapshot(bool with_active_files) {
                           engine_->Map<ActionSet>(static_cast<int64_t>(sidecars.size()), [&](int64_t i) {
                             return ReadParquetActions(*table_, sidecars[static_cast<size_t>(i)], with_active_files);
                           }));
-    for (size_t i = 0; i < sidecars.size(); ++i) apply(sidecar_actions[i], sidecars[i], false);
+    for (size_t i = 0; i < sidecars.size(); ++i) {
+      DateUndatedTombstones(sidecar_actions[i], written_ms);
+      apply(sidecar_actions[i], sidecars[i], false);
+    }
   }
   for (size_t i = 0; i < versions.size(); ++i) {
     has_protocol |= commit_actions[i].protocol.has_value();

@@ -105,7 +105,11 @@ Result<int64_t> DeltaSnapshot::TombstoneRetentionMs() const {
 
 bool DeltaSnapshot::InCommitTimestampsEnabled() const {
   auto it = metadata.configuration.find("delta.enableInCommitTimestamps");
-  return it != metadata.configuration.end() && it->second == "true";
+  // Spark reads the property with Scala's toBoolean: "true" in any case.
+  if (it == metadata.configuration.end() || it->second.size() != 4) return false;
+  std::string lower = it->second;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower == "true";
 }
 
 }  // namespace lakeshore::delta

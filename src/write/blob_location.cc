@@ -199,7 +199,9 @@ Status BlobPlacement::Check(std::string_view blob_path) {
                    "', which table services rewrite and delete");
   }
   const std::vector<std::string> no_columns;
-  if (!IsHiddenName(top, table == root_ ? partition_columns_ : no_columns, /*hide_metadata=*/false)) {
+  // Staged-write names count as visible whatever the table's format: the stricter answer.
+  if (!IsHiddenName(top, table == root_ ? partition_columns_ : no_columns, /*hide_metadata=*/false,
+                    /*staged_writes_visible=*/true)) {
     return refused("lies inside " + whose + " where a vacuum may delete it (or, within a partition folder, makes "
                    "readers skip the partition): keep blobs outside the table, or in a hidden folder directly "
                    "below its root (a name starting with '_' or '.', such as _blobs/)");

@@ -40,7 +40,9 @@ struct AddFile {
 /// behind the retention cutoff. `path` is URL-decoded like AddFile::path.
 struct RemoveFile {
   std::string path;
-  std::optional<int64_t> deletion_timestamp;  ///< UTC ms; absent in old logs
+  /// UTC ms. Optional in the protocol; DeltaLog's readers date a tombstone written without it
+  /// by when its commit (or checkpoint) was written at the latest, never as expired long ago.
+  std::optional<int64_t> deletion_timestamp;
   std::optional<int64_t> size;
   std::optional<DeletionVectorDescriptor> deletion_vector;
 };

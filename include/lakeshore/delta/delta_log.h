@@ -33,6 +33,7 @@ struct Checkpoint {
   int64_t version = 0;
   Kind kind = Kind::kClassic;
   std::vector<std::string> parts;  ///< paths relative to the table root, in part order
+  int64_t mtime_ms = 0;            ///< the newest storage modification time of its parts
 };
 
 /// The table state at one version.

@@ -727,19 +727,24 @@ TEST(DeltaVacuum, FilesAlreadyGoneAreNotCountedAsDeleted) {
 
 TEST(DeltaVacuum, HiddenRule) {
   std::vector<std::string> parts = {"p", "_q"};
-  EXPECT_TRUE(vacuum::IsHiddenName("_delta_log", parts, false));
-  EXPECT_TRUE(vacuum::IsHiddenName(".x", parts, false));
-  EXPECT_TRUE(vacuum::IsHiddenName("_tmp", parts, false));
-  EXPECT_FALSE(vacuum::IsHiddenName("_change_data", parts, false));
-  EXPECT_FALSE(vacuum::IsHiddenName("_delta_index", parts, false));
-  EXPECT_FALSE(vacuum::IsHiddenName("_q=1", parts, false));
-  EXPECT_TRUE(vacuum::IsHiddenName("_qq=1", parts, false));
-  EXPECT_FALSE(vacuum::IsHiddenName("metadata", parts, false));
-  EXPECT_TRUE(vacuum::IsHiddenName("metadata", parts, true));
+  EXPECT_TRUE(vacuum::IsHiddenName("_delta_log", parts, false, false));
+  EXPECT_TRUE(vacuum::IsHiddenName(".x", parts, false, false));
+  EXPECT_TRUE(vacuum::IsHiddenName("_tmp", parts, false, false));
+  EXPECT_FALSE(vacuum::IsHiddenName("_change_data", parts, false, false));
+  EXPECT_FALSE(vacuum::IsHiddenName("_delta_index", parts, false, false));
+  EXPECT_FALSE(vacuum::IsHiddenName("_q=1", parts, false, false));
+  EXPECT_TRUE(vacuum::IsHiddenName("_qq=1", parts, false, false));
+  EXPECT_FALSE(vacuum::IsHiddenName("metadata", parts, false, false));
+  EXPECT_TRUE(vacuum::IsHiddenName("metadata", parts, true, false));
+  // A name shaped as our staged writes is a user's hidden folder in a Delta table (found by
+  // outside testing: `.backup.tmp.2024.06.01/` was a candidate); in a Hudi table it is ours.
+  EXPECT_TRUE(vacuum::IsHiddenName(".backup.tmp.2024.06.01", parts, false, false));
+  EXPECT_FALSE(vacuum::IsHiddenName(".backup.tmp.2024.06.01", parts, false, true));
   vacuum::VisibilityRule rule{parts, true};
   EXPECT_TRUE(rule.IsHidden("p=1/_tmp/x"));
   EXPECT_FALSE(rule.IsHidden("p=1/metadata/x"));
   EXPECT_TRUE(rule.IsHidden("metadata/x"));
+  EXPECT_TRUE(rule.IsHidden("p=1/.f.parquet.tmp.1.2.3"));
 }
 
 /// A fresh local folder `name` under the temp folder holding `files` (each "xyz"), opened as

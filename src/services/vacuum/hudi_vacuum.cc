@@ -365,7 +365,8 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
   // Log files are judged from table version 8 (Hudi 1.x), where each is one instant's and a
   // rollback deletes them. Before, Hudi appended instants to one log file and a rollback appends
   // a command block, leaving the file to its slice: those are left alone, as they were.
-  VisibilityRule rule{hoodie.partition_fields, false, /*hudi_log_files=*/hoodie.table_version >= 8};
+  VisibilityRule rule{hoodie.partition_fields, false, /*hudi_log_files=*/hoodie.table_version >= 8,
+                      /*staged_writes=*/true};
   std::vector<VacuumCandidate> candidates;
   std::vector<std::string> old_empty_folders;
   // A lite run lists nothing: the files the last full run kept for their youth are still owed.

@@ -33,7 +33,7 @@ bool VisibilityRule::IsHidden(std::string_view path) const {
     if (end == std::string_view::npos) end = path.size();
     // UniForm's `metadata` folder is reserved only at the top level.
     const std::string_view name = path.substr(start, end - start);
-    if (IsHiddenName(name, partition_columns, hide_metadata && start == 0)) {
+    if (IsHiddenName(name, partition_columns, hide_metadata && start == 0, staged_writes)) {
       const bool log_file = hudi_log_files && end == path.size() && IsHudiLogFileName(name);
       if (!log_file) return true;
     }

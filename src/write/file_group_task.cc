@@ -1,9 +1,12 @@
 #include "write/file_group_task.h"
 
+#include <algorithm>
+
 #include <arrow/array/builder_primitive.h>
 #include <arrow/compute/api.h>
 #include <arrow/io/memory.h>
 #include <arrow/ipc/api.h>
+#include <arrow/table.h>
 #include <arrow/util/base64.h>
 #include <arrow/util/key_value_metadata.h>
 #include <nlohmann/json.hpp>
@@ -22,16 +25,53 @@ constexpr int kFormatVersion = 2;
 
 Result<std::shared_ptr<arrow::Table>> TakeRows(const std::shared_ptr<arrow::Table>& table,
                                                const std::vector<int64_t>& indices) {
-  bool contiguous = true;
-  for (size_t i = 1; i < indices.size() && contiguous; ++i) contiguous = indices[i] == indices[i - 1] + 1;
-  if (contiguous) {
-    return indices.empty() ? table->Slice(0, 0) : table->Slice(indices.front(), static_cast<int64_t>(indices.size()));
+  if (indices.empty()) return table->Slice(0, 0);
+  if (table->num_columns() == 0) return arrow::Table::Make(table->schema(), std::vector<std::shared_ptr<arrow::ChunkedArray>>{}, static_cast<int64_t>(indices.size()));
+  if (!std::is_sorted(indices.begin(), indices.end())) {
+    arrow::Int64Builder builder;
+    ARROW_RETURN_NOT_OK(builder.AppendValues(indices));
+    ARROW_ASSIGN_OR_RAISE(auto array, builder.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(table, array));
+    return taken.table();
   }
-  arrow::Int64Builder builder;
-  ARROW_RETURN_NOT_OK(builder.AppendValues(indices));
-  ARROW_ASSIGN_OR_RAISE(auto array, builder.Finish());
-  ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(table, array));
-  return taken.table();
+  // Ascending: runs of consecutive rows. Long runs are zero-copy slices (the rows a merge keeps
+  // around a few updated ones); otherwise the rows are gathered chunk by chunk, never by
+  // concatenating the table's chunks first (Arrow's Take of a chunked table does, which cost
+  // every file group's task a copy of the whole input).
+  std::vector<std::pair<int64_t, int64_t>> runs;  // (first row, length)
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (!runs.empty() && indices[i] == runs.back().first + runs.back().second) {
+      ++runs.back().second;
+    } else {
+      runs.emplace_back(indices[i], 1);
+    }
+  }
+  if (runs.size() == 1) return table->Slice(runs[0].first, runs[0].second);
+  constexpr int64_t kSliceRunLength = 64;  // shorter runs on average: gathering is cheaper
+  std::vector<std::shared_ptr<arrow::Table>> parts;
+  if (static_cast<int64_t>(runs.size()) * kSliceRunLength <= static_cast<int64_t>(indices.size())) {
+    for (const auto& [first, length] : runs) parts.push_back(table->Slice(first, length));
+  } else {
+    arrow::TableBatchReader batches(*table);  // aligned chunks of every column, zero-copy
+    int64_t offset = 0;
+    size_t next = 0;
+    std::shared_ptr<arrow::RecordBatch> batch;
+    while (next < indices.size()) {
+      ARROW_RETURN_NOT_OK(batches.ReadNext(&batch));
+      if (batch == nullptr) return Status::Invalid("row ", indices[next], " is beyond the ", table->num_rows(), " rows");
+      const int64_t end = offset + batch->num_rows();
+      arrow::Int64Builder local;
+      while (next < indices.size() && indices[next] < end) ARROW_RETURN_NOT_OK(local.Append(indices[next++] - offset));
+      if (local.length() > 0) {
+        ARROW_ASSIGN_OR_RAISE(auto local_indices, local.Finish());
+        ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(batch, local_indices));
+        ARROW_ASSIGN_OR_RAISE(auto taken_table, arrow::Table::FromRecordBatches({taken.record_batch()}));
+        parts.push_back(std::move(taken_table));
+      }
+      offset = end;
+    }
+  }
+  return arrow::ConcatenateTables(parts);
 }
 
 namespace {

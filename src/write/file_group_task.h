@@ -69,7 +69,10 @@ struct FileGroupTaskSource {
 /// (a contiguous run of rows is a zero-copy slice) and its plan renumbered to them.
 Result<FileGroupTask> MakeFileGroupTask(const FileGroupTaskSource& source, const FileGroupWrite& plan);
 
-/// The rows of `table` at `indices`, in that order (a contiguous ascending run is a zero-copy slice).
+/// The rows of `table` at `indices`, in that order. Contract: every index is a row of `table`.
+/// Ascending indices never copy the table's chunks together: long runs of consecutive rows are
+/// zero-copy slices, short ones are gathered chunk by chunk (the result has one chunk per part).
+/// Cost: O(indices) plus the gathered rows' bytes.
 Result<std::shared_ptr<arrow::Table>> TakeRows(const std::shared_ptr<arrow::Table>& table,
                                                const std::vector<int64_t>& indices);
 

@@ -1,8 +1,11 @@
 #include "write/file_group_task.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 
+#include <arrow/builder.h>
+#include <arrow/table.h>
 #include <gtest/gtest.h>
 
 #include "table/meta_columns.h"
@@ -37,6 +40,50 @@ FileGroupTask SampleTask() {
   auto task = MakeFileGroupTask(source, plan);
   EXPECT_TRUE(task.ok()) << task.status();
   return *task;
+}
+
+TEST(TakeRows, GivesTheRowsInOrderWhateverTheChunksAndRuns) {
+  // 1,000 rows in chunks of 7, 64 and 929 rows, of two columns chunked differently.
+  std::vector<int64_t> all(1000);
+  for (int64_t i = 0; i < 1000; ++i) all[static_cast<size_t>(i)] = i;
+  auto chunked = [&](std::vector<int64_t> bounds) {
+    arrow::ArrayVector chunks;
+    for (size_t k = 0; k + 1 < bounds.size(); ++k) {
+      arrow::Int64Builder b;
+      for (int64_t i = bounds[k]; i < bounds[k + 1]; ++i) EXPECT_TRUE(b.Append(i * 10).ok());
+      chunks.push_back(*b.Finish());
+    }
+    return std::make_shared<arrow::ChunkedArray>(chunks);
+  };
+  auto schema = arrow::schema({arrow::field("a", arrow::int64()), arrow::field("b", arrow::int64())});
+  auto table = arrow::Table::Make(schema, {chunked({0, 7, 71, 1000}), chunked({0, 500, 1000})});
+  std::mt19937 rng(5);
+  auto check = [&](const std::vector<int64_t>& indices) {
+    ASSERT_OK_AND_ASSIGN(auto taken, TakeRows(table, indices));
+    ASSERT_EQ(taken->num_rows(), static_cast<int64_t>(indices.size()));
+    for (int c = 0; c < 2; ++c) {
+      int64_t at = 0;
+      for (const auto& chunk : taken->column(c)->chunks()) {
+        const auto& values = static_cast<const arrow::Int64Array&>(*chunk);
+        for (int64_t i = 0; i < values.length(); ++i, ++at) {
+          ASSERT_EQ(values.Value(i), indices[static_cast<size_t>(at)] * 10) << "column " << c << " row " << at;
+        }
+      }
+    }
+  };
+  check({});
+  check(all);                              // one run: a slice
+  check({3, 4, 5, 6, 7, 8});               // a run across chunk bounds
+  std::vector<int64_t> long_runs, short_runs, shuffled = all;
+  for (int64_t i = 0; i < 1000; ++i) {
+    if (i % 250 != 17) long_runs.push_back(i);  // a few holes: slices
+    if (rng() % 3 == 0) short_runs.push_back(i);  // many holes: gathered chunk by chunk
+  }
+  check(long_runs);
+  check(short_runs);
+  std::shuffle(shuffled.begin(), shuffled.end(), rng);
+  check(shuffled);  // not ascending: Arrow's take
+  check({999, 0, 500});
 }
 
 TEST(FileGroupTask, TakesItsOwnRowsAndRoundTripsThroughBytes) {

@@ -133,7 +133,6 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
   std::shared_ptr<arrow::Table> old;
   if (plan.old_base) {
     ARROW_ASSIGN_OR_RAISE(old, ReadOld(storage, task, *plan.old_base));
-    ARROW_ASSIGN_OR_RAISE(old, old->CombineChunks());
   }
   const int64_t old_rows = old ? old->num_rows() : 0;
   if (old_rows == 0 || plan.concat) {
@@ -159,7 +158,9 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
     std::vector<int64_t> task_rows = plan.upserts;
     task_rows.insert(task_rows.end(), plan.deletes.begin(), plan.deletes.end());
     const KeyLookup lookup(task_keys, task_rows);
-    const auto& keys = static_cast<const arrow::StringArray&>(*old->GetColumnByName(meta_columns::kRecordKey)->chunk(0));
+    // Only the key column is made one array; the rows stay in the chunks they were read in.
+    ARROW_ASSIGN_OR_RAISE(auto key_column, CombineChunks(*old->GetColumnByName(meta_columns::kRecordKey)));
+    const auto& keys = static_cast<const arrow::StringArray&>(*key_column);
     constexpr int64_t kBatch = 1024;
     std::string_view views[kBatch];
     int64_t found[kBatch];

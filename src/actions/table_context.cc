@@ -72,7 +72,11 @@ Result<std::optional<CommitMetadata>> TableContext::LoadRequestedPlan(const Inst
   return std::optional<CommitMetadata>(std::move(plan));
 }
 
-Status TableContext::CheckWritable(const char* what) const {
+Status TableContext::CheckWritable(const char* what) {
+  if (read_only_reason && recheck_read_only) {
+    ARROW_ASSIGN_OR_RAISE(read_only_reason, recheck_read_only(*this));
+    if (!read_only_reason) recheck_read_only = nullptr;
+  }
   if (!read_only_reason) return Status::OK();
   return UnsupportedFeature(std::string("cannot ") + what + " table " + uri + ": it is " + *read_only_reason +
                             "; this build reads it but does not write it");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <functional>
 #include <memory>
 #include <atomic>
 #include <mutex>
@@ -47,6 +48,10 @@ struct TableContext {
   std::string archive_folder;
   /// Why this build does not write the table (unset when it does).
   std::optional<std::string> read_only_reason;
+  /// Set when read_only_reason may pass (a metadata partition in flight that no pending
+  /// Lakeshore build owns: another writer's build, or a crashed build whose recovery was under
+  /// way while the table opened): asks again what read_only_reason is, from storage.
+  std::function<Result<std::optional<std::string>>(TableContext&)> recheck_read_only;
   /// Where the active timeline is and how its instants are encoded.
   TimelineLocation timeline_location{layout::kTimelineDir, TimelineLayout::kV2};
 
@@ -93,8 +98,10 @@ struct TableContext {
     instant.state = state;
     return codec().Encode(instant, metadata);
   }
-  /// UnsupportedFeature for a change (`what`) to a table this build only reads, saying why.
-  Status CheckWritable(const char* what) const;
+  /// UnsupportedFeature for a change (`what`) to a table this build only reads, saying why. A
+  /// reason that may pass (recheck_read_only) is asked again first, so a table opened in a
+  /// passing state does not stay read-only.
+  Status CheckWritable(const char* what);
   /// Completed commits of `timeline` with their metadata, in completion order, and before
   /// them the archived ones (layout 2). List the active timeline first, then call this: an
   /// instant archived in between is then found in the archive.

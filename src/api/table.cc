@@ -186,6 +186,26 @@ bool KeptCurrentByLakeshore(const std::string& p) {
          p == kMetadataPartitionStats;
 }
 
+/// Whether `hoodie` lists in flight a metadata partition Lakeshore does not keep current itself
+/// (a secondary index) that is not among `own_builds`: one another writer builds.
+bool HasForeignBuildInFlight(const HoodieTableConfig& hoodie, const std::vector<std::string>& own_builds) {
+  return std::any_of(hoodie.metadata_partitions_inflight.begin(), hoodie.metadata_partitions_inflight.end(),
+                     [&](const std::string& p) {
+                       return !KeptCurrentByLakeshore(p) &&
+                              std::find(own_builds.begin(), own_builds.end(), p) == own_builds.end();
+                     });
+}
+
+/// The partitions in flight on `hoodie` that are crashed builds of Lakeshore's own, told by
+/// their pending indexing instants (the timeline is read only when some partition needs it).
+std::vector<std::string> OwnPendingBuilds(TableContext& ctx, const HoodieTableConfig& hoodie) {
+  if (!HasForeignBuildInFlight(hoodie, {})) return {};
+  auto timeline = ctx.LoadTimeline();
+  if (!timeline.ok()) return {};
+  auto builds = PartitionsOfPendingLakeshoreBuilds(ctx, *timeline);
+  return builds.ok() ? std::move(*builds) : std::vector<std::string>{};
+}
+
 /// Refuses writes this build cannot make Hudi-correct on `hoodie`; OK for the tables it writes.
 /// `own_builds`: the partitions of Lakeshore builds left pending (a crash), which the next
 /// writer settles.
@@ -217,6 +237,16 @@ std::optional<std::string> WhyNotWritable(const HoodieTableConfig& hoodie, const
       return std::string("a timestamp-based, custom or unknown key generator (read-only here)");
   }
   return std::nullopt;
+}
+
+/// Why `ctx` (whose table has `hoodie`) is only read: WhyNotWritable, or an archive this build
+/// does not read.
+std::optional<std::string> ReadOnlyReason(TableContext& ctx, const HoodieTableConfig& hoodie) {
+  auto reason = WhyNotWritable(hoodie, OwnPendingBuilds(ctx, hoodie));
+  if (!reason && ctx.has_unread_archive) {
+    reason = "a table with archived instants (" + hoodie.archive_folder + "), whose commits this build does not read yet";
+  }
+  return reason;
 }
 }  // namespace
 
@@ -286,21 +316,15 @@ Result<std::shared_ptr<Table>> Table::Open(const std::string& uri, TableOpenOpti
     // else each write would commit and then fail its archival.
     ARROW_RETURN_NOT_OK(table_options::ValidateOptionRelations(ctx.config.properties));
   }
-  // A partition in flight that Lakeshore does not keep current itself (a secondary index) may
-  // be a crashed build of its own, told by its pending indexing instant.
-  std::vector<std::string> own_builds;
-  if (std::any_of(hoodie.metadata_partitions_inflight.begin(), hoodie.metadata_partitions_inflight.end(),
-                  [](const std::string& p) { return !KeptCurrentByLakeshore(p); })) {
-    auto timeline = ctx.LoadTimeline();
-    if (timeline.ok()) {
-      auto builds = PartitionsOfPendingLakeshoreBuilds(ctx, *timeline);
-      if (builds.ok()) own_builds = std::move(*builds);
-    }
-  }
-  ctx.read_only_reason = WhyNotWritable(hoodie, own_builds);
-  if (!ctx.read_only_reason && ctx.has_unread_archive) {
-    ctx.read_only_reason = "a table with archived instants (" + hoodie.archive_folder +
-                           "), whose commits this build does not read yet";
+  ctx.read_only_reason = ReadOnlyReason(ctx, hoodie);
+  if (ctx.read_only_reason && HasForeignBuildInFlight(hoodie, {})) {
+    // It may pass: another writer's build completes, or a crashed build of ours is being
+    // recovered (its indexing instant removed before its partition is unlisted): every write
+    // asks again, from hoodie.properties and the timeline as they are then.
+    ctx.recheck_read_only = [](TableContext& c) -> Result<std::optional<std::string>> {
+      ARROW_ASSIGN_OR_RAISE(auto now, HoodieTableConfig::Load(*c.storage));
+      return ReadOnlyReason(c, now);
+    };
   }
   ctx.hoodie = std::move(hoodie);
   ARROW_RETURN_NOT_OK(ctx.LoadSettings());

@@ -65,7 +65,15 @@ Result<bool> IsHeartbeatExpired(Storage& storage, const Clock& clock, const std:
   std::string path = HeartbeatPath(instant_time);
   ARROW_ASSIGN_OR_RAISE(bool exists, storage.Exists(path));
   if (!exists) return true;
-  ARROW_ASSIGN_OR_RAISE(auto text, storage.ReadString(path));
+  auto read = storage.ReadString(path);
+  if (!read.ok()) {
+    // Its writer may have stopped it between the two calls (a write that lost its commit
+    // deletes its heartbeat after giving up the lock): gone now is expired, as missing was.
+    ARROW_ASSIGN_OR_RAISE(bool still_there, storage.Exists(path));
+    if (!still_there) return true;
+    return read.status();
+  }
+  const std::string& text = *read;
   int64_t last = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), last);
   if (ec != std::errc()) return true;  // an unreadable heartbeat proves nothing alive

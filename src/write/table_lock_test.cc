@@ -5,12 +5,45 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/pass_through_storage.h"
 #include "testing/status_test_util.h"
+#include "write/heartbeat.h"
 
 namespace lakeshore {
 namespace {
 
 constexpr int64_t kStartMs = 1767225600000;
+
+/// A storage whose file `vanishing` is deleted right after its existence is asked: its writer
+/// stopping the heartbeat between the check and the read.
+class VanishingAfterExists : public testing::PassThroughStorage {
+ public:
+  VanishingAfterExists(std::shared_ptr<Storage> inner, std::string vanishing)
+      : PassThroughStorage(std::move(inner)), vanishing_(std::move(vanishing)) {}
+  Result<std::optional<FileEntry>> GetFileInfo(std::string_view p) override {
+    auto info = inner_->GetFileInfo(p);
+    if (p == vanishing_) EXPECT_TRUE(inner_->DeleteFiles({vanishing_}).ok());
+    return info;
+  }
+
+ private:
+  std::string vanishing_;
+};
+
+TEST(Heartbeat, OneThatVanishesWhileReadIsExpiredNotAnError) {
+  // Found by outside testing: a writer scanning pending instants got a bare "No such file"
+  // StorageError when the loser of a commit race stopped its heartbeat between the two calls.
+  auto inner = *Storage::Open("mem://heartbeat_vanishing");
+  const std::string instant = "20260101000000000";
+  auto clock = std::make_shared<ManualClock>(kStartMs);
+  ASSERT_OK(inner->WriteString(HeartbeatPath(instant), std::to_string(kStartMs)));
+  VanishingAfterExists storage(inner, HeartbeatPath(instant));
+  ASSERT_OK_AND_ASSIGN(bool expired, IsHeartbeatExpired(storage, *clock, instant, HeartbeatSettings{}));
+  EXPECT_TRUE(expired);
+  ASSERT_OK(inner->WriteString(HeartbeatPath(instant), std::to_string(kStartMs)));  // beating, and there
+  ASSERT_OK_AND_ASSIGN(expired, IsHeartbeatExpired(*inner, *clock, instant, HeartbeatSettings{}));
+  EXPECT_FALSE(expired);
+}
 
 TEST(TableLock, ExcludesConcurrentHolders) {
   auto storage = *Storage::Open("mem://table_lock_exclusion");

@@ -31,6 +31,7 @@
 #include "table/file_naming.h"
 #include "table/file_system_view.h"
 #include "table/hoodie_table_config.h"
+#include "testing/status_test_util.h"
 #include "testing/table_test_util.h"
 #include "timeline/instant_time.h"
 #include "timeline/timeline.h"
@@ -832,6 +833,24 @@ TEST(MetadataWriter, EveryCrashPointOfASecondaryIndexBuildLeavesTheTableWritable
   run(0, &n);
   ASSERT_GT(n, 5);
   for (int64_t k = 1; k <= n + 1; ++k) run(k, nullptr);
+}
+
+// Found by outside testing: a table opened while a crashed build was being recovered (its
+// indexing instant removed, its partition not yet unlisted) took the partition for another
+// writer's build and stayed read-only for the life of the Table object.
+TEST(MetadataWriter, ATableOpenedWhileAForeignBuildLooksInFlightWritesOnceItIsNot) {
+  Fixture f = TableOfTwoPeople("metadata_inflight_passing_", testing::PeopleConfig());
+  const std::string properties = ".hoodie/hoodie.properties";
+  ASSERT_OK_AND_ASSIGN(auto before, f.inner->ReadString(properties));
+  ASSERT_OK(f.inner->WriteString(properties, before + "hoodie.table.metadata.partitions.inflight=secondary_index_name\n"));
+  ASSERT_OK_AND_ASSIGN(auto table, Table::Open(f.uri, f.Options(f.inner)));
+  auto refused = table->Write(WriteOperation::kUpsert, PeopleReader({{3, "c", 1, "x"}}));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("being built by another writer"), std::string::npos) << refused.status();
+  ASSERT_OK(f.inner->WriteString(properties, before));  // the recovery (or the other build) is over
+  auto wrote = table->Write(WriteOperation::kUpsert, PeopleReader({{3, "c", 1, "x"}}));
+  ASSERT_TRUE(wrote.ok()) << wrote.status();
+  ExpectMetadataAgrees(f, *table);
 }
 
 TEST(MetadataWriter, EveryCrashPointOfAnIndexBuildRecovers) {

@@ -576,6 +576,33 @@ def test_a_float_widened_to_double_reads_as_hudi_and_hudi_rs_read_it(tmp_path: P
     assert {r["id"]: r["f"] for r in _hudi(root).select(["id", "f"]).to_pylist()} == expected
 
 
+@pytest.mark.parametrize("table_type", ["cow", "mor"])
+def test_a_widened_float_prunes_and_orders_as_it_reads(tmp_path: Path, table_type: str) -> None:
+    # Found by outside testing of the fix above: the metadata table's column_stats gave a float
+    # file's bounds as their exact doubles, so f = 0.1 pruned the file holding 0.1f (read 0.1);
+    # and a merge-on-read merge ordered a stored 0.1f above a later 0.1, dropping the update.
+    root = tmp_path / "t"
+    s1 = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("f", pa.float32()), pa.field("v", pa.string())])
+    props = {"hoodie.metadata.index.column.stats.enable": "true"}
+    t = lakeshore.Table.create(
+        str(root), s1, record_key="id", ordering_field="f", table_type=table_type, properties=props
+    )
+    t.bulk_insert(pa.table({"id": [1], "f": pa.array([0.1], pa.float32()), "v": ["old"]}, schema=s1))
+    t.bulk_insert(pa.table({"id": [2], "f": pa.array([5.0], pa.float32()), "v": ["old"]}, schema=s1))
+    s2 = pa.schema([s1[0], pa.field("f", pa.float64()), s1[2]])
+    t.evolve_schema(s2)
+    for op, value, wanted in [("=", 0.1, [1]), ("<=", 0.1, [1]), ("in", [0.1], [1]), (">=", 0.1, [1, 2])]:
+        got = sorted(t.to_arrow(columns=["id"], filter=[("f", op, value)]).column("id").to_pylist())
+        assert got == wanted, (op, value, got)
+    t.upsert(pa.table({"id": [1, 2], "f": [0.1, 5.0000000001], "v": ["new", "new"]}, schema=s2))
+    expected = {1: "new", 2: "new"}  # a tie goes to the incoming row
+    assert {r["id"]: r["v"] for r in t.to_arrow(columns=["id", "v"]).to_pylist()} == expected
+    assert {r["id"]: r["v"] for r in _hudi(root).select(["id", "v"]).to_pylist()} == expected
+    if table_type == "mor":
+        assert t.compact()["completed"]
+        assert {r["id"]: r["v"] for r in t.to_arrow(columns=["id", "v"]).to_pylist()} == expected
+
+
 def test_a_column_made_nullable_takes_nulls(tmp_path: Path) -> None:
     # evolve_schema committed the change and hudi-rs saw it, but the table kept the base
     # file's NOT NULL and refused a null.

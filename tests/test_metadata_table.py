@@ -947,3 +947,27 @@ def test_the_cli_lookup_says_it_takes_single_field_keys(tmp_path: Path, capsys: 
     )
     assert main(["index", "lookup", str(root), "a", "--json"]) != 0
     assert "single-field keys" in capsys.readouterr().out
+
+
+def test_a_table_opened_before_another_writer_starts_an_index_build_refuses_to_write(tmp_path: Path) -> None:
+    # Found by outside testing: a Table opened while the table was writable went on writing
+    # after another writer listed a build in flight, and dropped that build's listing as a
+    # crashed one of its own. The write now checks under the lock.
+    root = tmp_path / "t"
+    s = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    props = {"hoodie.metadata.enable": "true"}
+    lakeshore.Table.create(str(root), s, record_key="id", properties=props).insert(
+        pa.table({"id": [1, 2], "v": ["a", "b"]}, schema=s)
+    )
+    opened = lakeshore.Table.open(str(root), properties=props)
+    properties = root / ".hoodie" / "hoodie.properties"
+    before = properties.read_text()
+    listing = "hoodie.table.metadata.partitions.inflight="
+    assert listing + "\n" in before
+    properties.write_text(before.replace(listing + "\n", listing + "secondary_index_foo\n"))
+    with pytest.raises(lakeshore.UnsupportedFeatureError, match="secondary_index_foo"):
+        opened.upsert(pa.table({"id": [4], "v": ["d"]}, schema=s))
+    assert listing + "secondary_index_foo\n" in properties.read_text()
+    properties.write_text(before)  # that build is over
+    opened.upsert(pa.table({"id": [4], "v": ["d"]}, schema=s))
+    assert sorted(opened.to_arrow(columns=["id"]).column("id").to_pylist()) == [1, 2, 4]

@@ -388,6 +388,24 @@ def test_a_checkpoint_column_of_another_type_is_corrupt_and_deletes_nothing(
     assert_refused(table, lakeshore.CorruptMetadataError, f"checkpoint.parquet.*'{column}.{field}' column typed")
 
 
+def test_a_checkpoint_column_of_the_null_type_is_read_as_nulls(tmp_path: Path) -> None:
+    # Found by outside testing of the check above: a column of Arrow's null type holds no value
+    # to misread (an all-null column as pyarrow or polars write it); it was refused.
+    table = tmp_path / "t"
+    write(table, 0, 10, False)
+    DeltaTable(str(table)).create_checkpoint()
+    checkpoint = table / "_delta_log" / "00000000000000000000.checkpoint.parquet"
+    rows = pq.read_table(checkpoint)
+    actions = rows.column("remove").combine_chunks()
+    fields = [pa.field(f.name, pa.null()) if f.name in ("deletionTimestamp", "size") else f for f in actions.type]
+    arrays = [pa.nulls(len(actions)) if f.name in ("deletionTimestamp", "size") else actions.field(k)
+              for k, f in enumerate(actions.type)]  # fmt: skip
+    retyped = pa.StructArray.from_arrays(arrays, fields=fields, mask=actions.is_null())
+    rows = rows.set_column(rows.schema.get_field_index("remove"), pa.field("remove", retyped.type), retyped)
+    pq.write_table(rows, checkpoint)
+    assert ours(table, dry_run=True)["candidates"] == []
+
+
 def test_a_tombstone_without_its_time_expires_with_its_commit(tmp_path: Path) -> None:
     # Found by outside testing: a remove without the optional deletionTimestamp counted as
     # removed at time 0 (as Spark and delta-rs take it), so a file removed minutes ago was

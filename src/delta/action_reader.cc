@@ -231,11 +231,13 @@ enum class LeafType { kText, kInteger };
 /// kCorruptMetadata when the column `action`.`path` (a leaf, or "deletionVector" a struct, under
 /// `owner`) is there with a type the reader cannot take: it would read as null in every row, so
 /// a tombstone would lose its time (and expire at once) and an add its deletion vector, and a
-/// vacuum would delete files those actions keep. A missing column is fine (it is optional).
+/// vacuum would delete files those actions keep. A missing column is fine (it is optional), and
+/// so is one of Arrow's null type (no value to misread).
 Status CheckLeaf(const StructView& owner, const std::string& name, LeafType expected, const std::string& column,
                  const std::string& source) {
   auto raw = owner.Raw(name);
-  if (!raw) return Status::OK();
+  // A column of Arrow's null type holds no value: reading it as null in every row is exact.
+  if (!raw || raw->type_id() == arrow::Type::NA) return Status::OK();
   const Leaf leaf(raw);
   if (expected == LeafType::kText ? leaf.is_text() : leaf.is_integer()) return Status::OK();
   return CorruptMetadata("Delta checkpoint '" + source + "' has its '" + column + "' column typed " +
@@ -251,7 +253,7 @@ Status CheckActionColumns(const StructView& owner, const std::string& action,
   }
   if (!has_deletion_vector) return Status::OK();
   auto dv = owner.Raw("deletionVector");
-  if (!dv) return Status::OK();
+  if (!dv || dv->type_id() == arrow::Type::NA) return Status::OK();
   if (dv->type_id() != arrow::Type::STRUCT) {
     return CorruptMetadata("Delta checkpoint '" + source + "' has its '" + action + ".deletionVector' column typed " +
                            dv->type()->ToString() + ", not a struct");

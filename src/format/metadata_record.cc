@@ -11,6 +11,7 @@
 #include <arrow/util/decimal.h>
 #include <nlohmann/json.hpp>
 
+#include "common/arrow_cast.h"
 #include "format/hoodie_avro_schemas.h"
 #include "format/metadata_keys.h"
 
@@ -612,6 +613,17 @@ std::shared_ptr<arrow::Scalar> BoundFromWrapper(const nlohmann::json& wrapper, c
     case arrow::Type::FLOAT:
     case arrow::Type::DOUBLE:
       if (!v.is_number() || (ordinal != kV1 && ordinal != kFloat && ordinal != kDouble)) return nullptr;
+      if (type.id() == arrow::Type::DOUBLE && ordinal != kDouble) {
+        // Maybe a float bound of a file written before the column widened to double: its values
+        // read as FloatAsDouble of themselves, which may lie on either side of the float's exact
+        // value. The bound takes the outer of the two (that mapping keeps order).
+        const double exact = v.get<double>();
+        const auto as_float = static_cast<float>(exact);
+        if (static_cast<double>(as_float) == exact) {
+          const double widened = FloatAsDouble(as_float);
+          return std::make_shared<arrow::DoubleScalar>(lower ? std::min(exact, widened) : std::max(exact, widened));
+        }
+      }
       return std::make_shared<arrow::DoubleScalar>(v.get<double>());
     case arrow::Type::BOOL:
       if (!v.is_boolean() || (ordinal != kV1 && ordinal != kBoolean)) return nullptr;

@@ -141,6 +141,13 @@ Result<OrderingColumn> Orderings(const arrow::Table& table, const std::string& f
   if (type.id() == arrow::Type::DECIMAL128) {  // exactly: a double rounds beyond 15 digits
     out.kind = Ordering::kDecimal;
     ARROW_ASSIGN_OR_RAISE(out.values, CombineChunks(*column));
+  } else if (type.id() == arrow::Type::FLOAT) {
+    // As a float reads under a double field (FloatAsDouble: order kept among floats, and a
+    // float stored before the field widened compares with the doubles after as it reads; an
+    // exact cast made 0.1f beat a later 0.1, and the update was lost).
+    out.kind = Ordering::kDouble;
+    ARROW_ASSIGN_OR_RAISE(auto widened, FloatColumnAsDouble(*column));
+    ARROW_ASSIGN_OR_RAISE(out.values, CombineChunks(*widened));
   } else if (arrow::is_floating(type.id()) || arrow::is_decimal(type.id())) {
     out.kind = Ordering::kDouble;
     ARROW_ASSIGN_OR_RAISE(out.values, CombinedColumn(table, field, arrow::float64()));

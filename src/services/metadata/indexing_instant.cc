@@ -111,7 +111,8 @@ Result<std::vector<std::string>> PartitionsOfPendingLakeshoreBuilds(TableContext
 }
 
 Result<bool> RecoverCrashedIndexing(TableContext& ctx, const Timeline& data_timeline,
-                                    const std::vector<std::string>& built, const LockGuard& guard) {
+                                    const std::vector<std::string>& built, const LockGuard& guard,
+                                    const std::function<Status(const std::vector<std::string>&)>& unlist) {
   bool settled = false;
   for (const Instant& pending : data_timeline.Pending()) {
     if (pending.action != actions::kIndexing) continue;
@@ -125,6 +126,11 @@ Result<bool> RecoverCrashedIndexing(TableContext& ctx, const Timeline& data_time
                             return std::find(built.begin(), built.end(), p) != built.end();
                           });
     if (!finished) {
+      std::vector<std::string> unbuilt;  // a partition the build finished stays built
+      for (const auto& p : plan->partitions) {
+        if (std::find(built.begin(), built.end(), p) == built.end()) unbuilt.push_back(p);
+      }
+      ARROW_RETURN_NOT_OK(unlist(unbuilt));
       ARROW_RETURN_NOT_OK(life.Abandon());
       continue;
     }

@@ -3,6 +3,8 @@
 // completed), so every reader of the timeline sees that an index was built, and when.
 #pragma once
 
+#include <functional>
+
 #include <string>
 #include <vector>
 
@@ -50,10 +52,13 @@ Result<std::vector<std::string>> PartitionsOfPendingLakeshoreBuilds(TableContext
 /// Under `guard`: settles the `indexing` instants a Lakeshore build left pending on
 /// `data_timeline` (a crash mid-build: builds run under the lock, so none is running). One whose
 /// partitions are all in `built` (listed built in hoodie.properties) lost only its completion
-/// and is completed; any other is abandoned (inflight file first), its partitions staying
-/// listed in flight for the caller to drop or rebuild. A pending indexing instant of another
-/// writer (a Hudi indexer) is left alone. Returns true when it changed the timeline.
+/// and is completed; any other is abandoned (inflight file first) after `unlist` took its
+/// partitions not in `built` off hoodie.properties (abandoned first, a crash in between left a
+/// partition in flight that no pending instant claimed, which every writer then took for
+/// another writer's build: read-only for good). A pending indexing instant of another writer (a Hudi indexer) is
+/// left alone. Returns true when it changed the timeline.
 Result<bool> RecoverCrashedIndexing(TableContext& ctx, const Timeline& data_timeline,
-                                    const std::vector<std::string>& built, const LockGuard& guard);
+                                    const std::vector<std::string>& built, const LockGuard& guard,
+                                    const std::function<Status(const std::vector<std::string>&)>& unlist);
 
 }  // namespace lakeshore

@@ -872,7 +872,14 @@ Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>
   // The build runs in an `indexing` instant of the data timeline (one a crash left pending is
   // settled first: its partitions, if still listed in flight, start over below).
   ARROW_ASSIGN_OR_RAISE(auto data_timeline, ctx.LoadTimeline());
-  ARROW_RETURN_NOT_OK(RecoverCrashedIndexing(ctx, data_timeline, built, guard).status());
+  auto unlist = [&](const std::vector<std::string>& parts) -> Status {
+    ARROW_RETURN_NOT_OK(DropMetadataPartitions(ctx, parts, guard));
+    for (const auto& p : parts) {
+      if (auto at = std::find(inflight.begin(), inflight.end(), p); at != inflight.end()) inflight.erase(at);
+    }
+    return Status::OK();
+  };
+  ARROW_RETURN_NOT_OK(RecoverCrashedIndexing(ctx, data_timeline, built, guard, unlist).status());
   ARROW_ASSIGN_OR_RAISE(auto indexing, IndexingInstant::Start(ctx, data_timeline, todo, guard));
   for (const auto& p : todo) {
     // A build starts on an empty folder: one a crash left in flight starts over, and a drop
@@ -940,8 +947,21 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
     const bool kept_secondary = secondary.count(p) > 0 && !changes.keys_unknown;
     if (!Maintained(p) && !kept_secondary) drop.push_back(p);
   }
-  for (const auto& p : config.metadata_partitions_inflight) drop.push_back(p);
-  ARROW_ASSIGN_OR_RAISE(bool settled, RecoverCrashedIndexing(ctx, data_timeline, config.metadata_partitions, guard));
+  // A partition in flight that this build neither keeps current nor left pending itself is
+  // another writer's build (Hudi's async indexer) that began after this table was opened:
+  // dropped here as a crashed build, it was erased under that writer. The write is refused.
+  ARROW_ASSIGN_OR_RAISE(auto own_builds, PartitionsOfPendingLakeshoreBuilds(ctx, data_timeline));
+  for (const auto& p : config.metadata_partitions_inflight) {
+    if (!Maintained(p) && !Contains(own_builds, p)) {
+      return UnsupportedFeature("cannot write to table " + ctx.uri + ": its metadata partition '" + p +
+                                "' is being built by another writer; this build reads it but does not write it");
+    }
+    drop.push_back(p);
+  }
+  ARROW_ASSIGN_OR_RAISE(bool settled, RecoverCrashedIndexing(ctx, data_timeline, config.metadata_partitions, guard,
+                                                            [&](const std::vector<std::string>& parts) {
+                                                              return DropMetadataPartitions(ctx, parts, guard);
+                                                            }));
   const bool has_index = Contains(config.metadata_partitions, kMetadataRecordIndex);
   if (changes.keys_unknown && has_index) drop.push_back(kMetadataRecordIndex);
   if (!drop.empty()) ARROW_RETURN_NOT_OK(DropMetadataPartitions(ctx, drop, guard));

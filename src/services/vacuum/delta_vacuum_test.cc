@@ -745,6 +745,13 @@ TEST(DeltaVacuum, HiddenRule) {
   EXPECT_FALSE(rule.IsHidden("p=1/metadata/x"));
   EXPECT_TRUE(rule.IsHidden("metadata/x"));
   EXPECT_TRUE(rule.IsHidden("p=1/.f.parquet.tmp.1.2.3"));
+  // A Hudi table's rule: a staged file, or a staged folder, is visible; a folder merely shaped
+  // as a staged file's name is the user's, hidden (it was a candidate).
+  vacuum::VisibilityRule hudi{parts, false, false, /*staged_writes=*/true};
+  EXPECT_FALSE(hudi.IsHidden("p=1/.f.parquet.tmp.1.2.3"));
+  EXPECT_FALSE(hudi.IsHidden("p=1/.q=2.tmp.dir.1.2.3/.f.parquet.tmp.1.2.4"));
+  EXPECT_TRUE(hudi.IsHidden(".backup.tmp.2024.06.01/precious.parquet"));
+  EXPECT_TRUE(hudi.IsHidden("p=1/.backup.tmp.2024.06.01/precious.parquet"));
 }
 
 /// A fresh local folder `name` under the temp folder holding `files` (each "xyz"), opened as

@@ -33,7 +33,11 @@ bool VisibilityRule::IsHidden(std::string_view path) const {
     if (end == std::string_view::npos) end = path.size();
     // UniForm's `metadata` folder is reserved only at the top level.
     const std::string_view name = path.substr(start, end - start);
-    if (IsHiddenName(name, partition_columns, hide_metadata && start == 0, staged_writes)) {
+    // A staged file is a path's last segment; a folder is staged only as `.<name>.tmp.dir.…`
+    // (a user's hidden folder `.backup.tmp.2024.06.01/` is shaped as a staged file's name).
+    const bool last = end == path.size();
+    const bool staged = staged_writes && (last || name.find(".tmp.dir.") != std::string_view::npos);
+    if (IsHiddenName(name, partition_columns, hide_metadata && start == 0, staged)) {
       const bool log_file = hudi_log_files && end == path.size() && IsHudiLogFileName(name);
       if (!log_file) return true;
     }

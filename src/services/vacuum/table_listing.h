@@ -26,8 +26,9 @@ struct VisibilityRule {
   /// A Hudi table's: a file named as Hudi names a log file (`.<fileId>_<instant>.log.<v>_<token>`)
   /// is visible for all its leading '.', so a log file no slice uses can be a candidate.
   bool hudi_log_files = false;
-  /// A Hudi table's: staged writes our storage left behind are visible (IsHiddenName), so a
-  /// vacuum reaps them once old. A Delta table's hidden names stay hidden, as Delta's rule has it.
+  /// A Hudi table's: staged writes our storage left behind are visible (IsHiddenName: a file
+  /// named as one, or a folder named `.<name>.tmp.dir.…`), so a vacuum reaps them once old. A
+  /// Delta table's hidden names stay hidden, as Delta's rule has it.
   bool staged_writes = false;
   /// True if any segment of the relative `path` is hidden (so `_delta_log` and everything
   /// under any hidden folder is never considered). O(segments).

@@ -171,6 +171,36 @@ TEST(BaseFile, DictionaryOnlyWhereValuesRepeat) {
   EXPECT_TRUE(back->Equals(*AsRead(rows)));
 }
 
+TEST(BaseFile, DictionaryOnlyColumnsReadAsTheirValues) {
+  // Dictionary-only string and binary columns are read as dictionaries and expanded: each row
+  // group has its own dictionary, and nulls keep their places.
+  auto storage = *Storage::Open("mem://base_file_test_dictionary_read");
+  std::vector<std::string> keys;
+  arrow::StringBuilder cb;
+  arrow::BinaryBuilder bb;
+  for (int i = 0; i < 12; ++i) {
+    keys.push_back("k" + std::to_string(i));
+    if (i % 5 == 3) {
+      ASSERT_OK(cb.AppendNull());
+    } else {
+      ASSERT_OK(cb.Append("group" + std::to_string(i / 4) + (i % 2 ? "-odd" : "-even")));
+    }
+    ASSERT_OK(bb.Append(std::string(i % 2 ? "\x01\x02" : "\xff", i % 2 ? 2 : 1)));
+  }
+  auto rows = WithMeta(keys, "p=1", {arrow::field("c", arrow::utf8()), arrow::field("b", arrow::binary())},
+                       {*cb.Finish(), *bb.Finish()});
+  ParquetWriteSettings settings;
+  settings.row_group_rows = 4;
+  ASSERT_OK(WriteBaseFile(*storage, "p=1/f.parquet", *rows, settings).status());
+  ASSERT_OK_AND_ASSIGN(auto back, ReadBaseFile(*storage, "p=1/f.parquet"));
+  EXPECT_TRUE(back->Equals(*AsRead(rows))) << back->ToString();
+  ASSERT_OK_AND_ASSIGN(auto some, ReadBaseFile(*storage, "p=1/f.parquet", {"c", meta_columns::kFileName}));
+  EXPECT_EQ(some->schema()->field(0)->type()->id(), arrow::Type::STRING);
+  EXPECT_EQ(some->schema()->field(1)->type()->id(), arrow::Type::STRING);
+  EXPECT_TRUE(some->column(0)->Equals(*back->GetColumnByName("c")));
+  EXPECT_TRUE(some->column(1)->Equals(*back->GetColumnByName(meta_columns::kFileName)));
+}
+
 TEST(BaseFile, GarbageIsCorruptNotACrash) {
   auto storage = *Storage::Open("mem://base_file_test_garbage");
   ASSERT_OK(storage->WriteString("f.parquet", "not parquet at all"));

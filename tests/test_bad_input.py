@@ -156,7 +156,15 @@ def test_open_where_no_table_is(tmp_path: Path) -> None:
         pa.field("hollow", pa.struct([])),
         pa.field("hollows", pa.list_(pa.struct([]))),
     ],
-    ids=["union", "uint64", "name", "decimal_over_38", "nested_decimal_over_38", "empty_struct", "list_of_empty_struct"],
+    ids=[
+        "union",
+        "uint64",
+        "name",
+        "decimal_over_38",
+        "nested_decimal_over_38",
+        "empty_struct",
+        "list_of_empty_struct",
+    ],
 )
 def test_unsupported_column_type_is_an_error_not_an_abort(tmp_path: Path, column: pa.Field) -> None:
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), column])

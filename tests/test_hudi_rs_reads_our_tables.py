@@ -550,13 +550,17 @@ def test_a_float_widened_to_double_reads_as_hudi_and_hudi_rs_read_it(tmp_path: P
     # (Arrow's exact cast); Hudi (HoodieAvroUtils: Double.valueOf(value + "")) and hudi-rs read
     # 0.1, and a COW rewrite stored the other value for good.
     root = tmp_path / "t"
-    s1 = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string()), pa.field("f", pa.float32())])
+    s1 = pa.schema(
+        [pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string()), pa.field("f", pa.float32())]
+    )
     props = {"hoodie.metadata.index.column.stats.enable": "true"}
     t = lakeshore.Table.create(
         str(root), s1, record_key="id", partition_by="p", table_type=table_type, properties=props
     )
     floats = [0.1, 1 / 3, -2.5e-7, 3.4e38, float("inf"), -0.0]
-    t.insert(pa.table({"id": list(range(6)), "p": ["a"] * 3 + ["b"] * 3, "f": pa.array(floats, pa.float32())}, schema=s1))
+    t.insert(
+        pa.table({"id": list(range(6)), "p": ["a"] * 3 + ["b"] * 3, "f": pa.array(floats, pa.float32())}, schema=s1)
+    )
     s2 = pa.schema([s1[0], s1[1], pa.field("f", pa.float64())])
     t.evolve_schema(s2)
     t.upsert(pa.table({"id": [5], "p": ["b"], "f": [0.2]}, schema=s2))  # partition a is not rewritten
@@ -582,7 +586,9 @@ def test_a_widened_float_prunes_and_orders_as_it_reads(tmp_path: Path, table_typ
     # file's bounds as their exact doubles, so f = 0.1 pruned the file holding 0.1f (read 0.1);
     # and a merge-on-read merge ordered a stored 0.1f above a later 0.1, dropping the update.
     root = tmp_path / "t"
-    s1 = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("f", pa.float32()), pa.field("v", pa.string())])
+    s1 = pa.schema(
+        [pa.field("id", pa.int64(), nullable=False), pa.field("f", pa.float32()), pa.field("v", pa.string())]
+    )
     props = {"hoodie.metadata.index.column.stats.enable": "true"}
     t = lakeshore.Table.create(
         str(root), s1, record_key="id", ordering_field="f", table_type=table_type, properties=props

@@ -370,9 +370,8 @@ def test_a_checkpoint_column_of_another_type_is_corrupt_and_deletes_nothing(
     for k, f in enumerate(actions.type):
         values = actions.field(k)
         if f.name == field:
-            values = pa.array([None if v is None else (str(v) if kind == pa.string() else v) for v in values.to_pylist()],
-                              kind if kind != pa.timestamp("ms") else pa.int64())  # fmt: skip
-            values = values.cast(kind) if kind == pa.timestamp("ms") else values
+            plain = [None if v is None else (str(v) if kind == pa.string() else v) for v in values.to_pylist()]
+            values = pa.array(plain, pa.int64()).cast(kind) if kind == pa.timestamp("ms") else pa.array(plain, kind)
             f = pa.field(f.name, kind)
         fields.append(f)
         arrays.append(values)
@@ -421,7 +420,9 @@ def test_a_tombstone_without_its_time_expires_with_its_commit(tmp_path: Path) ->
     old = time.time() - 30 * 86400
     os.utime(table / first["path"], (old, old))
     for lite in (False, True):
-        assert first["path"] not in [c["path"] for c in ours(table, dry_run=True, mode="lite" if lite else "full")["candidates"]]
+        assert first["path"] not in [
+            c["path"] for c in ours(table, dry_run=True, mode="lite" if lite else "full")["candidates"]
+        ]
     ours(table)  # default retention, enforced
     assert DeltaTable(str(table), version=1).to_pyarrow_table().num_rows == 6
     # In a checkpoint (delta-rs drops such a tombstone when it checkpoints; another writer may
@@ -453,7 +454,9 @@ def test_in_commit_timestamps_are_on_whatever_the_case_of_true(tmp_path: Path) -
     table = tmp_path / "t"
     (table / "_delta_log").mkdir(parents=True)
     now = int(time.time() * 1000)
-    schema = json.dumps({"type": "struct", "fields": [{"name": "id", "type": "long", "nullable": True, "metadata": {}}]})
+    schema = json.dumps(
+        {"type": "struct", "fields": [{"name": "id", "type": "long", "nullable": True, "metadata": {}}]}
+    )
     conf = {"delta.enableInCommitTimestamps": "TRUE", "delta.inCommitTimestampEnablementVersion": "0",
             "delta.inCommitTimestampEnablementTimestamp": str(now)}  # fmt: skip
     actions = [

@@ -2,6 +2,6 @@
 
 namespace lakeshore {
 
-arrow::MemoryPool* MetadataMemoryPool() { return arrow::system_memory_pool(); }
+arrow::MemoryPool* ReadMemoryPool() { return arrow::system_memory_pool(); }
 
 }  // namespace lakeshore

@@ -440,7 +440,7 @@ Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path, 
   if (!file.ok()) return corrupt(file.status());
   std::unique_ptr<parquet::arrow::FileReader> reader;
   try {
-    auto opened = parquet::arrow::OpenFile(*file, MetadataMemoryPool());
+    auto opened = parquet::arrow::OpenFile(*file, ReadMemoryPool());
     if (!opened.ok()) return corrupt(opened.status());
     reader = std::move(*opened);
     reader->set_use_threads(true);  // columns decode in parallel

@@ -22,6 +22,7 @@
 #include <parquet/properties.h>
 
 #include "common/arrow_cast.h"
+#include "common/memory_pool.h"
 #include "common/side_by_side.h"
 #include "format/bloom_filter.h"
 #include "table/meta_columns.h"
@@ -298,7 +299,7 @@ Status DataReadError(const Status& st, const std::string& path) {
 }  // namespace
 
 parquet::ReaderProperties DataReaderProperties() {
-  parquet::ReaderProperties props = parquet::default_reader_properties();
+  parquet::ReaderProperties props(ReadMemoryPool());
   props.set_page_checksum_verification(true);
   return props;
 }
@@ -368,6 +369,7 @@ Result<std::unique_ptr<parquet::arrow::FileReader>> OpenBaseFile(Storage& storag
   parquet::arrow::FileReaderBuilder builder;
   Status st = builder.Open(input, DataReaderProperties());
   if (!st.ok()) return CorruptMetadata("base file '" + path + "' is not a readable Parquet file: " + st.message());
+  builder.memory_pool(ReadMemoryPool());
   if (dictionaries) {
     for (int leaf : DictionaryOnlyLeaves(*builder.raw_reader()->metadata())) arrow_props.set_read_dictionary(leaf, true);
   }

@@ -149,7 +149,7 @@ Result<std::shared_ptr<arrow::Table>> ReadInventoryTable(Storage& folder, const 
   ARROW_ASSIGN_OR_RAISE(auto input, folder.OpenInputFile(name));
   if (name.size() >= 8 && name.compare(name.size() - 8, 8, ".parquet") == 0) {
     try {
-      ARROW_ASSIGN_OR_RAISE(auto reader, parquet::arrow::OpenFile(input, MetadataMemoryPool()));
+      ARROW_ASSIGN_OR_RAISE(auto reader, parquet::arrow::OpenFile(input, ReadMemoryPool()));
       return reader->ReadTable();
     } catch (const parquet::ParquetException& e) {
       return Status::IOError(e.what());
@@ -159,7 +159,7 @@ Result<std::shared_ptr<arrow::Table>> ReadInventoryTable(Storage& folder, const 
   convert.column_types = {{"path", arrow::utf8()}, {"length", arrow::int64()},
                           {"isDir", arrow::boolean()}, {"modificationTime", arrow::int64()}};
   ARROW_ASSIGN_OR_RAISE(auto reader, arrow::csv::TableReader::Make(
-                                         arrow::io::IOContext(MetadataMemoryPool()), input,
+                                         arrow::io::IOContext(ReadMemoryPool()), input,
                                          arrow::csv::ReadOptions::Defaults(),
                                          arrow::csv::ParseOptions::Defaults(), convert));
   return reader->Read();

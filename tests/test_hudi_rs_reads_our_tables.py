@@ -544,19 +544,21 @@ def test_reading_only_an_added_column_returns_every_row(tmp_path: Path, table_ty
         t.to_arrow(columns=["v", "v"], filter=[("id", "=", 1)])
 
 
+def _float_table(root: Path, table_type: str, other: pa.Field, **create: Any) -> tuple[lakeshore.Table, pa.Schema]:
+    """A table of `id`, `other` and a float32 column `f`, with column stats: what a widening of
+    `f` to double meets."""
+    s1 = pa.schema([pa.field("id", pa.int64(), nullable=False), other, pa.field("f", pa.float32())])
+    props = {"hoodie.metadata.index.column.stats.enable": "true"}
+    return lakeshore.Table.create(str(root), s1, record_key="id", table_type=table_type, properties=props, **create), s1
+
+
 @pytest.mark.parametrize("table_type", ["cow", "mor"])
 def test_a_float_widened_to_double_reads_as_hudi_and_hudi_rs_read_it(tmp_path: Path, table_type: str) -> None:
     # Found by outside testing: a float stored before the widening read 0.10000000149011612
     # (Arrow's exact cast); Hudi (HoodieAvroUtils: Double.valueOf(value + "")) and hudi-rs read
     # 0.1, and a COW rewrite stored the other value for good.
     root = tmp_path / "t"
-    s1 = pa.schema(
-        [pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string()), pa.field("f", pa.float32())]
-    )
-    props = {"hoodie.metadata.index.column.stats.enable": "true"}
-    t = lakeshore.Table.create(
-        str(root), s1, record_key="id", partition_by="p", table_type=table_type, properties=props
-    )
+    t, s1 = _float_table(root, table_type, pa.field("p", pa.string()), partition_by="p")
     floats = [0.1, 1 / 3, -2.5e-7, 3.4e38, float("inf"), -0.0]
     t.insert(
         pa.table({"id": list(range(6)), "p": ["a"] * 3 + ["b"] * 3, "f": pa.array(floats, pa.float32())}, schema=s1)
@@ -586,16 +588,10 @@ def test_a_widened_float_prunes_and_orders_as_it_reads(tmp_path: Path, table_typ
     # file's bounds as their exact doubles, so f = 0.1 pruned the file holding 0.1f (read 0.1);
     # and a merge-on-read merge ordered a stored 0.1f above a later 0.1, dropping the update.
     root = tmp_path / "t"
-    s1 = pa.schema(
-        [pa.field("id", pa.int64(), nullable=False), pa.field("f", pa.float32()), pa.field("v", pa.string())]
-    )
-    props = {"hoodie.metadata.index.column.stats.enable": "true"}
-    t = lakeshore.Table.create(
-        str(root), s1, record_key="id", ordering_field="f", table_type=table_type, properties=props
-    )
+    t, s1 = _float_table(root, table_type, pa.field("v", pa.string()), ordering_field="f")
     t.bulk_insert(pa.table({"id": [1], "f": pa.array([0.1], pa.float32()), "v": ["old"]}, schema=s1))
     t.bulk_insert(pa.table({"id": [2], "f": pa.array([5.0], pa.float32()), "v": ["old"]}, schema=s1))
-    s2 = pa.schema([s1[0], pa.field("f", pa.float64()), s1[2]])
+    s2 = pa.schema([s1[0], s1[1], pa.field("f", pa.float64())])
     t.evolve_schema(s2)
     for op, value, wanted in [("=", 0.1, [1]), ("<=", 0.1, [1]), ("in", [0.1], [1]), (">=", 0.1, [1, 2])]:
         got = sorted(t.to_arrow(columns=["id"], filter=[("f", op, value)]).column("id").to_pylist())

@@ -179,13 +179,6 @@ Table::Table(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Table::~Table() = default;
 
 namespace {
-/// The metadata partitions Lakeshore keeps current itself: listed in flight, they are its own
-/// builds, which the next writer settles.
-bool KeptCurrentByLakeshore(const std::string& p) {
-  return p == kMetadataFiles || p == kMetadataRecordIndex || p == kMetadataBloomFilters || p == kMetadataColumnStats ||
-         p == kMetadataPartitionStats;
-}
-
 /// Whether `hoodie` lists in flight a metadata partition Lakeshore does not keep current itself
 /// (a secondary index) that is not among `own_builds`: one another writer builds.
 bool HasForeignBuildInFlight(const HoodieTableConfig& hoodie, const std::vector<std::string>& own_builds) {

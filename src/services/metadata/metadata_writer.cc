@@ -58,10 +58,6 @@ bool Contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-bool Maintained(const std::string& partition) {
-  return partition == kMetadataFiles || partition == kMetadataRecordIndex || partition == kMetadataBloomFilters ||
-         partition == kMetadataColumnStats || partition == kMetadataPartitionStats;
-}
 
 /// The partitions whose values are column statistics (HoodieMetadataColumnStats).
 bool IsStatsPartition(const std::string& partition) {
@@ -849,7 +845,7 @@ Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>
   std::vector<std::string> built = config.metadata_partitions, inflight = config.metadata_partitions_inflight;
   std::vector<std::string> todo;
   for (const auto& p : partitions) {
-    if (!Maintained(p) && !IsSecondaryIndexPartition(p)) {
+    if (!KeptCurrentByLakeshore(p) && !IsSecondaryIndexPartition(p)) {
       return Status::Invalid("this build maintains the metadata partitions files, record_index, bloom_filters, "
                              "column_stats, partition_stats and secondary indexes (secondary_index_<name>), not '",
                              p, "'");
@@ -895,6 +891,11 @@ Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>
     ARROW_RETURN_NOT_OK(WriteMetadataPartitionLists(ctx, built, inflight));
   }
   return indexing.Complete(ctx, guard);
+}
+
+bool KeptCurrentByLakeshore(const std::string& partition) {
+  return partition == kMetadataFiles || partition == kMetadataRecordIndex || partition == kMetadataBloomFilters ||
+         partition == kMetadataColumnStats || partition == kMetadataPartitionStats;
 }
 
 Status DropMetadataPartitions(TableContext& ctx, const std::vector<std::string>& partitions, const LockGuard& guard) {
@@ -945,14 +946,14 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
   std::vector<std::string> drop;
   for (const auto& p : config.metadata_partitions) {
     const bool kept_secondary = secondary.count(p) > 0 && !changes.keys_unknown;
-    if (!Maintained(p) && !kept_secondary) drop.push_back(p);
+    if (!KeptCurrentByLakeshore(p) && !kept_secondary) drop.push_back(p);
   }
   // A partition in flight that this build neither keeps current nor left pending itself is
   // another writer's build (Hudi's async indexer) that began after this table was opened:
   // dropped here as a crashed build, it was erased under that writer. The write is refused.
   ARROW_ASSIGN_OR_RAISE(auto own_builds, PartitionsOfPendingLakeshoreBuilds(ctx, data_timeline));
   for (const auto& p : config.metadata_partitions_inflight) {
-    if (!Maintained(p) && !Contains(own_builds, p)) {
+    if (!KeptCurrentByLakeshore(p) && !Contains(own_builds, p)) {
       return UnsupportedFeature("cannot write to table " + ctx.uri + ": its metadata partition '" + p +
                                 "' is being built by another writer; this build reads it but does not write it");
     }

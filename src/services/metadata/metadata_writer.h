@@ -123,6 +123,12 @@ Result<std::string> UpdateMetadataTable(TableContext& ctx, const std::string& in
 Status BuildMetadataPartitions(TableContext& ctx, const std::vector<std::string>& partitions, const LockGuard& guard,
                                bool refuse_twins = false);
 
+/// Whether Lakeshore keeps the metadata partition `partition` current itself at every write
+/// (files, record_index, bloom_filters, column_stats, partition_stats). Listed in flight, such a
+/// partition is a build of its own, which the next writer settles; any other (a secondary
+/// index) is its own only while a pending Lakeshore indexing instant claims it.
+bool KeptCurrentByLakeshore(const std::string& partition);
+
 /// Drops `partitions` of the metadata table (any, Hudi's too), under `guard`: removed from
 /// hoodie.properties first (no reader trusts them from then on), then their folders deleted;
 /// what rests on a dropped partition goes with it (everything on files, partition_stats on

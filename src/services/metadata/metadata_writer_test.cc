@@ -835,6 +835,51 @@ TEST(MetadataWriter, EveryCrashPointOfASecondaryIndexBuildLeavesTheTableWritable
   for (int64_t k = 1; k <= n + 1; ++k) run(k, nullptr);
 }
 
+// The recovery of a crashed build crashes in turn, at every point: the next writer still
+// writes, and no partition is left in flight (one no pending instant claims reads as another
+// writer's build, which every writer refuses).
+TEST(MetadataWriter, EveryCrashPointOfARecoveryOfACrashedBuildLeavesTheTableWritable) {
+  // A build crashed where its partition is listed in flight and its instant pending.
+  auto crashed_build = [](Fixture& f) {
+    for (int64_t k = 1; k < 200; ++k) {
+      Fixture g = TableOfTwoPeople("metadata_recovery_probe_", testing::PeopleConfig());
+      auto faulty = *FaultInjectionStorage::Make(g.inner, k, FaultMode::kCrash);
+      {
+        auto builder = *Table::Open(g.uri, g.Options(faulty));
+        (void)builder->CreateIndex("secondary_index_name", "name");
+      }
+      auto config = *HoodieTableConfig::Load(*g.inner);
+      if (!config.metadata_partitions_inflight.empty()) {
+        f = std::move(g);
+        return k;
+      }
+    }
+    return int64_t{-1};
+  };
+  auto run = [&](int64_t j, int64_t* calls) {
+    SCOPED_TRACE("j=" + std::to_string(j));
+    Fixture f;
+    ASSERT_GT(crashed_build(f), 0);
+    f.clock->Advance(kLongAfterMs);
+    auto faulty = *FaultInjectionStorage::Make(f.inner, j, FaultMode::kCrash);
+    {
+      auto recovering = Table::Open(f.uri, f.Options(faulty));
+      if (recovering.ok()) (void)(*recovering)->Write(WriteOperation::kUpsert, PeopleReader({{3, "c", 1, "x"}}));
+      if (calls) *calls = faulty->mutating_calls();
+    }
+    f.clock->Advance(kLongAfterMs);
+    ASSERT_OK_AND_ASSIGN(auto next, Table::Open(f.uri, f.Options(f.inner)));
+    auto wrote = next->Write(WriteOperation::kUpsert, PeopleReader({{4, "d", 1, "z"}}));
+    ASSERT_TRUE(wrote.ok()) << wrote.status();
+    EXPECT_TRUE(HoodieTableConfig::Load(*f.inner)->metadata_partitions_inflight.empty());
+    ExpectMetadataAgrees(f, *next);
+  };
+  int64_t n = 0;
+  run(0, &n);
+  ASSERT_GT(n, 3);
+  for (int64_t j = 1; j <= n + 1; ++j) run(j, nullptr);
+}
+
 // Found by outside testing: a table opened while a crashed build was being recovered (its
 // indexing instant removed, its partition not yet unlisted) took the partition for another
 // writer's build and stayed read-only for the life of the Table object.

@@ -87,7 +87,11 @@ void BloomFilter::Add(std::string_view key) {
 }
 
 void BloomFilter::AddAll(const std::vector<std::string_view>& keys, int threads, BloomHashKernel kernel) {
-  // Which row each key goes to: the same state machine as Add, without the hashing.
+  // Which row each key goes to: the same state machine as Add, without the hashing. The keys
+  // are then grouped by row (a counting sort), so each row's bits are set in one pass: one
+  // row (Hudi's defaults: 2.6M bits, 324 KB) stays in a core's L2 cache, where the dynamic
+  // filter's round robin over its rows, key after key, missed the cache on most bits.
+  std::vector<size_t> row_start(rows_.size() + 1, 0);
   std::vector<uint32_t> row_of(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
     if (keys[i].empty()) {
@@ -96,43 +100,52 @@ void BloomFilter::AddAll(const std::vector<std::string_view>& keys, int threads,
     }
     Row& row = ActiveRow();
     row_of[i] = static_cast<uint32_t>(&row - rows_.data());
+    if (row_start.size() < rows_.size() + 1) row_start.resize(rows_.size() + 1, 0);
+    ++row_start[row_of[i] + 1];
     ++current_rows_records_;
   }
-  threads = std::max(1, std::min<int>(threads, static_cast<int>(keys.size() / 4096) + 1));
-  auto hash_range = [&](size_t begin, size_t end, std::vector<Row>* rows) {
+  for (size_t r = 1; r < row_start.size(); ++r) row_start[r] += row_start[r - 1];
+  std::vector<std::string_view> by_row(row_start.back());
+  {
+    std::vector<size_t> next(row_start.begin(), row_start.end() - 1);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (row_of[i] != UINT32_MAX) by_row[next[row_of[i]]++] = keys[i];
+    }
+  }
+  // Sets the bits of the keys by_row[begin, end), all of one row, in that row's `bits`.
+  auto set_bits = [&](size_t begin, size_t end, uint8_t* bits) {
     // Chunks small enough that their positions stay in cache between hashing and setting.
     constexpr size_t kChunk = 256;
     std::vector<uint32_t> positions(kChunk * static_cast<size_t>(num_hashes_));
-    std::array<uint8_t*, kChunk> bits_of;
-    // An empty key (which Hudi does not add) sets its bits here, so the loop below has no branch.
-    std::vector<uint8_t> discarded;
     for (size_t chunk = begin; chunk < end; chunk += kChunk) {
       const size_t n = std::min(kChunk, end - chunk);
-      BloomBitPositions(keys.data() + chunk, n, num_hashes_, static_cast<uint32_t>(vector_size_), positions.data(), kernel);
-      for (size_t i = 0; i < n; ++i) {
-        const uint32_t row = row_of[chunk + i];
-        if (row == UINT32_MAX && discarded.empty()) discarded.assign(rows_[0].bits.size(), 0);
-        bits_of[i] = row == UINT32_MAX ? discarded.data() : (*rows)[row].bits.data();
-      }
-      // Hash by hash, so the positions are read in the order the kernel wrote them.
-      for (size_t k = 0; k < static_cast<size_t>(num_hashes_); ++k) {
-        const uint32_t* at = positions.data() + k * n;
-        for (size_t i = 0; i < n; ++i) bits_of[i][at[i] >> 3] |= static_cast<uint8_t>(1u << (at[i] & 7));
+      BloomBitPositions(by_row.data() + chunk, n, num_hashes_, static_cast<uint32_t>(vector_size_), positions.data(), kernel);
+      for (size_t j = 0; j < n * static_cast<size_t>(num_hashes_); ++j) {
+        bits[positions[j] >> 3] |= static_cast<uint8_t>(1u << (positions[j] & 7));
       }
     }
   };
-  if (threads == 1) {
-    hash_range(0, keys.size(), &rows_);
+  const size_t num_rows = rows_.size();
+  threads = std::max(1, std::min<int>(threads, static_cast<int>(by_row.size() / 4096) + 1));
+  if (threads == 1 || num_rows >= static_cast<size_t>(threads)) {
+    // Whole rows per thread: no two threads write one row.
+    RunSideBySide(static_cast<size_t>(threads), [&](size_t t) {
+      for (size_t r = t; r < num_rows; r += static_cast<size_t>(threads)) set_bits(row_start[r], row_start[r + 1], rows_[r].bits.data());
+    });
     return;
   }
-  // Each thread but the first sets bits in rows of its own, OR-ed in afterwards.
+  // Fewer rows than threads: each thread takes a share of every row's keys; each thread but
+  // the first sets bits in rows of its own, OR-ed in afterwards.
   std::vector<std::vector<Row>> partial(static_cast<size_t>(threads - 1),
-                                        std::vector<Row>(rows_.size(), Row{std::vector<uint8_t>(rows_[0].bits.size(), 0)}));
-  const size_t chunk = (keys.size() + static_cast<size_t>(threads) - 1) / static_cast<size_t>(threads);
+                                        std::vector<Row>(num_rows, Row{std::vector<uint8_t>(rows_[0].bits.size(), 0)}));
   RunSideBySide(static_cast<size_t>(threads), [&](size_t t) {
-    const size_t begin = std::min(keys.size(), chunk * t);
-    const size_t end = std::min(keys.size(), begin + chunk);
-    hash_range(begin, end, t == 0 ? &rows_ : &partial[t - 1]);
+    for (size_t r = 0; r < num_rows; ++r) {
+      const size_t size = row_start[r + 1] - row_start[r];
+      const size_t share = (size + static_cast<size_t>(threads) - 1) / static_cast<size_t>(threads);
+      const size_t begin = row_start[r] + std::min(size, share * t);
+      const size_t end = std::min(row_start[r + 1], begin + share);
+      set_bits(begin, end, t == 0 ? rows_[r].bits.data() : partial[t - 1][r].bits.data());
+    }
   });
   for (const auto& rows : partial) {
     for (size_t r = 0; r < rows.size(); ++r) {

@@ -54,21 +54,25 @@ TEST(BloomFilter, RoundTripsGrowsAndNeverForgetsAKey) {
 }
 
 TEST(BloomFilter, ParallelAddAllEqualsSequentialAdds) {
-  // 130,000 keys cross the dynamic filter's row growth (60,000) and its bound (100,000).
-  std::vector<std::string> keys;
-  for (int i = 0; i < 130000; ++i) keys.push_back("id:" + std::to_string(i * 7919 % 1000003));
-  keys[5].clear();  // an empty key is skipped by both
-  std::vector<std::string_view> views(keys.begin(), keys.end());
-  auto one = BloomFilter::Make(BloomFilterType::kDynamicV0);
-  auto many = BloomFilter::Make(BloomFilterType::kDynamicV0);
-  ASSERT_TRUE(one.ok() && many.ok());
-  for (const auto& k : keys) one->Add(k);
-  many->AddAll(views, 3);
-  EXPECT_EQ(one->Serialize(), many->Serialize());
-  auto scalar = BloomFilter::Make(BloomFilterType::kDynamicV0);
-  ASSERT_TRUE(scalar.ok());
-  scalar->AddAll(views, 2, BloomHashKernel::kScalar);
-  EXPECT_EQ(one->Serialize(), scalar->Serialize());
+  // 130,000 keys cross the dynamic filter's row growth (60,000) and its bound (100,000); 40,000
+  // fill one row. Threads from 1 to 3: whole rows per thread, or shares of one row's keys.
+  for (int count : {40000, 130000}) {
+    std::vector<std::string> keys;
+    for (int i = 0; i < count; ++i) keys.push_back("id:" + std::to_string(i * 7919 % 1000003));
+    keys[5].clear();  // an empty key is skipped by both
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    auto one = BloomFilter::Make(BloomFilterType::kDynamicV0);
+    ASSERT_TRUE(one.ok());
+    for (const auto& k : keys) one->Add(k);
+    for (int threads : {1, 2, 3}) {
+      for (BloomHashKernel kernel : {BloomHashKernel::kBest, BloomHashKernel::kScalar}) {
+        auto many = BloomFilter::Make(BloomFilterType::kDynamicV0);
+        ASSERT_TRUE(many.ok());
+        many->AddAll(views, threads, kernel);
+        EXPECT_EQ(one->Serialize(), many->Serialize()) << count << " keys, " << threads << " threads";
+      }
+    }
+  }
 }
 
 TEST(BloomFilter, HashKernelsAgreeWithTheReferenceHash) {

@@ -177,9 +177,14 @@ __attribute__((target("avx2"))) void Avx2Positions(const std::string_view* keys,
         // The quotient can be one off either way: bring r into [0, size).
         r = _mm256_add_epi32(r, _mm256_and_si256(_mm256_cmpgt_epi32(zero, r), size_i));
         r = _mm256_sub_epi32(r, _mm256_andnot_si256(_mm256_cmpgt_epi32(size_i, r), size_i));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(out.data() + 8 * v), r);
+        // A full group stores straight into place (a short copy is a slow `rep movs`).
+        if (lanes == kLanes) {
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(dest + 8 * v), r);
+        } else {
+          _mm256_store_si256(reinterpret_cast<__m256i*>(out.data() + 8 * v), r);
+        }
       }
-      std::copy_n(out.begin(), lanes, dest);
+      if (lanes < kLanes) std::copy_n(out.begin(), lanes, dest);
     }
   }
 }

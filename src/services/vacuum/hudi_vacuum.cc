@@ -14,6 +14,7 @@
 #include "lakeshore/table/table_config.h"
 #include "lakeshore/table/table_options.h"
 #include "io/archived_timeline.h"
+#include "io/metadata_files.h"
 #include "services/vacuum/file_deleter.h"
 #include "services/vacuum/hudi_vacuum_record.h"
 #include "services/vacuum/retention.h"
@@ -308,21 +309,23 @@ std::string WhyRun(const TimelineState& s, int64_t now_ms, int64_t cutoff_ms, st
   return "";
 }
 
-/// Staged writes a crash left in the folders Lakeshore writes under `.hoodie/` (a put of an
-/// instant, a heartbeat or a lock object that never got published), older than the cutoff.
-/// Only those folders are listed, never the rest of `.hoodie/` (the metadata table included):
-/// they are small, and nothing else there is ours to delete.
+/// Staged writes a crash left in the folders Lakeshore writes under `.hoodie/`, older than the
+/// cutoff: a put of an instant, a heartbeat or a lock object that never got published, and in
+/// the metadata table (its timeline, its partitions' files and folders) the files of a writer
+/// killed mid-write. Only those folders are listed, never the rest of `.hoodie/`: they are
+/// small (the metadata table's files are a few per partition and instant), and nothing else
+/// there is ours to delete. A staged folder's files are taken; the folder goes once empty.
 Result<std::vector<VacuumCandidate>> StagedWritesInMetadata(Storage& table, const HoodieTableConfig& config,
                                                            int64_t cutoff_ms) {
   std::vector<VacuumCandidate> out;
   for (const std::string& folder : {config.timeline_folder, std::string(layout::kLakeshoreDir),
-                                   std::string(layout::kHeartbeatDir)}) {
-    bool recursive = folder == layout::kLakeshoreDir;
+                                   std::string(layout::kHeartbeatDir), std::string(kMetadataFolder)}) {
+    bool recursive = folder == layout::kLakeshoreDir || folder == kMetadataFolder;
     ARROW_ASSIGN_OR_RAISE(auto entries, table.List(folder, recursive));
     for (const auto& e : entries) {
-      if (!e.is_dir && !e.is_link && e.mtime_ms < cutoff_ms && IsStagedWriteName(BaseName(e.path))) {
-        out.push_back({e.path, e.size});
-      }
+      if (e.is_dir || e.is_link || e.mtime_ms >= cutoff_ms) continue;
+      const std::string_view relative = std::string_view(e.path).substr(std::min(e.path.size(), folder.size() + 1));
+      if (IsInStagedWrite(relative)) out.push_back({e.path, e.size});
     }
   }
   return out;

@@ -424,22 +424,38 @@ TEST(HudiVacuum, ReapsStagedWritesLeftByACrashOncePastRetention) {
   const std::string young_temp = "part=x/.g.parquet.tmp.123.5.5678";
   const std::string staged = "part=x/.part=q.tmp.dir.1.2.3/.h.parquet.tmp.1.2.4";
   const std::string instant_temp = ".hoodie/timeline/.20260101000000000.commit.inflight.tmp.7.8.9";
-  for (const auto& p : {old_temp, young_temp, staged, instant_temp}) {
+  // The metadata table's own: a data file, an instant of its timeline, a partition folder
+  // being created (and its file), all left by a killed writer; and one still being written.
+  const std::string mdt_file = ".hoodie/metadata/files/.files-0000-0_0-0-0_20260101000000000.hfile.tmp.1.2.3";
+  const std::string mdt_instant = ".hoodie/metadata/.hoodie/timeline/.20260101000000000.deltacommit.tmp.4.5.6";
+  const std::string mdt_staged_folder = ".hoodie/metadata/.record_index.tmp.dir.7.8.9";
+  const std::string mdt_folder_file = mdt_staged_folder + "/.hoodie_partition_metadata";
+  const std::string mdt_young = ".hoodie/metadata/files/.files-0001-0_0-0-0_20260101000000000.hfile.tmp.1.2.4";
+  // Not a staged write: a file of the metadata table named otherwise is never touched.
+  const std::string mdt_other = ".hoodie/metadata/files/.some-tool.tmp.old";
+  for (const auto& p : {old_temp, young_temp, staged, instant_temp, mdt_file, mdt_instant, mdt_folder_file, mdt_young,
+                        mdt_other}) {
     ASSERT_TRUE(storage->WriteString(p, "partial").ok());
   }
-  for (const auto& p : {old_temp, staged, instant_temp}) {
+  for (const auto& p : {old_temp, staged, instant_temp, mdt_file, mdt_instant, mdt_folder_file, mdt_other}) {
     ASSERT_TRUE(storage->SetModificationTimeForTesting(p, now - 8 * kDayMs).ok());
   }
   VacuumOptions o;
   o.clock = std::make_shared<ManualClock>(now);
   auto report = lakeshore::Vacuum(dir.path(), o);
   ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_EQ(report->files_deleted, 3);
+  EXPECT_EQ(report->files_deleted, 6);
   EXPECT_FALSE(*storage->Exists(instant_temp));
   EXPECT_FALSE(*storage->Exists(old_temp));
   EXPECT_FALSE(*storage->Exists(staged));
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/part=x/.part=q.tmp.dir.1.2.3"));
+  EXPECT_FALSE(*storage->Exists(mdt_file));
+  EXPECT_FALSE(*storage->Exists(mdt_instant));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/" + mdt_staged_folder));
   EXPECT_TRUE(*storage->Exists(young_temp));  // may belong to a write in progress
+  EXPECT_TRUE(*storage->Exists(mdt_young));
+  EXPECT_TRUE(*storage->Exists(mdt_other));
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/.hoodie/metadata/files"));
   EXPECT_EQ(testing::ReadPeople(*table).size(), 1u);
 }
 

@@ -24,7 +24,23 @@ bool IsHudiLogFileName(std::string_view name) {
   auto parsed = ParseDataFileName(name);
   return parsed && parsed->is_log;
 }
+
+/// A folder is staged only as `.<name>.tmp.dir.…` (local_storage's CreateInFreshFolder).
+bool IsStagedFolderName(std::string_view name) {
+  return name.find(".tmp.dir.") != std::string_view::npos && IsStagedWriteName(name);
+}
 }  // namespace
+
+bool IsInStagedWrite(std::string_view path) {
+  size_t start = 0;
+  while (true) {
+    const size_t end = path.find('/', start);
+    const std::string_view name = path.substr(start, end == std::string_view::npos ? end : end - start);
+    if (end == std::string_view::npos) return IsStagedWriteName(name);
+    if (IsStagedFolderName(name)) return true;
+    start = end + 1;
+  }
+}
 
 bool VisibilityRule::IsHidden(std::string_view path) const {
   size_t start = 0;
@@ -36,7 +52,7 @@ bool VisibilityRule::IsHidden(std::string_view path) const {
     // A staged file is a path's last segment; a folder is staged only as `.<name>.tmp.dir.…`
     // (a user's hidden folder `.backup.tmp.2024.06.01/` is shaped as a staged file's name).
     const bool last = end == path.size();
-    const bool staged = staged_writes && (last || name.find(".tmp.dir.") != std::string_view::npos);
+    const bool staged = staged_writes && (last || IsStagedFolderName(name));
     if (IsHiddenName(name, partition_columns, hide_metadata && start == 0, staged)) {
       const bool log_file = hudi_log_files && end == path.size() && IsHudiLogFileName(name);
       if (!log_file) return true;

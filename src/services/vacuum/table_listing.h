@@ -35,6 +35,12 @@ struct VisibilityRule {
   bool IsHidden(std::string_view path) const;
 };
 
+/// True if the relative `path` is a staged write our storage made (or a crash left): its last
+/// segment is a staged file's name, or a folder on its way is a staged folder
+/// (`.<name>.tmp.dir.<pid>.<n>.<r>`, everything in it is staged). A hidden folder shaped as a
+/// staged file's name (`.backup.tmp.2024.06.01/`) is not one. O(segments).
+bool IsInStagedWrite(std::string_view path);
+
 /// `entries` (paths relative to the table root) without the folders inside the table that are
 /// tables themselves, and everything in them: a folder holding `.hoodie/hoodie.properties` (a
 /// Hudi table) or `_delta_log` (a Delta table). Their files are theirs, never this table's

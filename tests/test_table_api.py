@@ -855,3 +855,31 @@ def test_a_moment_before_the_year_1000_is_before_every_instant(table: lakeshore.
     assert lakeshore.table.format_instant_time(dt.datetime(999, 1, 2)) == "09990102000000000"
     assert table.to_arrow(as_of=dt.datetime(999, 1, 1)).num_rows == 0
     assert table.to_arrow(as_of=dt.datetime(999, 1, 1, tzinfo=dt.UTC)).num_rows == 0
+
+
+@pytest.mark.parametrize("table_type", ["cow", "mor"])
+def test_a_table_whose_folder_was_deleted_is_an_error_never_an_empty_table(table_path: str, table_type: str) -> None:
+    # An open Table read a deleted table as an empty one (every read, lookup and service said
+    # "nothing"), and a refused write recreated the folder with its lock and heartbeat objects.
+    import shutil
+
+    t = lakeshore.Table.create(table_path, SCHEMA, record_key="id", ordering_field="ver", table_type=table_type)
+    t.insert(rows((1, "oslo", 1, "a")))
+    shutil.rmtree(table_path)
+    calls = {
+        "to_arrow": lambda: t.to_arrow(),
+        "timeline": lambda: t.timeline(),
+        "files": lambda: t.files(),
+        "read_incremental": lambda: t.read_incremental("000"),
+        "savepoints": lambda: t.savepoints(),
+        "lookup": lambda: t.lookup([1]),
+        "compact": lambda: t.compact(),
+        "cluster": lambda: t.cluster(),
+        "rollback_failed_writes": lambda: t.rollback_failed_writes(),
+        "upsert": lambda: t.upsert(rows((2, "lima", 1, "b"))),
+        "delete": lambda: t.delete([1]),
+    }
+    for name, call in calls.items():
+        with pytest.raises(lakeshore.StorageError, match="no table at .*hoodie.properties is missing"):
+            call()
+        assert not os.path.exists(table_path), f"{name} recreated the deleted table's folder"

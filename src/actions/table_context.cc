@@ -72,7 +72,22 @@ Result<std::optional<CommitMetadata>> TableContext::LoadRequestedPlan(const Inst
   return std::optional<CommitMetadata>(std::move(plan));
 }
 
+Result<Timeline> TableContext::LoadTimeline() {
+  ARROW_ASSIGN_OR_RAISE(auto timeline, Timeline::Load(*storage, timeline_location));
+  if (timeline.instants().empty()) ARROW_RETURN_NOT_OK(CheckTableExists());
+  return timeline;
+}
+
+Status TableContext::CheckTableExists() const {
+  ARROW_ASSIGN_OR_RAISE(bool exists, HoodieTableConfig::Exists(*storage));
+  if (exists) return Status::OK();
+  return Status::IOError("no table at ", uri, " any more (", layout::kPropertiesFile,
+                         " is missing): was its folder deleted since the table was opened?");
+}
+
 Status TableContext::CheckWritable(const char* what) {
+  // Before anything is written (a lock or heartbeat object would recreate a deleted folder).
+  ARROW_RETURN_NOT_OK(CheckTableExists());
   if (read_only_reason && recheck_read_only) {
     ARROW_ASSIGN_OR_RAISE(read_only_reason, recheck_read_only(*this));
     if (!read_only_reason) recheck_read_only = nullptr;

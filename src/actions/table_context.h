@@ -89,8 +89,12 @@ struct TableContext {
 
   /// Reads the typed settings out of config.properties.
   Status LoadSettings();
-  /// The active timeline (one listing).
-  Result<Timeline> LoadTimeline() { return Timeline::Load(*storage, timeline_location); }
+  /// The active timeline (one listing). An empty one is checked to still be a table's
+  /// (CheckTableExists): a deleted table's folder lists nothing, and must not read as empty.
+  Result<Timeline> LoadTimeline();
+  /// kIOError "no table at …" when the table's properties (and their backup) are gone: its
+  /// folder was deleted since it was opened. One existence check.
+  Status CheckTableExists() const;
   /// The encoding of this table's instant files.
   InstantCodec codec() const { return InstantCodec{timeline_location.layout, storage->ExternalPath("")}; }
   /// The bytes of `instant`'s file in `state`, carrying `metadata`.
@@ -100,7 +104,7 @@ struct TableContext {
   }
   /// UnsupportedFeature for a change (`what`) to a table this build only reads, saying why. A
   /// reason that may pass (recheck_read_only) is asked again first, so a table opened in a
-  /// passing state does not stay read-only.
+  /// passing state does not stay read-only. First CheckTableExists, before anything is written.
   Status CheckWritable(const char* what);
   /// Completed commits of `timeline` with their metadata, in completion order, and before
   /// them the archived ones (layout 2). List the active timeline first, then call this: an

@@ -200,6 +200,22 @@ Result<std::unique_ptr<LockGuard>> TableLock::Acquire(const std::string& purpose
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(settings_.wait_timeout_ms);
   std::string owner = purpose + "@" + std::to_string(getpid()) + "-" + NewWriteToken();
   int sleep_ms = 5;
+  int lost_races = 0;
+  // A try that lost (another writer took the number, or our listing was stale) is tried
+  // again at once the first time, then after a growing pause; the deadline holds for every
+  // kind of wait.
+  auto lost = [&](int64_t seq) -> Status {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return LockTimeout("could not take the table lock within " + std::to_string(settings_.wait_timeout_ms) +
+                         " ms: " + std::to_string(lost_races + 1) + " tries to take lock object " + SeqName(seq) +
+                         " and after lost to other writers, or the lock folder's listing is stale");
+    }
+    if (lost_races++ > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+      sleep_ms = std::min(sleep_ms * 2, 100);
+    }
+    return Status::OK();
+  };
   for (;;) {
     ARROW_ASSIGN_OR_RAISE(auto state, ReadLockState(*storage_));
     int64_t now = clock_->NowMs();
@@ -214,7 +230,10 @@ Result<std::unique_ptr<LockGuard>> TableLock::Acquire(const std::string& purpose
       nlohmann::json content = {{"owner", owner}, {"acquired_ms", now}, {"lease_ms", settings_.lease_ms},
                                 {"purpose", purpose}};
       ARROW_ASSIGN_OR_RAISE(bool won, storage_->PutIfAbsentString(path, content.dump()));
-      if (!won) continue;  // someone else took seq; re-read at once
+      if (!won) {  // someone else took seq
+        ARROW_RETURN_NOT_OK(lost(seq));
+        continue;
+      }
       // Our listing may have been stale: while we waited, others may have taken seq and more,
       // and a release may have pruned seq, so the put succeeded on a number long past. Only a
       // lock object that is the newest is the lock.
@@ -224,6 +243,7 @@ Result<std::unique_ptr<LockGuard>> TableLock::Acquire(const std::string& purpose
             new LockGuard(storage_, clock_, path, owner, now, settings_.lease_ms));
       }
       (void)storage_->PutIfAbsentString(path + ".released", owner);  // mark the stray released
+      ARROW_RETURN_NOT_OK(lost(seq));
       continue;
     }
     if (std::chrono::steady_clock::now() >= deadline) {

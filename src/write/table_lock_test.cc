@@ -1,6 +1,7 @@
 #include "write/table_lock.h"
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -99,6 +100,32 @@ TEST(TableLock, WaitsThenTimesOutWhileHeld) {
   ASSERT_OK(held->Release());
   ASSERT_OK_AND_ASSIGN(auto after, lock.Acquire("waiter"));
   ASSERT_OK(after->CheckHeld(0));
+}
+
+/// A storage whose listings of the lock folder leave every entry out: a stale listing that
+/// never catches up.
+class StaleLockListing : public testing::PassThroughStorage {
+ public:
+  using PassThroughStorage::PassThroughStorage;
+  Result<std::vector<FileEntry>> List(std::string_view prefix, bool recursive) override {
+    if (prefix.find("lock") != std::string_view::npos) return std::vector<FileEntry>{};
+    return inner_->List(prefix, recursive);
+  }
+};
+
+TEST(TableLock, LostPutsAndStaleListingsStillTimeOut) {
+  // Each put-if-absent lost (the object is there, the listing does not show it) went back to
+  // the top at once, past the deadline check: the wait never ended.
+  auto inner = *Storage::Open("mem://table_lock_stale");
+  auto clock = std::make_shared<ManualClock>(kStartMs);
+  TableLock first(inner, clock, LockSettings{60000, 200});
+  ASSERT_OK_AND_ASSIGN(auto held, first.Acquire("holder"));
+  TableLock second(std::make_shared<StaleLockListing>(inner), clock, LockSettings{60000, 200});
+  const auto start = std::chrono::steady_clock::now();
+  auto waited = second.Acquire("waiter");
+  EXPECT_TRUE(IsError(waited.status(), ErrorKind::kLockTimeout)) << waited.status();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  ASSERT_OK(held->Release());
 }
 
 TEST(TableLock, RenewalHandsTheLockToTheNextObject) {

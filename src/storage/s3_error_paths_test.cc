@@ -153,5 +153,82 @@ TEST(S3ErrorPaths, PerKeyDeleteErrorsFailTheBatchNamingTheKey) {
   EXPECT_EQ(server.requests(), (std::vector<std::string>{"HEAD /bkt/t/p/f", "POST /bkt?delete="}));
 }
 
+std::string ListPage(const std::string& entries, const std::string& next_token) {
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+         "<Name>bkt</Name><Prefix>t%2F</Prefix><EncodingType>url</EncodingType>" +
+         entries + "<IsTruncated>" + (next_token.empty() ? "false" : "true") + "</IsTruncated>" +
+         (next_token == "-" || next_token.empty() ? "" : "<NextContinuationToken>" + next_token + "</NextContinuationToken>") +
+         "</ListBucketResult>";
+}
+
+std::string Object(const std::string& key, int64_t size, const std::string& modified) {
+  return "<Contents><Key>" + key + "</Key><LastModified>" + modified + "</LastModified><Size>" + std::to_string(size) +
+         "</Size></Contents>";
+}
+
+TEST(S3ErrorPaths, ListingsFollowPagesAndDecodeKeys) {
+  ScriptedHttpServer server({
+      {200, ListPage(Object("t%2Fp%3D1%2Fa+b.parquet", 10, "2026-12-05T07:00:01.250Z") +
+                         Object("t%2Fp%3D1%2F", 0, "2026-12-05T07:00:00.000Z") +      // a folder marker
+                         Object("t%2Fp%3D1%2F%2Fodd", 1, "2026-12-05T07:00:00.000Z"),  // no path of the table
+                     "tok&amp;1")},
+      {200, ListPage(Object("t%2Fq%2F%C3%A9t%C3%A9%2Bx", 7, "1970-01-01T00:00:01Z"), "")},
+  });
+  ASSERT_OK_AND_ASSIGN(auto storage, Storage::Open(server.uri(), Keys()));
+  ASSERT_OK_AND_ASSIGN(auto entries, storage->List("", /*recursive=*/true));
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].path, "p=1/a b.parquet");
+  EXPECT_EQ(entries[0].size, 10);
+  EXPECT_EQ(entries[0].mtime_ms, 1796454001250);
+  EXPECT_EQ(entries[1].path, "q/\xC3\xA9t\xC3\xA9+x");
+  EXPECT_EQ(entries[1].mtime_ms, 1999);  // a whole second: its last millisecond, never older
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_NE(requests[1].find("continuation-token=tok%261"), std::string::npos) << requests[1];
+}
+
+TEST(S3ErrorPaths, FoldersOfAShallowListingAreItsCommonPrefixes) {
+  ScriptedHttpServer server({{200, ListPage(Object("t%2Fa%2Ff", 3, "2026-12-05T07:00:00Z") +
+                                                "<CommonPrefixes><Prefix>t%2Fa%2Fp%3D1%2F</Prefix></CommonPrefixes>",
+                                            "")}});
+  ASSERT_OK_AND_ASSIGN(auto storage, Storage::Open(server.uri(), Keys()));
+  ASSERT_OK_AND_ASSIGN(auto entries, storage->List("a", /*recursive=*/false));
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].path, "a/f");
+  EXPECT_FALSE(entries[0].is_dir);
+  EXPECT_EQ(entries[1].path, "a/p=1");
+  EXPECT_TRUE(entries[1].is_dir);
+  EXPECT_NE(server.requests()[0].find("delimiter=%2F"), std::string::npos) << server.requests()[0];
+  EXPECT_NE(server.requests()[0].find("prefix=t%2Fa%2F"), std::string::npos) << server.requests()[0];
+}
+
+TEST(S3ErrorPaths, AListingThatWouldNeverEndIsAnError) {
+  // A server answering "truncated" with the token it was sent made the listing ask the same
+  // page for ever (Arrow's S3 file system kept paging); with no token, it could not go on.
+  {
+    const std::string page = ListPage(Object("t%2Fa", 1, "2026-12-05T07:00:00Z"), "same");
+    ScriptedHttpServer server({{200, page}, {200, page}, {200, page}});
+    ASSERT_OK_AND_ASSIGN(auto storage, Storage::Open(server.uri(), Keys()));
+    auto entries = storage->List("", true);
+    ASSERT_FALSE(entries.ok());
+    EXPECT_NE(entries.status().message().find("same continuation token twice"), std::string::npos) << entries.status();
+    EXPECT_EQ(server.requests().size(), 2u);
+  }
+  {
+    ScriptedHttpServer server({{200, ListPage(Object("t%2Fa", 1, "2026-12-05T07:00:00Z"), "-")}});
+    ASSERT_OK_AND_ASSIGN(auto storage, Storage::Open(server.uri(), Keys()));
+    auto entries = storage->List("", true);
+    ASSERT_FALSE(entries.ok());
+    EXPECT_NE(entries.status().message().find("no continuation token"), std::string::npos) << entries.status();
+  }
+  {
+    ScriptedHttpServer server({{200, ListPage(Object("t%2Fa", 1, "yesterday"), "")}});
+    ASSERT_OK_AND_ASSIGN(auto storage, Storage::Open(server.uri(), Keys()));
+    auto entries = storage->List("", true);
+    ASSERT_FALSE(entries.ok());
+    EXPECT_NE(entries.status().message().find("'a'"), std::string::npos) << entries.status();
+  }
+}
+
 }  // namespace
 }  // namespace lakeshore

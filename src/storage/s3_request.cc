@@ -1,5 +1,6 @@
 #include "storage/s3_request_internal.h"
 
+#include <charconv>
 #include <memory>
 
 #include "storage/curl_library_internal.h"
@@ -113,6 +114,59 @@ std::string XmlEscape(std::string_view s) {
       case '\'': out += "&apos;"; break;
       default: out.push_back(c);
     }
+  }
+  return out;
+}
+
+std::string XmlUnescape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    const size_t semi = s[i] == '&' ? s.find(';', i) : std::string_view::npos;
+    if (semi == std::string_view::npos || semi - i > 10) {
+      out.push_back(s[i]);
+      continue;
+    }
+    const std::string_view entity = s.substr(i + 1, semi - i - 1);
+    static constexpr std::pair<std::string_view, char> kNamed[] = {
+        {"amp", '&'}, {"lt", '<'}, {"gt", '>'}, {"quot", '"'}, {"apos", '\''}};
+    bool done = false;
+    for (const auto& [name, c] : kNamed) {
+      if (entity == name) {
+        out.push_back(c);
+        done = true;
+      }
+    }
+    if (!done && entity.size() > 1 && entity[0] == '#') {
+      const bool hex = entity[1] == 'x' || entity[1] == 'X';
+      const std::string_view digits = entity.substr(hex ? 2 : 1);
+      uint32_t cp = 0;
+      auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), cp, hex ? 16 : 10);
+      if (ec == std::errc() && end == digits.data() + digits.size() && !digits.empty() && cp <= 0x10FFFF) {
+        // UTF-8 of the code point.
+        if (cp < 0x80) {
+          out.push_back(static_cast<char>(cp));
+        } else if (cp < 0x800) {
+          out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+          out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+        } else if (cp < 0x10000) {
+          out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+          out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+          out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+        } else {
+          out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+          out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+          out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+          out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+        }
+        done = true;
+      }
+    }
+    if (!done) {
+      out.push_back(s[i]);
+      continue;
+    }
+    i = semi;
   }
   return out;
 }

@@ -54,4 +54,8 @@ std::string XmlElement(std::string_view xml, std::string_view tag, size_t from =
 /// Escapes & < > " ' for an XML text node.
 std::string XmlEscape(std::string_view s);
 
+/// The text of an XML text node: the five predefined entities and numeric character
+/// references (&#N; &#xH;, as UTF-8) replaced; anything else left as it is.
+std::string XmlUnescape(std::string_view s);
+
 }  // namespace lakeshore::s3_internal

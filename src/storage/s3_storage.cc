@@ -1,9 +1,11 @@
 #include "storage/s3_storage.h"
 
 #include <chrono>
+#include <charconv>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 #include <unordered_set>
@@ -15,6 +17,7 @@ namespace {
 
 using s3_internal::HttpResponse;
 using s3_internal::XmlElement;
+using s3_internal::XmlUnescape;
 
 constexpr int kMaxAttempts = 6;
 constexpr size_t kMaxKeysPerDelete = 1000;  // S3's multi-object delete limit
@@ -55,10 +58,11 @@ std::string DescribeS3Error(const HttpResponse& r) {
 /// second: a whole second is reported as its last millisecond, so that no age compared with a
 /// cutoff (vacuum's retention) makes a file look older than it is. A time with milliseconds (a
 /// server that keeps them) is exact and stays.
+int64_t NoOlderThanWritten(int64_t ms) { return ms % 1000 == 0 ? ms + 999 : ms; }
+
 int64_t ToMillis(arrow::fs::TimePoint t) {
   if (t == arrow::fs::kNoTime) return 0;
-  const int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-  return ms % 1000 == 0 ? ms + 999 : ms;
+  return NoOlderThanWritten(std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count());
 }
 
 }  // namespace
@@ -251,28 +255,124 @@ Result<std::optional<FileEntry>> S3Storage::GetFileInfo(std::string_view path) {
   }
 }
 
-Result<std::vector<FileEntry>> S3Storage::ListNormalized(const std::string& rel_prefix, bool recursive) {
-  arrow::fs::FileSelector selector;
-  selector.base_dir = ArrowPath(rel_prefix);
-  selector.recursive = recursive;
-  selector.allow_not_found = true;
-  auto infos = fs_->GetFileInfo(selector);
-  if (!infos.ok()) {
-    return Status::IOError("cannot list '", rel_prefix, "' in ", root_uri_, ": ", infos.status().message());
+namespace {
+/// `s` with %XX decoded and '+' read as a space: a value S3 sends with encoding-type=url.
+std::string UrlDecode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out.push_back(' ');
+    } else if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
   }
-  const std::string root = JoinPath(bucket_, prefix_) + "/";
+  return out;
+}
+
+/// Milliseconds since the epoch of an S3 LastModified ("2026-12-05T07:00:00.000Z"); nullopt
+/// for anything else. (A whole second is then read as NoOlderThanWritten says.)
+std::optional<int64_t> ParseLastModified(std::string_view text) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, ms = 0;
+  auto number = [&](size_t at, size_t len, int* out) {
+    if (at + len > text.size()) return false;
+    auto [end, ec] = std::from_chars(text.data() + at, text.data() + at + len, *out);
+    return ec == std::errc() && end == text.data() + at + len;
+  };
+  if (text.size() < 20 || text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':' || text[16] != ':' ||
+      !number(0, 4, &y) || !number(5, 2, &mo) || !number(8, 2, &d) || !number(11, 2, &h) || !number(14, 2, &mi) ||
+      !number(17, 2, &sec)) {
+    return std::nullopt;
+  }
+  size_t pos = 19;
+  if (pos < text.size() && text[pos] == '.') {
+    size_t digits = 0;
+    int fraction = 0;
+    for (++pos; pos < text.size() && text[pos] >= '0' && text[pos] <= '9'; ++pos, ++digits) {
+      if (digits < 3) fraction = fraction * 10 + (text[pos] - '0');
+    }
+    for (size_t k = digits; k < 3; ++k) fraction *= 10;
+    ms = fraction;
+  }
+  if (pos + 1 != text.size() || text[pos] != 'Z') return std::nullopt;
+  const std::chrono::year_month_day day{std::chrono::year(y), std::chrono::month(static_cast<unsigned>(mo)),
+                                        std::chrono::day(static_cast<unsigned>(d))};
+  if (!day.ok() || h > 23 || mi > 59 || sec > 60) return std::nullopt;
+  const int64_t days = std::chrono::sys_days(day).time_since_epoch().count();
+  return ((days * 24 + h) * 60 + mi) * 60000 + static_cast<int64_t>(sec) * 1000 + ms;
+}
+}  // namespace
+
+Result<std::vector<FileEntry>> S3Storage::ListNormalized(const std::string& rel_prefix, bool recursive) {
+  // ListObjectsV2, page after page, read here rather than by Arrow's S3 file system: a server
+  // that answers "truncated" with the continuation token it was sent (or none) would have
+  // been asked the same page for ever.
+  std::string folder = Key(rel_prefix);
+  if (!folder.empty()) folder.push_back('/');
+  const std::string root = prefix_.empty() ? std::string() : prefix_ + "/";
+  const std::string where = "cannot list '" + rel_prefix + "' in " + root_uri_;
   std::vector<FileEntry> out;
-  out.reserve(infos->size());
-  for (const auto& info : *infos) {
-    bool is_dir = info.type() == arrow::fs::FileType::Directory;
-    if (recursive && is_dir) continue;  // folders are implied by their files
-    if (info.path().rfind(root, 0) != 0) continue;
-    std::string rel = info.path().substr(root.size());
-    // A key no path of the table names ("p=1//x", "a/./b": legal on S3) is left alone: it can
-    // be neither read nor deleted by path, and a vacuum that planned it failed every run.
+  std::unordered_set<std::string> tokens_seen;
+  std::string token;
+  // A listed key as a path of the table, or nullopt for one no path of the table names
+  // ("p=1//x", "a/./b": legal on S3; a vacuum that planned it failed every run), or a
+  // folder marker (a key ending in '/').
+  auto relative = [&](const std::string& key) -> std::optional<std::string> {
+    if (key.rfind(root, 0) != 0 || key.size() == root.size()) return std::nullopt;
+    std::string rel = key.substr(root.size());
+    if (!rel.empty() && rel.back() == '/') return std::nullopt;
     auto normal = NormalizeRelativePath(rel);
-    if (!normal.ok() || *normal != rel) continue;
-    out.push_back({std::move(rel), is_dir ? 0 : info.size(), ToMillis(info.mtime()), is_dir});
+    if (!normal.ok() || *normal != rel) return std::nullopt;
+    return rel;
+  };
+  for (;;) {
+    // The query, canonical for SigV4: names sorted, values encoded.
+    std::string query;
+    if (!token.empty()) query += "continuation-token=" + s3_internal::UriEncode(token, false) + "&";
+    if (!recursive) query += "delimiter=%2F&";
+    query += "encoding-type=url&list-type=2&prefix=" + s3_internal::UriEncode(folder, false);
+    ARROW_ASSIGN_OR_RAISE(auto response, SendWithRetries("GET", "", query, {}, "", 0, nullptr));
+    if (response.status != 200) return S3ResponseError(where + ": ", response);
+    const std::string& body = response.body;
+    size_t pos = 0, end = 0;
+    for (std::string entry; !(entry = XmlElement(body, "Contents", pos, &end)).empty(); pos = end) {
+      auto rel = relative(UrlDecode(XmlUnescape(XmlElement(entry, "Key"))));
+      if (!rel) continue;
+      int64_t size = 0;
+      const std::string size_text = XmlElement(entry, "Size");
+      auto [size_end, size_ec] = std::from_chars(size_text.data(), size_text.data() + size_text.size(), size);
+      const std::optional<int64_t> mtime = ParseLastModified(XmlElement(entry, "LastModified"));
+      if (size_ec != std::errc() || size_end != size_text.data() + size_text.size() || size < 0 || !mtime) {
+        return Status::IOError(where, ": the listing's entry for '", *rel, "' has no valid Size and LastModified");
+      }
+      out.push_back({std::move(*rel), size, NoOlderThanWritten(*mtime), false});
+    }
+    pos = 0;
+    for (std::string common; !(common = XmlElement(body, "CommonPrefixes", pos, &end)).empty(); pos = end) {
+      std::string prefix = UrlDecode(XmlUnescape(XmlElement(common, "Prefix")));
+      if (prefix.empty() || prefix.back() != '/') continue;
+      prefix.pop_back();
+      auto rel = relative(prefix);
+      if (rel) out.push_back({std::move(*rel), 0, 0, true});
+    }
+    if (XmlElement(body, "IsTruncated") != "true") break;
+    token = XmlUnescape(XmlElement(body, "NextContinuationToken"));
+    if (token.empty()) {
+      return Status::IOError(where, ": the server says the listing goes on but gives no continuation token");
+    }
+    if (!tokens_seen.insert(token).second) {
+      return Status::IOError(where, ": the server sent the same continuation token twice (a listing that would "
+                             "never end)");
+    }
   }
   return out;
 }

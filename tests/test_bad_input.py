@@ -846,3 +846,72 @@ def test_text_overflowing_a_float_column_is_refused_and_infinity_kept(
         t.upsert(pa.table({"id": [1], "f": [text]}))
     t.upsert(pa.table({"id": [1, 2, 3], "f": ["inf", "-Infinity", "0.5"]}))
     assert sorted(t.to_arrow(columns=["f"]).column("f").to_pylist()) == [float("-inf"), 0.5, float("inf")]
+
+
+def test_a_null_inside_a_non_nullable_nested_field_names_the_column(table_path: str) -> None:
+    # The Parquet writer refused it naming only 'element' (or a map's 'value'), after the
+    # batch was accepted.
+    schema = pa.schema(
+        [
+            pa.field("id", pa.int64(), nullable=False),
+            pa.field("scores", pa.list_(pa.field("item", pa.int32(), nullable=False))),
+            pa.field("tags", pa.map_(pa.string(), pa.field("value", pa.int32(), nullable=False))),
+            pa.field("who", pa.struct([pa.field("name", pa.string(), nullable=False)])),
+        ]
+    )
+    t = lakeshore.Table.create(table_path, schema, record_key="id")
+    good = {"id": 1, "scores": [1], "tags": [("a", 1)], "who": {"name": "x"}}
+    bad = [
+        ("scores", {"scores": pa.array([[1, None]], pa.list_(pa.int32()))}, "scores.element"),
+        ("tags", {"tags": pa.array([[("a", None)]], pa.map_(pa.string(), pa.int32()))}, "tags.value"),
+        ("who", {"who": pa.array([{"name": None}], pa.struct([("name", pa.string())]))}, "name"),
+    ]
+    for column, override, path in bad:
+        columns = {k: pa.array([v], schema.field(k).type) for k, v in good.items()}
+        columns.update(override)
+        with pytest.raises(lakeshore.SchemaMismatchError, match=f"column '{column}'.*'{path}'"):
+            t.insert(pa.table(columns))
+    # A null under a null parent is no null of the child: a null list, map or struct is fine.
+    t.insert(
+        pa.table(
+            {
+                "id": pa.array([2], pa.int64()),
+                "scores": pa.array([None], schema.field("scores").type),
+                "tags": pa.array([None], schema.field("tags").type),
+                "who": pa.array([None], schema.field("who").type),
+            }
+        )
+    )
+    assert t.to_arrow(columns=["id"]).num_rows == 1
+
+
+def test_a_batch_naming_a_column_twice_is_refused_as_such(filled: lakeshore.Table) -> None:
+    twice = pa.table([pa.array([9]), pa.array(["oslo"]), pa.array([1]), pa.array([2])], names=["id", "city", "v", "v"])
+    with pytest.raises(lakeshore.SchemaMismatchError, match="column 'v' twice"):
+        filled.insert(twice)
+
+
+def test_a_filter_value_beyond_64_bits_is_refused_naming_the_field(filled: lakeshore.Table) -> None:
+    with pytest.raises(lakeshore.InvalidArgumentError, match="'v'"):
+        filled.to_arrow(filter=[("v", "<", 2**70)])
+    with pytest.raises(lakeshore.InvalidArgumentError, match="'v'"):
+        filled.to_arrow(filter=[("v", "in", [1, -(2**64)])])
+
+
+def test_a_failing_arrow_stream_of_keys_to_delete_is_a_lakeshore_error(filled: lakeshore.Table) -> None:
+    before = snapshot(filled)
+
+    class Failing:
+        def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+            schema = pa.schema([pa.field("id", pa.int64(), nullable=False)])
+
+            def batches() -> Any:
+                yield pa.record_batch({"id": pa.array([1], pa.int64())}, schema=schema)
+                raise ValueError("source failed")
+
+            return pa.RecordBatchReader.from_batches(schema, batches()).__arrow_c_stream__(requested_schema)
+
+    for op in (filled.delete, filled.upsert):
+        with pytest.raises(lakeshore.InvalidArgumentError, match="source failed"):
+            op(Failing())
+    assert snapshot(filled) == before

@@ -19,7 +19,68 @@
 
 namespace lakeshore {
 namespace {
+/// The path ("scores.element", "tags.value", "who.name") of the first field below `array`
+/// (at `path`) that is declared non-nullable and holds a null, or "". A list's and a map's
+/// values count only within the array's offsets; a null under a null parent counts (Parquet's
+/// writer refuses it too: NullsOf writes empty values there). O(nested values).
+std::string NullBelowNonNullable(const arrow::Array& array, const std::string& path) {
+  auto check = [&](const arrow::Field& field, const std::shared_ptr<arrow::Array>& child,
+                   const std::string& child_path) -> std::string {
+    if (!field.nullable() && child->null_count() > 0) return child_path;
+    return NullBelowNonNullable(*child, child_path);
+  };
+  switch (array.type_id()) {
+    case arrow::Type::STRUCT: {
+      const auto& s = static_cast<const arrow::StructArray&>(array);
+      for (int i = 0; i < s.num_fields(); ++i) {
+        const auto& field = *s.struct_type()->field(i);
+        std::string found = check(field, s.field(i), path + "." + field.name());
+        if (!found.empty()) return found;
+      }
+      return "";
+    }
+    case arrow::Type::MAP: {
+      const auto& m = static_cast<const arrow::MapArray&>(array);
+      const int64_t first = m.value_offset(0);
+      const int64_t count = m.value_offset(m.length()) - first;
+      const auto& type = *m.map_type();
+      std::string found = check(*type.key_field(), m.keys()->Slice(first, count), path + "." + type.key_field()->name());
+      if (!found.empty()) return found;
+      return check(*type.item_field(), m.items()->Slice(first, count), path + "." + type.item_field()->name());
+    }
+    case arrow::Type::LIST:
+    case arrow::Type::LARGE_LIST: {
+      const bool large = array.type_id() == arrow::Type::LARGE_LIST;
+      const auto& type = static_cast<const arrow::BaseListType&>(*array.type());
+      int64_t first = 0, last = 0;
+      std::shared_ptr<arrow::Array> values;
+      if (large) {
+        const auto& l = static_cast<const arrow::LargeListArray&>(array);
+        first = l.value_offset(0), last = l.value_offset(l.length()), values = l.values();
+      } else {
+        const auto& l = static_cast<const arrow::ListArray&>(array);
+        first = l.value_offset(0), last = l.value_offset(l.length()), values = l.values();
+      }
+      return check(*type.value_field(), values->Slice(first, last - first), path + "." + type.value_field()->name());
+    }
+    case arrow::Type::FIXED_SIZE_LIST: {
+      const auto& l = static_cast<const arrow::FixedSizeListArray&>(array);
+      const auto& type = *l.list_type();
+      return check(*type.value_field(), l.values()->Slice(l.value_offset(0), l.length() * type.list_size()),
+                   path + "." + type.value_field()->name());
+    }
+    default:
+      return "";
+  }
+}
+
 Result<std::shared_ptr<arrow::Table>> Conform(const arrow::Table& input, const arrow::Schema& target) {
+  for (int i = 0; i < input.num_columns(); ++i) {
+    const auto& name = input.schema()->field(i)->name();
+    if (input.schema()->GetFieldIndex(name) < 0) {
+      return SchemaMismatch("the batch has column '" + name + "' twice");
+    }
+  }
   for (const auto& f : input.schema()->fields()) {
     if (target.GetFieldIndex(f->name()) < 0) {
       return SchemaMismatch("the batch has column '" + f->name() + "', which is not in the table schema (" +
@@ -47,6 +108,13 @@ Result<std::shared_ptr<arrow::Table>> Conform(const arrow::Table& input, const a
     if (!field->nullable() && column->null_count() > 0) {
       return SchemaMismatch("column '" + field->name() + "' is not nullable but the batch has " +
                             std::to_string(column->null_count()) + " nulls in it");
+    }
+    for (const auto& chunk : column->chunks()) {
+      const std::string below = NullBelowNonNullable(*chunk, field->name());
+      if (!below.empty()) {
+        return SchemaMismatch("column '" + field->name() + "' has a null in '" + below +
+                              "', which the table schema declares not nullable");
+      }
     }
     columns.push_back(column);
   }

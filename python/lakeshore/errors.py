@@ -50,6 +50,15 @@ __all__ = [
 ]
 
 
+def invalid_argument(message: str) -> InvalidArgumentError:
+    """An InvalidArgumentError raised by the Python front, shaped as the core's (``kind`` None,
+    ``code`` "Invalid")."""
+    error = InvalidArgumentError(message)
+    error.kind = None
+    error.code = "Invalid"
+    return error
+
+
 def error_class_for_kind(kind: str) -> type[LakeshoreError]:
     """Returns the exception class of the core error kind ``kind`` (e.g. ``"commit_conflict"``).
 

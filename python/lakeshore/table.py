@@ -19,7 +19,7 @@ import pyarrow as pa
 from lakeshore import _core
 from lakeshore._arrow import SourceErrors, schema_capsule, schema_from_capsule, stream_capsule, table_from_capsule
 from lakeshore._paths import table_path
-from lakeshore.errors import LakeshoreError
+from lakeshore.errors import LakeshoreError, invalid_argument
 
 __all__ = ["ProgressFn", "Table", "format_instant_time"]
 
@@ -139,6 +139,11 @@ def _filter_values(values: list[Any], field_type: pa.DataType | None) -> Any:
             array = _exactly_typed(values, field_type)
         except _NOT_OF_TYPE:
             array = None  # goes as what it is: the core refuses it, naming the field
+    if array is None and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        # Integers beyond 64 bits: as their decimal text, which the core reads as the field's
+        # type or refuses, naming the field (pyarrow refused them naming no field).
+        if any(not -(2**63) <= v < 2**64 for v in values):
+            array = pa.array([str(v) for v in values])
     if array is None:
         try:
             array = pa.array(values)
@@ -461,7 +466,11 @@ class Table:
         if hasattr(keys, "__arrow_c_stream__") and not isinstance(keys, (pa.Table, pa.RecordBatchReader)):
             # A stream of one column's values (a pandas or polars Series), or of rows (a data
             # frame): read as a chunked array, which takes both.
-            column = pa.chunked_array(keys)
+            try:
+                column = pa.chunked_array(keys)
+            except pa.ArrowException as e:
+                # As the core reports a stream that fails while it reads one (upsert's).
+                raise invalid_argument(f"the keys' Arrow stream failed: {e}") from e
             if pa.types.is_struct(column.type):
                 return pa.Table.from_struct_array(column)
             return self._rows_of(column, fields)

@@ -54,8 +54,7 @@ def invalid_argument(message: str) -> InvalidArgumentError:
     """An InvalidArgumentError raised by the Python front, shaped as the core's (``kind`` None,
     ``code`` "Invalid")."""
     error = InvalidArgumentError(message)
-    error.kind = None
-    error.code = "Invalid"
+    vars(error).update(kind=None, code="Invalid")
     return error
 
 

@@ -883,3 +883,19 @@ def test_a_table_whose_folder_was_deleted_is_an_error_never_an_empty_table(table
         with pytest.raises(lakeshore.StorageError, match="no table at .*hoodie.properties is missing"):
             call()
         assert not os.path.exists(table_path), f"{name} recreated the deleted table's folder"
+
+
+def test_a_table_re_created_at_its_path_is_not_written_by_a_stale_table_object(table_path: str) -> None:
+    # Another process deleted the table and created one of other columns and key at the path;
+    # the stale object's upsert then wrote its rows (and its schema) into the new table.
+    import shutil
+
+    stale = lakeshore.Table.create(table_path, SCHEMA, record_key="id", ordering_field="ver")
+    stale.insert(rows((1, "oslo", 1, "a")))
+    shutil.rmtree(table_path)
+    other = pa.schema([pa.field("k", pa.string(), nullable=False), pa.field("w", pa.float64())])
+    fresh = lakeshore.Table.create(table_path, other, record_key="k")
+    with pytest.raises(lakeshore.CommitConflictError, match="re-created"):
+        stale.upsert(rows((2, "lima", 1, "b")))
+    fresh.insert(pa.table({"k": ["a"], "w": [1.5]}, schema=other))
+    assert lakeshore.Table.open(table_path).to_arrow(columns=["k", "w"]).to_pylist() == [{"k": "a", "w": 1.5}]

@@ -85,9 +85,25 @@ Status TableContext::CheckTableExists() const {
                          " is missing): was its folder deleted since the table was opened?");
 }
 
+Status TableContext::CheckSameTable() const {
+  ARROW_RETURN_NOT_OK(CheckTableExists());
+  if (!hoodie) return Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto now, HoodieTableConfig::Load(*storage));
+  std::string differs;
+  if (now.name != hoodie->name) differs = "name";
+  if (now.table_type != hoodie->table_type) differs = "table type";
+  if (now.record_key_fields != hoodie->record_key_fields) differs = "record key fields";
+  if (now.partition_fields != hoodie->partition_fields) differs = "partition fields";
+  if (now.ordering_fields != hoodie->ordering_fields) differs = "ordering fields";
+  if (now.create_schema != hoodie->create_schema) differs = "create schema";
+  if (differs.empty()) return Status::OK();
+  return CommitConflict("table " + uri + " is not the table this object opened: its " + differs +
+                        " changed, so it was deleted and re-created since; reopen it");
+}
+
 Status TableContext::CheckWritable(const char* what) {
   // Before anything is written (a lock or heartbeat object would recreate a deleted folder).
-  ARROW_RETURN_NOT_OK(CheckTableExists());
+  ARROW_RETURN_NOT_OK(CheckSameTable());
   if (read_only_reason && recheck_read_only) {
     ARROW_ASSIGN_OR_RAISE(read_only_reason, recheck_read_only(*this));
     if (!read_only_reason) recheck_read_only = nullptr;

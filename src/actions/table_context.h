@@ -95,6 +95,10 @@ struct TableContext {
   /// kIOError "no table at …" when the table's properties (and their backup) are gone: its
   /// folder was deleted since it was opened. One existence check.
   Status CheckTableExists() const;
+  /// CheckTableExists, then kCommitConflict when the table's identity in hoodie.properties
+  /// (name, type, key, partition and ordering fields, create schema) is not the one opened:
+  /// the table was deleted and another created at its path. One read of the properties.
+  Status CheckSameTable() const;
   /// The encoding of this table's instant files.
   InstantCodec codec() const { return InstantCodec{timeline_location.layout, storage->ExternalPath("")}; }
   /// The bytes of `instant`'s file in `state`, carrying `metadata`.
@@ -104,7 +108,7 @@ struct TableContext {
   }
   /// UnsupportedFeature for a change (`what`) to a table this build only reads, saying why. A
   /// reason that may pass (recheck_read_only) is asked again first, so a table opened in a
-  /// passing state does not stay read-only. First CheckTableExists, before anything is written.
+  /// passing state does not stay read-only. First CheckSameTable, before anything is written.
   Status CheckWritable(const char* what);
   /// Completed commits of `timeline` with their metadata, in completion order, and before
   /// them the archived ones (layout 2). List the active timeline first, then call this: an

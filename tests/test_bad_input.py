@@ -915,3 +915,34 @@ def test_a_failing_arrow_stream_of_keys_to_delete_is_a_lakeshore_error(filled: l
         with pytest.raises(lakeshore.InvalidArgumentError, match="source failed"):
             op(Failing())
     assert snapshot(filled) == before
+
+
+def test_a_null_list_entry_over_hidden_null_values_is_accepted(table_path: str) -> None:
+    # A null fixed-size list (pyarrow puts nulls in its hidden child slots) and a null list
+    # entry whose offsets span null values were refused as nulls in the non-nullable element.
+    item = pa.field("item", pa.int64(), nullable=False)
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("x", pa.list_(item))])
+    t = lakeshore.Table.create(table_path, schema, record_key="id")
+    fixed = pa.array([[1, 2], None], pa.list_(item, 2))
+    spanning = pa.ListArray.from_arrays(
+        pa.array([0, 2, 4], pa.int32()), pa.array([3, 4, None, None], pa.int64()), mask=pa.array([False, True])
+    ).cast(pa.list_(item))
+    t.insert(pa.table({"id": pa.array([1, 2], pa.int64()), "x": fixed}))
+    t.insert(pa.table({"id": pa.array([3, 4], pa.int64()), "x": spanning}))
+    got = {r["id"]: r["x"] for r in t.to_arrow(columns=["id", "x"]).to_pylist()}
+    assert got == {1: [1, 2], 2: None, 3: [3, 4], 4: None}
+    # A null inside a valid entry is still refused.
+    with pytest.raises(lakeshore.SchemaMismatchError, match="'x.element'"):
+        t.insert(pa.table({"id": pa.array([5], pa.int64()), "x": pa.array([[1, None]], pa.list_(pa.int64(), 2))}))
+
+
+def test_filter_integers_beyond_int64_are_exact_or_refused(table_path: str) -> None:
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("f", pa.float64())])
+    t = lakeshore.Table.create(table_path, schema, record_key="id")
+    t.insert(pa.table({"id": pa.array([1, 2], pa.int64()), "f": pa.array([2.0**64, -(2.0**63)])}))
+    with pytest.raises(lakeshore.InvalidArgumentError, match="'id'"):
+        t.to_arrow(filter=[("id", "<", 2**63)])  # beyond int64: refused as every value an int64 cannot hold
+    assert t.to_arrow(columns=["id"], filter=[("f", "=", 2**64)]).column("id").to_pylist() == [1]
+    for value in (2**64 + 1, -(2**63) - 1):
+        with pytest.raises(lakeshore.InvalidArgumentError, match="'f'"):
+            t.to_arrow(filter=[("f", "=", value)])

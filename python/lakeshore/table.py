@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -127,7 +128,18 @@ def _exactly_typed(values: list[Any], type: pa.DataType) -> pa.Array:
     return array
 
 
-def _filter_values(values: list[Any], field_type: pa.DataType | None) -> Any:
+def _exactly_float(value: int, type: pa.DataType) -> bool:
+    """Whether the integer ``value`` is exactly a value of the float type ``type``."""
+    try:
+        as_float = float(value)
+        if pa.types.is_float32(type):
+            as_float = struct.unpack("f", struct.pack("f", as_float))[0]
+    except (OverflowError, struct.error):
+        return False
+    return as_float == value  # Python compares an int and a float exactly
+
+
+def _filter_values(field: str, values: list[Any], field_type: pa.DataType | None) -> Any:
     """The values of one predicate as an Arrow stream capsule (one column). The core renders
     them as it renders partition values, so no value is turned into a string here: a value is
     typed as the field when pyarrow can (datetimes, dates, numbers, None), else as what it is
@@ -140,9 +152,14 @@ def _filter_values(values: list[Any], field_type: pa.DataType | None) -> Any:
         except _NOT_OF_TYPE:
             array = None  # goes as what it is: the core refuses it, naming the field
     if array is None and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        # Integers beyond 64 bits: as their decimal text, which the core reads as the field's
-        # type or refuses, naming the field (pyarrow refused them naming no field).
-        if any(not -(2**63) <= v < 2**64 for v in values):
+        # Integers beyond int64: as their decimal text, which the core reads as the field's type
+        # or refuses, naming the field (pyarrow refused them naming no field). A float field
+        # would read the text rounded: such a value must be exactly a float.
+        if any(not -(2**63) <= v < 2**63 for v in values):
+            if field_type is not None and pa.types.is_floating(field_type):
+                for v in values:
+                    if not _exactly_float(v, field_type):
+                        raise invalid_argument(f"filter on '{field}': the value {v} is not exactly a {field_type}")
             array = pa.array([str(v) for v in values])
     if array is None:
         try:
@@ -176,7 +193,7 @@ def _predicates(filter: Filter, schema: pa.Schema) -> list[tuple[str, str, Any]]
         else:
             values = [value]
         field_type = schema.field(field).type if field in schema.names else None
-        out.append((str(field), norm, _filter_values(values, field_type)))
+        out.append((str(field), norm, _filter_values(str(field), values, field_type)))
     return out
 
 

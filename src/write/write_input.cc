@@ -19,58 +19,66 @@
 
 namespace lakeshore {
 namespace {
-/// The path ("scores.element", "tags.value", "who.name") of the first field below `array`
-/// (at `path`) that is declared non-nullable and holds a null, or "". A list's and a map's
-/// values count only within the array's offsets; a null under a null parent counts (Parquet's
-/// writer refuses it too: NullsOf writes empty values there). O(nested values).
-std::string NullBelowNonNullable(const arrow::Array& array, const std::string& path) {
+/// The path ("scores.element", "tags.value") of the first field below `array` (at `path`) that
+/// is declared non-nullable and holds a null, or "". A list's, a map's or a fixed-size list's
+/// values count only within its valid entries (a null entry may span hidden values, as
+/// pyarrow's null fixed-size lists do; Parquet's writer skips them too); a struct's children
+/// count in every row (Parquet's writer refuses a null there even under a null struct).
+/// O(nested values); the values of lists with null entries are gathered once.
+Result<std::string> NullBelowNonNullable(const arrow::Array& array, const std::string& path) {
   auto check = [&](const arrow::Field& field, const std::shared_ptr<arrow::Array>& child,
-                   const std::string& child_path) -> std::string {
+                   const std::string& child_path) -> Result<std::string> {
     if (!field.nullable() && child->null_count() > 0) return child_path;
     return NullBelowNonNullable(*child, child_path);
+  };
+  // The values of the valid entries of a list-like `array`: a slice when no entry is null.
+  auto valid_values = [&]() -> Result<std::shared_ptr<arrow::Array>> {
+    switch (array.type_id()) {
+      case arrow::Type::LARGE_LIST: {
+        const auto& l = static_cast<const arrow::LargeListArray&>(array);
+        if (l.null_count() > 0) return l.Flatten();
+        return l.values()->Slice(l.value_offset(0), l.value_offset(l.length()) - l.value_offset(0));
+      }
+      case arrow::Type::FIXED_SIZE_LIST: {
+        const auto& l = static_cast<const arrow::FixedSizeListArray&>(array);
+        if (l.null_count() > 0) return l.Flatten();
+        return l.values()->Slice(l.value_offset(0), l.length() * l.list_type()->list_size());
+      }
+      default: {  // LIST, MAP
+        const auto& l = static_cast<const arrow::ListArray&>(array);
+        if (l.null_count() > 0) return l.Flatten();
+        return l.values()->Slice(l.value_offset(0), l.value_offset(l.length()) - l.value_offset(0));
+      }
+    }
   };
   switch (array.type_id()) {
     case arrow::Type::STRUCT: {
       const auto& s = static_cast<const arrow::StructArray&>(array);
       for (int i = 0; i < s.num_fields(); ++i) {
         const auto& field = *s.struct_type()->field(i);
-        std::string found = check(field, s.field(i), path + "." + field.name());
+        ARROW_ASSIGN_OR_RAISE(std::string found, check(field, s.field(i), path + "." + field.name()));
         if (!found.empty()) return found;
       }
-      return "";
+      return std::string();
     }
     case arrow::Type::MAP: {
-      const auto& m = static_cast<const arrow::MapArray&>(array);
-      const int64_t first = m.value_offset(0);
-      const int64_t count = m.value_offset(m.length()) - first;
-      const auto& type = *m.map_type();
-      std::string found = check(*type.key_field(), m.keys()->Slice(first, count), path + "." + type.key_field()->name());
+      ARROW_ASSIGN_OR_RAISE(auto entries, valid_values());
+      const auto& pairs = static_cast<const arrow::StructArray&>(*entries);
+      const auto& type = static_cast<const arrow::MapType&>(*array.type());
+      ARROW_ASSIGN_OR_RAISE(std::string found,
+                            check(*type.key_field(), pairs.field(0), path + "." + type.key_field()->name()));
       if (!found.empty()) return found;
-      return check(*type.item_field(), m.items()->Slice(first, count), path + "." + type.item_field()->name());
+      return check(*type.item_field(), pairs.field(1), path + "." + type.item_field()->name());
     }
     case arrow::Type::LIST:
-    case arrow::Type::LARGE_LIST: {
-      const bool large = array.type_id() == arrow::Type::LARGE_LIST;
-      const auto& type = static_cast<const arrow::BaseListType&>(*array.type());
-      int64_t first = 0, last = 0;
-      std::shared_ptr<arrow::Array> values;
-      if (large) {
-        const auto& l = static_cast<const arrow::LargeListArray&>(array);
-        first = l.value_offset(0), last = l.value_offset(l.length()), values = l.values();
-      } else {
-        const auto& l = static_cast<const arrow::ListArray&>(array);
-        first = l.value_offset(0), last = l.value_offset(l.length()), values = l.values();
-      }
-      return check(*type.value_field(), values->Slice(first, last - first), path + "." + type.value_field()->name());
-    }
+    case arrow::Type::LARGE_LIST:
     case arrow::Type::FIXED_SIZE_LIST: {
-      const auto& l = static_cast<const arrow::FixedSizeListArray&>(array);
-      const auto& type = *l.list_type();
-      return check(*type.value_field(), l.values()->Slice(l.value_offset(0), l.length() * type.list_size()),
-                   path + "." + type.value_field()->name());
+      const auto& value_field = *static_cast<const arrow::BaseListType&>(*array.type()).value_field();
+      ARROW_ASSIGN_OR_RAISE(auto values, valid_values());
+      return check(value_field, values, path + "." + value_field.name());
     }
     default:
-      return "";
+      return std::string();
   }
 }
 
@@ -110,7 +118,7 @@ Result<std::shared_ptr<arrow::Table>> Conform(const arrow::Table& input, const a
                             std::to_string(column->null_count()) + " nulls in it");
     }
     for (const auto& chunk : column->chunks()) {
-      const std::string below = NullBelowNonNullable(*chunk, field->name());
+      ARROW_ASSIGN_OR_RAISE(const std::string below, NullBelowNonNullable(*chunk, field->name()));
       if (!below.empty()) {
         return SchemaMismatch("column '" + field->name() + "' has a null in '" + below +
                               "', which the table schema declares not nullable");

@@ -899,3 +899,32 @@ def test_a_table_re_created_at_its_path_is_not_written_by_a_stale_table_object(t
         stale.upsert(rows((2, "lima", 1, "b")))
     fresh.insert(pa.table({"k": ["a"], "w": [1.5]}, schema=other))
     assert lakeshore.Table.open(table_path).to_arrow(columns=["k", "w"]).to_pylist() == [{"k": "a", "w": 1.5}]
+
+
+@pytest.mark.parametrize("table_type", ["cow", "mor"])
+@pytest.mark.parametrize("order", ["newest_first", "newest_last", "packed"])
+def test_copies_of_a_key_in_one_file_group_merge_before_an_update_meets_them(
+    table_path: str, table_type: str, order: str
+) -> None:
+    # Copy-on-write compared the update with the last copy only: with copies ts=5 and ts=3, an
+    # update at ts=4 replaced both (or, copies the other way round, left both unmerged).
+    schema = pa.schema(
+        [pa.field("id", pa.int64(), nullable=False), pa.field("ts", pa.int64()), pa.field("v", pa.string())]
+    )
+    t = lakeshore.Table.create(table_path, schema, record_key="id", ordering_field="ts", table_type=table_type)
+
+    def batch(*items: tuple[int, int, str]) -> pa.Table:
+        return pa.Table.from_pylist([{"id": i, "ts": ts, "v": v} for i, ts, v in items], schema=schema)
+
+    if order == "newest_first":
+        t.bulk_insert(batch((1, 5, "a"), (1, 3, "b")))
+    elif order == "newest_last":
+        t.bulk_insert(batch((1, 3, "b"), (1, 5, "a")))
+    else:
+        t.insert(batch((1, 5, "a"), (2, 0, "z")))
+        t.insert(batch((1, 3, "b")))  # packed into the small group that holds key 1
+    assert len({f.split("_")[0] for f in t.to_arrow().column("_hoodie_file_name").to_pylist()}) == 1  # one group
+    t.upsert(batch((1, 4, "older")))
+    assert sorted((r["ts"], r["v"]) for r in t.to_arrow(filter=[("id", "=", 1)]).to_pylist()) == [(5, "a")]
+    t.upsert(batch((1, 5, "tie")))  # a tie goes to the update
+    assert sorted((r["ts"], r["v"]) for r in t.to_arrow(filter=[("id", "=", 1)]).to_pylist()) == [(5, "tie")]

@@ -79,6 +79,45 @@ Result<std::vector<bool>> IncomingWins(const FileGroupTask& task, const std::sha
   return wins;
 }
 
+/// For each task row, the stored copy an update or delete of its key meets: the last copy of
+/// the key in `old`, or, for a key stored more than once, the copy the ordering rule ranks
+/// highest (a tie: the later one), into which the others merge; -1 for a key not stored.
+/// `match_of_old[i]` is the task row of old row i (-1: none); `last_copy[r]` the last old row
+/// of task row r. Cost: one pass, plus a rank of the copies of repeated keys only.
+Result<std::vector<int64_t>> MergedCopies(const FileGroupTask& task, const std::shared_ptr<arrow::Table>& old,
+                                          const std::vector<int64_t>& match_of_old,
+                                          const std::vector<int64_t>& last_copy) {
+  std::vector<int64_t> merged = last_copy;
+  const std::string& field = task.ordering_field;
+  if (field.empty()) return merged;  // no ordering: the last written copy stands for the key
+  std::vector<int64_t> copies_seen(last_copy.size(), 0);
+  for (int64_t r : match_of_old) {
+    if (r >= 0) ++copies_seen[static_cast<size_t>(r)];
+  }
+  std::vector<int64_t> repeated_rows;  // old rows of keys stored more than once, ascending
+  for (size_t i = 0; i < match_of_old.size(); ++i) {
+    const int64_t r = match_of_old[i];
+    if (r >= 0 && copies_seen[static_cast<size_t>(r)] > 1) repeated_rows.push_back(static_cast<int64_t>(i));
+  }
+  if (repeated_rows.empty()) return merged;
+  ARROW_ASSIGN_OR_RAISE(auto indices, ToIndexArray(repeated_rows));
+  ARROW_ASSIGN_OR_RAISE(auto values, arrow::compute::Take(old->GetColumnByName(field), indices));
+  // Stable ranks: of equal values, the later row ranks higher.
+  ARROW_ASSIGN_OR_RAISE(auto ranks, StableRanks(values.chunked_array()));
+  std::vector<uint64_t> best_rank(last_copy.size(), 0);
+  std::vector<char> ranked(last_copy.size(), 0);
+  for (size_t j = 0; j < repeated_rows.size(); ++j) {
+    const auto r = static_cast<size_t>(match_of_old[static_cast<size_t>(repeated_rows[j])]);
+    const auto rank = static_cast<uint64_t>(ranks[j]);
+    if (!ranked[r] || rank > best_rank[r]) {
+      ranked[r] = 1;
+      best_rank[r] = rank;
+      merged[r] = repeated_rows[j];
+    }
+  }
+  return merged;
+}
+
 /// Merge-on-read: the upserts as a Parquet data block and the deletes as a delete block of one
 /// new log file. Nothing is read: the ordering rule applies when the slice is read (or compacted).
 Result<std::optional<WriteStat>> AppendLogFile(Storage& storage, const FileGroupTask& task,
@@ -176,14 +215,17 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
     }
   }
   std::vector<char> dropped(static_cast<size_t>(old_rows), 0);
+  // A key stored more than once in this group (inserted twice): its copies merge into one, the
+  // copy the ordering rule picks (a tie: the later one), and the update meets that merged
+  // record. `merged_copy[r]` is that copy for task row r; copies other than it are dropped.
+  ARROW_ASSIGN_OR_RAISE(std::vector<int64_t> merged_copy, MergedCopies(task, old, match_of_old, last_copy));
 
   std::vector<int64_t> inserts, update_old, update_new;
   for (int64_t r : plan.upserts) {
-    const int64_t copy = last_copy[static_cast<size_t>(r)];
+    const int64_t copy = merged_copy[static_cast<size_t>(r)];
     if (copy < 0) {
       inserts.push_back(r);
     } else {
-      // The ordering rule compares with the newest stored copy (the last one written).
       update_old.push_back(copy);
       update_new.push_back(r);
     }
@@ -200,6 +242,7 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
   }
   std::vector<char> is_delete(static_cast<size_t>(key_strings.length()), 0);
   for (int64_t r : plan.deletes) is_delete[static_cast<size_t>(r)] = 1;
+  int64_t merged_away = 0;  // copies merged into another copy of their key
   for (int64_t i = 0; i < old_rows; ++i) {
     const int64_t r = match_of_old[static_cast<size_t>(i)];
     if (r < 0) continue;
@@ -208,10 +251,13 @@ Result<std::optional<WriteStat>> ExecuteFileGroupWrite(Storage& storage, const F
     } else if (is_delete[static_cast<size_t>(r)]) {
       dropped[static_cast<size_t>(i)] = 1;
       ++stat.num_deletes;
+    } else if (merged_copy[static_cast<size_t>(r)] != i) {
+      dropped[static_cast<size_t>(i)] = 1;
+      ++merged_away;
     }
   }
   stat.num_inserts = static_cast<int64_t>(inserts.size());
-  if (stat.num_inserts + stat.num_updates + stat.num_deletes == 0) return std::optional<WriteStat>();
+  if (stat.num_inserts + stat.num_updates + stat.num_deletes + merged_away == 0) return std::optional<WriteStat>();
 
   std::vector<std::shared_ptr<arrow::Table>> parts;
   std::vector<int64_t> kept;

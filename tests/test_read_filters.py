@@ -367,3 +367,22 @@ def test_in_and_not_in_over_floats_agree_with_equal_and_not_equal(tmp_path: Path
             assert by_op == [i for i, v in enumerate(values) if v is not None and _holds(v, op, wanted)], (op, wanted)
     assert _ids(t, [("f", "in", [0.0, math.nan, None])])[0] == [0, 1, 4]
     assert _ids(t, [("f", "not in", [-0.0, math.nan])])[0] == [2, 3, 5]
+
+
+def test_an_empty_column_list_reads_the_rows_and_no_column(tmp_path: Path) -> None:
+    # columns=[] read every column, as columns=None does; pyarrow's readers answer it with the
+    # row count and no column.
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    t = lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id")
+    first = t.upsert(pa.table({"id": pa.array([1, 2], pa.int64()), "v": ["a", "b"]}))
+    t.upsert(pa.table({"id": pa.array([3], pa.int64()), "v": ["c"]}))
+    for read in (
+        t.to_arrow(columns=[]),
+        t.to_arrow(columns=[], filter=[("v", "!=", "a")]),
+        t.read_incremental("000", columns=[]),
+        t.read_incremental(first["instant_time"], columns=[]),
+    ):
+        assert read.num_columns == 0
+    assert [r.num_rows for r in (t.to_arrow(columns=[]), t.to_arrow(columns=[], filter=[("v", "!=", "a")]))] == [3, 2]
+    assert t.read_incremental("000", columns=[]).num_rows == 3
+    assert t.read_incremental(first["instant_time"], columns=[]).num_rows == 1

@@ -128,6 +128,19 @@ def _exactly_typed(values: list[Any], type: pa.DataType) -> pa.Array:
     return array
 
 
+# An empty column list asks for the rows and no column (as pyarrow's readers answer it): the
+# core reads its smallest column (the commit time, one dictionary value per file) for the count.
+_ROW_COUNT_COLUMNS = ["_hoodie_commit_time"]
+
+
+def _no_columns_if_none_asked(table: pa.Table, none_asked: bool) -> pa.Table:
+    """``table`` without its columns when ``none_asked`` (an empty column list; its schema
+    metadata kept)."""
+    if not none_asked:
+        return table
+    return table.drop_columns(table.column_names)
+
+
 def _exactly_float(value: int, type: pa.DataType) -> bool:
     """Whether the integer ``value`` is exactly a value of the float type ``type``."""
     try:
@@ -565,13 +578,14 @@ class Table:
         partition_stats, ``read.partitions_pruned``). ``read_optimized`` reads
         a merge-on-read table's base files only, without the updates its log files hold.
         """
+        names = _names(columns, "columns")
         capsule = self._native.read(
-            _names(columns, "columns"),
+            _ROW_COUNT_COLUMNS if columns is not None and not names else names,
             _predicates(filter, self.schema),
             _as_of_time(as_of, "as_of"),
             read_optimized,
         )
-        return table_from_capsule(capsule)
+        return _no_columns_if_none_asked(table_from_capsule(capsule), columns is not None and not names)
 
     def read_incremental(
         self,
@@ -592,10 +606,14 @@ class Table:
             raise ValueError(
                 "read_incremental needs a start instant (records after it are returned; '000' reads from the beginning)"
             )
+        names = _names(columns, "columns")
         capsule = self._native.read_incremental(
-            start_time, _as_of_time(end, "end"), _names(columns, "columns"), _predicates(filter, self.schema)
+            start_time,
+            _as_of_time(end, "end"),
+            _ROW_COUNT_COLUMNS if columns is not None and not names else names,
+            _predicates(filter, self.schema),
         )
-        return table_from_capsule(capsule)
+        return _no_columns_if_none_asked(table_from_capsule(capsule), columns is not None and not names)
 
     def timeline(self) -> list[dict[str, Any]]:
         """Every instant of the active timeline, oldest first: dicts with ``time``, ``action``,

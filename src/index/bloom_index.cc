@@ -185,10 +185,11 @@ Result<KeyLocations> BloomIndex::TagLocations(const KeysToTag& keys,
   for (size_t i = 0; i < to_read.size(); ++i) {
     metrics_.false_positives += static_cast<int64_t>(to_read[i]->passed.size() - hits[i].size());
     for (int64_t r : hits[i]) {
-      ARROW_RETURN_NOT_OK(CheckSamePartition(keys, r, to_read[i]->group->partition));
-      out.Add(r, to_read[i]->group->file_id);
+      ARROW_ASSIGN_OR_RAISE(int64_t row, RowTakingCopy(keys, r, to_read[i]->group->partition));
+      if (row >= 0) out.Add(row, to_read[i]->group->file_id);
     }
   }
+  ARROW_RETURN_NOT_OK(CheckDeletesFound(keys, out));
   FinishMetrics(out);
   return out;
 }

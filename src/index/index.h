@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "lakeshore/engine/engine.h"
@@ -32,6 +33,10 @@ struct KeysToTag {
   /// them, so a key deleted there is not found and one only its logs hold is (RowsStoredIn).
   /// Null: the base files' keys count (copy-on-write). Unused by the record index.
   MergedSliceKeys merged_slice_keys;
+  /// The rows are deletes: under a global index a key may come in several partitions (a row
+  /// per stored copy, as LocateKeysToDelete finds them), and each row takes the copy in its own
+  /// partition.
+  bool deletes = false;
 };
 
 /// What tagging found of a batch's keys.
@@ -86,21 +91,37 @@ class Index {
   std::vector<const FileGroup*> LiveGroupsIn(const FileSystemView& view, const std::string& scope) const {
     return global_ ? view.LiveFileGroups() : view.LiveFileGroupsIn(scope);
   }
-  /// kInvalid when row `r`'s key is stored in partition `stored` other than the row's own (a
-  /// global index does not move records between partitions, nor store a key twice).
-  Status CheckSamePartition(const KeysToTag& keys, int64_t r, const std::string& stored) const {
-    const std::string& partition = keys.partitions->PathOf(r);
-    if (stored == partition) return Status::OK();
-    return Status::Invalid("record key '", (*keys.record_keys)[static_cast<size_t>(r)], "' is stored in partition '",
-                           stored, "', and this write puts it in partition '", partition, "'; the ", name(),
-                           " index is global (a key lives in one partition): to move it, delete it there first; to "
-                           "delete it, name that partition or give the key alone");
+  /// The row that takes a copy of row `r`'s key found in partition `stored`: `r` in its own
+  /// partition. In another (a global index does not move records between partitions, nor
+  /// store a key twice): kInvalid, except for deletes, where the copy goes to the row deleting
+  /// the key in that partition (a key stored in several partitions: LocateKeysToDelete gave a
+  /// row per copy), or to none (-1); a delete row whose key is found only elsewhere is refused by
+  /// CheckDeletesFound.
+  Result<int64_t> RowTakingCopy(const KeysToTag& keys, int64_t r, const std::string& stored) {
+    if (stored == keys.partitions->PathOf(r)) return r;
+    if (!keys.deletes) return ElsewhereError(keys, r, stored);
+    if (delete_rows_.empty()) {
+      for (int64_t d : keys.rows) delete_rows_.emplace(PartitionAndKey(keys.partitions->PathOf(d), keys, d), d);
+    }
+    auto other = delete_rows_.find(PartitionAndKey(stored, keys, r));
+    if (other != delete_rows_.end()) return other->second;
+    stored_elsewhere_.emplace_back(r, stored);
+    return -1;
+  }
+
+  /// After tagging deletes: kInvalid (as TakesCopy for other writes) for a row whose key was
+  /// found only in other partitions than its own.
+  Status CheckDeletesFound(const KeysToTag& keys, const KeyLocations& found) const {
+    for (const auto& [r, stored] : stored_elsewhere_) {
+      if (!found.file_ids[static_cast<size_t>(r)]) return ElsewhereError(keys, r, stored);
+    }
+    return Status::OK();
   }
 
   /// For a global index: kInvalid when two rows carry one key (in different partitions: the key
-  /// would be stored twice).
+  /// would be stored twice). Deletes may (CheckDeletesFound).
   Status CheckKeysUnique(const KeysToTag& keys) const {
-    if (!global_) return Status::OK();
+    if (!global_ || keys.deletes) return Status::OK();
     // The lookup keeps the first row of each key: a row that finds another has a twin.
     const KeyLookup first_of(*keys.record_keys, keys.rows);
     constexpr size_t kBatch = 1024;
@@ -128,6 +149,8 @@ class Index {
 
   /// Starts the metrics of a TagLocations call over `keys`.
   void StartMetrics(const KeysToTag& keys) {
+    stored_elsewhere_.clear();
+    delete_rows_.clear();
     metrics_ = TaggingMetrics{};
     metrics_.index = name();
     metrics_.keys = static_cast<int64_t>(keys.rows.size());
@@ -144,7 +167,27 @@ class Index {
   TaggingMetrics metrics_;
 
  private:
+  Status ElsewhereError(const KeysToTag& keys, int64_t r, const std::string& stored) const {
+    return Status::Invalid("record key '", (*keys.record_keys)[static_cast<size_t>(r)], "' is stored in partition '",
+                           stored, "', and this write puts it in partition '", keys.partitions->PathOf(r), "'; the ",
+                           name(),
+                           " index is global (a key lives in one partition): to move it, delete it there first; to "
+                           "delete it, name that partition or give the key alone");
+  }
+
+  static std::string PartitionAndKey(const std::string& partition, const KeysToTag& keys, int64_t r) {
+    std::string out = partition;
+    out.push_back('\0');
+    out.append((*keys.record_keys)[static_cast<size_t>(r)]);
+    return out;
+  }
+
   bool global_ = false;
+  /// (row, partition) of each copy a delete row's key has outside the row's partition that no
+  /// delete row of that partition takes.
+  std::vector<std::pair<int64_t, std::string>> stored_elsewhere_;
+  /// Deletes: the row of each (partition, key), built when a copy is found elsewhere.
+  std::unordered_map<std::string, int64_t> delete_rows_;
   std::chrono::steady_clock::time_point started_;
 };
 

@@ -31,10 +31,10 @@ Result<KeyLocations> RecordIndex::TagLocations(const KeysToTag& keys,
   ARROW_ASSIGN_OR_RAISE(auto found, LookupMetadataRecordIndex(table_, engine, keys.is_valid_data_instant, wanted));
   for (size_t w = 0; w < keys.rows.size(); ++w) {
     if (!found[w]) continue;
-    const int64_t r = keys.rows[w];
     const RecordLocation& location = *found[w];
+    ARROW_ASSIGN_OR_RAISE(const int64_t r, RowTakingCopy(keys, keys.rows[w], location.partition));
+    if (r < 0) continue;
     const std::string& partition = keys.partitions->PathOf(r);
-    ARROW_RETURN_NOT_OK(CheckSamePartition(keys, r, location.partition));
     // A location the view no longer holds live (its group was replaced meanwhile) is stale.
     const FileGroup* group = view.Find(partition, location.file_id);
     if (group == nullptr || !group->is_live()) {
@@ -45,6 +45,7 @@ Result<KeyLocations> RecordIndex::TagLocations(const KeysToTag& keys,
     }
     out.file_ids[static_cast<size_t>(r)] = location.file_id;  // one location per key
   }
+  ARROW_RETURN_NOT_OK(CheckDeletesFound(keys, out));
   FinishMetrics(out);
   return out;
 }

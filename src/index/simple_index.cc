@@ -93,10 +93,11 @@ Result<KeyLocations> SimpleIndex::TagLocations(
                      }));
   for (size_t i = 0; i < probes.size(); ++i) {
     for (int64_t r : hits[i]) {
-      ARROW_RETURN_NOT_OK(CheckSamePartition(keys, r, probes[i].group->partition));
-      out.Add(r, probes[i].group->file_id);
+      ARROW_ASSIGN_OR_RAISE(int64_t row, RowTakingCopy(keys, r, probes[i].group->partition));
+      if (row >= 0) out.Add(row, probes[i].group->file_id);
     }
   }
+  ARROW_RETURN_NOT_OK(CheckDeletesFound(keys, out));
   FinishMetrics(out);
   return out;
 }

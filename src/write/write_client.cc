@@ -576,7 +576,7 @@ Result<WriteResult> Run(TableContext& ctx, WriteOperation op, const WriteInput& 
     ARROW_ASSIGN_OR_RAISE(auto config, HoodieTableConfig::Load(*ctx.storage));
     ARROW_ASSIGN_OR_RAISE(auto index, ChooseIndex(ctx, config, state.timeline));
     KeysToTag keys{&input.partitions, &input.record_keys, input.rows, ValidDataInstants(state.timeline),
-                   MergedKeysOf(ctx, state.timeline, state.commits)};
+                   MergedKeysOf(ctx, state.timeline, state.commits), op == WriteOperation::kDelete};
     auto tagged = index->TagLocations(keys, view, *ctx.storage, *ctx.engine);
     if (!tagged.ok() && dynamic_cast<RecordIndex*>(index.get()) != nullptr) {
       // A replace operation (or drop_index) that dropped the record index while it was read is

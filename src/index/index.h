@@ -109,8 +109,8 @@ class Index {
     return -1;
   }
 
-  /// After tagging deletes: kInvalid (as TakesCopy for other writes) for a row whose key was
-  /// found only in other partitions than its own.
+  /// After tagging deletes: kInvalid (as RowTakingCopy for other writes) for a row whose key
+  /// was found only in other partitions than its own.
   Status CheckDeletesFound(const KeysToTag& keys, const KeyLocations& found) const {
     for (const auto& [r, stored] : stored_elsewhere_) {
       if (!found.file_ids[static_cast<size_t>(r)]) return ElsewhereError(keys, r, stored);

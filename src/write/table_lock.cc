@@ -207,8 +207,8 @@ Result<std::unique_ptr<LockGuard>> TableLock::Acquire(const std::string& purpose
   auto lost = [&](int64_t seq) -> Status {
     if (std::chrono::steady_clock::now() >= deadline) {
       return LockTimeout("could not take the table lock within " + std::to_string(settings_.wait_timeout_ms) +
-                         " ms: " + std::to_string(lost_races + 1) + " tries to take lock object " + SeqName(seq) +
-                         " and after lost to other writers, or the lock folder's listing is stale");
+                         " ms: " + std::to_string(lost_races + 1) + " tries to take the next lock object (the last " +
+                         SeqName(seq) + ") lost to other writers, or the lock folder's listing is stale");
     }
     if (lost_races++ > 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));

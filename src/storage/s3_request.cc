@@ -3,6 +3,7 @@
 #include <charconv>
 #include <memory>
 
+#include "common/utf8.h"
 #include "storage/curl_library_internal.h"
 
 namespace lakeshore::s3_internal {
@@ -143,22 +144,7 @@ std::string XmlUnescape(std::string_view s) {
       uint32_t cp = 0;
       auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), cp, hex ? 16 : 10);
       if (ec == std::errc() && end == digits.data() + digits.size() && !digits.empty() && cp <= 0x10FFFF) {
-        // UTF-8 of the code point.
-        if (cp < 0x80) {
-          out.push_back(static_cast<char>(cp));
-        } else if (cp < 0x800) {
-          out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-          out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-        } else if (cp < 0x10000) {
-          out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-          out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-          out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-        } else {
-          out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-          out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-          out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-          out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-        }
+        AppendUtf8(cp, out);
         done = true;
       }
     }

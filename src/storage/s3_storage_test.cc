@@ -26,6 +26,15 @@ class S3StorageTest : public ::testing::Test {
   testing::MotoServer* server_ = nullptr;
 };
 
+TEST(S3Xml, TextNodesUnescapeEntitiesAndCharacterReferences) {
+  using s3_internal::XmlUnescape;
+  EXPECT_EQ(XmlUnescape("a&amp;b&lt;c&gt;d&quot;e&apos;f"), "a&b<c>d\"e'f");
+  EXPECT_EQ(XmlUnescape("caf&#233; &#x1F600;"), "caf\xC3\xA9 \xF0\x9F\x98\x80");
+  // Anything else stays as it is: no entity, an unknown one, a reference out of range.
+  EXPECT_EQ(XmlUnescape("&& &nbsp; &#x110000; &#; &amp"), "&& &nbsp; &#x110000; &#; &amp");
+  EXPECT_EQ(XmlUnescape(s3_internal::XmlEscape("<k&'\">")), "<k&'\">");
+}
+
 TEST(S3StorageUri, MalformedUrisAreRefusedWithTheReason) {
   auto bad_param = Storage::Open("s3://bucket/p?endpoint_override=h:1&colour=blue");
   ASSERT_TRUE(bad_param.status().IsInvalid());

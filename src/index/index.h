@@ -109,11 +109,22 @@ class Index {
     return -1;
   }
 
-  /// After tagging deletes: kInvalid (as RowTakingCopy for other writes) for a row whose key
-  /// was found only in other partitions than its own.
+  /// After tagging deletes: kInvalid (as RowTakingCopy for other writes) for a row whose key is
+  /// stored, but not in the row's partition: found only elsewhere, or taken elsewhere by another
+  /// row of the batch. O(rows).
   Status CheckDeletesFound(const KeysToTag& keys, const KeyLocations& found) const {
+    if (!keys.deletes || !global_) return Status::OK();
+    std::unordered_map<std::string_view, int64_t> found_row;  // a row of each found key
+    for (int64_t r : keys.rows) {
+      if (found.file_ids[static_cast<size_t>(r)]) found_row.emplace((*keys.record_keys)[static_cast<size_t>(r)], r);
+    }
     for (const auto& [r, stored] : stored_elsewhere_) {
       if (!found.file_ids[static_cast<size_t>(r)]) return ElsewhereError(keys, r, stored);
+    }
+    for (int64_t r : keys.rows) {
+      if (found.file_ids[static_cast<size_t>(r)]) continue;
+      auto other = found_row.find((*keys.record_keys)[static_cast<size_t>(r)]);
+      if (other != found_row.end()) return ElsewhereError(keys, r, keys.partitions->PathOf(other->second));
     }
     return Status::OK();
   }

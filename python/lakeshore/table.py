@@ -400,14 +400,22 @@ class Table:
         On a partitioned table the core deletes by (partition, key). When ``keys`` lacks the
         partition field(s), the core looks them up first by reading the key, partition and
         ``_hoodie_record_key`` columns of the latest snapshot (a key that is not stored is
-        skipped); pass them along to spare that read (in Arrow data, or in every dict of a
-        list of dicts).
+        skipped), and deletes every stored copy of the key (a key inserted again in another
+        partition has several); pass them along to spare that read and delete only the copy in
+        that partition (in Arrow data, or in every dict of a list of dicts: a list naming them
+        in some dicts only is refused, as its keys would mean both).
         """
         fields = self.record_key
         if isinstance(keys, (list, tuple)) and keys and all(isinstance(k, Mapping) for k in keys):
             partitions = [p for p in self.partition_by if p not in fields]
-            if partitions and all(all(p in k for p in partitions) for k in keys):
+            named = [sum(p in k for p in partitions) for k in keys]
+            if partitions and all(n == len(partitions) for n in named):
                 fields = fields + partitions  # the core then skips locating the keys
+            elif any(n > 0 for n in named):
+                raise invalid_argument(
+                    f"keys to delete name the partition field(s) {partitions} in some dicts only: name them in "
+                    "every dict (each key is deleted in its partition) or in none (every stored copy is deleted)"
+                )
         return self.write(self._rows_of(keys, fields), "delete", progress=progress)
 
     def indexes(self) -> dict[str, Any]:

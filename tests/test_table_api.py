@@ -968,3 +968,53 @@ def test_a_global_index_deletes_every_copy_of_a_key_stored_in_two_partitions(
         t.delete([{"id": 2, "p": "b"}])  # stored elsewhere only: refused as before
     t.upsert(batch((1, "b")))  # written once again
     assert stored() == [(1, "b"), (2, "a"), (3, "a")]
+
+
+def test_copies_tied_on_ordering_merge_into_the_later_written_even_after_clustering(table_path: str) -> None:
+    # Ties went to the later place in the file; clustering's sort reorders files, and the older
+    # write was kept.
+    schema = pa.schema(
+        [pa.field("id", pa.int64(), nullable=False), pa.field("o", pa.int64()), pa.field("v", pa.string())]
+    )
+    t = lakeshore.Table.create(table_path, schema, record_key="id", ordering_field="o")
+
+    def batch(*items: tuple[int, int, str]) -> pa.Table:
+        return pa.Table.from_pylist([{"id": i, "o": o, "v": v} for i, o, v in items], schema=schema)
+
+    t.insert(batch((1, 5, "z_old"), (2, 5, "m")))
+    t.insert(batch((1, 5, "a_new")))  # packed beside it: a second copy, written later
+    t.cluster(sort_by=["v"])  # the file now holds a_new before z_old
+    t.upsert(batch((1, 4, "older")))  # loses to both copies
+    assert [r["v"] for r in t.to_arrow(filter=[("id", "=", 1)]).to_pylist()] == ["a_new"]
+
+
+@pytest.mark.parametrize("index", ["GLOBAL_SIMPLE", "GLOBAL_BLOOM"])
+def test_a_global_delete_naming_a_partition_that_does_not_hold_the_key_is_refused_in_any_batch(
+    table_path: str, index: str
+) -> None:
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string())])
+    t = lakeshore.Table.create(
+        table_path, schema, record_key="id", partition_by="p", properties={"hoodie.index.type": index}
+    )
+    t.upsert(pa.Table.from_pylist([{"id": 2, "p": "a"}, {"id": 4, "p": "a"}], schema=schema))
+    for keys in (
+        [{"id": 2, "p": "b"}],
+        [{"id": 2, "p": "b"}, {"id": 2, "p": "a"}],
+        [{"id": 2, "p": "a"}, {"id": 2, "p": "b"}],
+    ):
+        with pytest.raises(lakeshore.InvalidArgumentError, match="is stored in partition 'p=a'"):
+            t.delete(keys)
+    assert sorted(r["id"] for r in t.to_arrow(columns=["id"]).to_pylist()) == [2, 4]
+
+
+def test_keys_to_delete_name_their_partition_in_every_dict_or_in_none(table_path: str) -> None:
+    # A list naming the partition in some dicts only was sent as keys alone, which delete every
+    # stored copy: a copy in a partition not named was deleted.
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("p", pa.string())])
+    t = lakeshore.Table.create(table_path, schema, record_key="id", partition_by="p")
+    t.upsert(pa.Table.from_pylist([{"id": 3, "p": "a"}, {"id": 3, "p": "b"}, {"id": 1, "p": "a"}], schema=schema))
+    with pytest.raises(lakeshore.InvalidArgumentError, match="in some dicts only"):
+        t.delete([{"id": 3, "p": "b"}, {"id": 1}])
+    assert len(t.to_arrow(columns=["id"])) == 3
+    t.delete([{"id": 3, "p": "b"}, {"id": 1, "p": "a"}])
+    assert [(r["id"], r["p"]) for r in t.to_arrow(columns=["id", "p"]).to_pylist()] == [(3, "a")]

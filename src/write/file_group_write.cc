@@ -9,6 +9,7 @@
 #include <arrow/scalar.h>
 
 #include "common/arrow_cast.h"
+#include "common/parse_number.h"
 #include "index/key_lookup.h"
 #include "io/log_file.h"
 #include "table/meta_columns.h"
@@ -81,7 +82,8 @@ Result<std::vector<bool>> IncomingWins(const FileGroupTask& task, const std::sha
 
 /// For each task row, the stored copy an update or delete of its key meets: the last copy of
 /// the key in `old`, or, for a key stored more than once, the copy the ordering rule ranks
-/// highest (a tie: the later one), into which the others merge; -1 for a key not stored.
+/// highest (a tie: the later written, by commit time and sequence number, whatever their place
+/// in the file), into which the others merge; -1 for a key not stored.
 /// `match_of_old[i]` is the task row of old row i (-1: none); `last_copy[r]` the last old row
 /// of task row r. Cost: one pass, plus a rank of the copies of repeated keys only.
 Result<std::vector<int64_t>> MergedCopies(const FileGroupTask& task, const std::shared_ptr<arrow::Table>& old,
@@ -94,15 +96,52 @@ Result<std::vector<int64_t>> MergedCopies(const FileGroupTask& task, const std::
   for (int64_t r : match_of_old) {
     if (r >= 0) ++copies_seen[static_cast<size_t>(r)];
   }
-  std::vector<int64_t> repeated_rows;  // old rows of keys stored more than once, ascending
+  std::vector<int64_t> repeated_rows;  // old rows of keys stored more than once
   for (size_t i = 0; i < match_of_old.size(); ++i) {
     const int64_t r = match_of_old[i];
     if (r >= 0 && copies_seen[static_cast<size_t>(r)] > 1) repeated_rows.push_back(static_cast<int64_t>(i));
   }
   if (repeated_rows.empty()) return merged;
+  // Later means written later, not later in the file (clustering reorders files): the copies
+  // are ranked in the order of their commit time, then of their sequence number's counter
+  // (`<instant>_<task>_<n>`), then of their place in the file.
+  {
+    ARROW_ASSIGN_OR_RAISE(auto rows, ToIndexArray(repeated_rows));
+    ARROW_ASSIGN_OR_RAISE(auto times, arrow::compute::Take(old->GetColumnByName(meta_columns::kCommitTime), rows));
+    ARROW_ASSIGN_OR_RAISE(auto seqnos, arrow::compute::Take(old->GetColumnByName(meta_columns::kCommitSeqno), rows));
+    ARROW_ASSIGN_OR_RAISE(auto time_array, CombineChunks(*times.chunked_array()));
+    ARROW_ASSIGN_OR_RAISE(auto seqno_array, CombineChunks(*seqnos.chunked_array()));
+    ARROW_ASSIGN_OR_RAISE(time_array, arrow::compute::Cast(*time_array, arrow::utf8()));
+    ARROW_ASSIGN_OR_RAISE(seqno_array, arrow::compute::Cast(*seqno_array, arrow::utf8()));
+    const auto& time_strings = static_cast<const arrow::StringArray&>(*time_array);
+    const auto& seqno_strings = static_cast<const arrow::StringArray&>(*seqno_array);
+    struct Written {
+      std::string_view time;
+      int64_t counter;
+      int64_t row;
+    };
+    std::vector<Written> written;
+    written.reserve(repeated_rows.size());
+    for (size_t j = 0; j < repeated_rows.size(); ++j) {
+      const std::string_view seqno = seqno_strings.IsNull(static_cast<int64_t>(j)) ? std::string_view()
+                                                                                   : seqno_strings.GetView(static_cast<int64_t>(j));
+      int64_t counter = -1;
+      if (const size_t cut = seqno.rfind('_'); cut != std::string_view::npos) {
+        counter = ParseInt64(seqno.substr(cut + 1)).value_or(-1);
+      }
+      written.push_back({time_strings.IsNull(static_cast<int64_t>(j)) ? std::string_view()
+                                                                       : time_strings.GetView(static_cast<int64_t>(j)),
+                         counter, repeated_rows[j]});
+    }
+    std::stable_sort(written.begin(), written.end(), [](const Written& a, const Written& b) {
+      if (a.time != b.time) return a.time < b.time;
+      return a.counter < b.counter;
+    });
+    for (size_t j = 0; j < written.size(); ++j) repeated_rows[j] = written[j].row;
+  }
   ARROW_ASSIGN_OR_RAISE(auto indices, ToIndexArray(repeated_rows));
   ARROW_ASSIGN_OR_RAISE(auto values, arrow::compute::Take(old->GetColumnByName(field), indices));
-  // Stable ranks: of equal values, the later row ranks higher.
+  // Stable ranks: of equal values, the later written ranks higher.
   ARROW_ASSIGN_OR_RAISE(auto ranks, StableRanks(values.chunked_array()));
   std::vector<uint64_t> best_rank(last_copy.size(), 0);
   std::vector<char> ranked(last_copy.size(), 0);

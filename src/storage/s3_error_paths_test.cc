@@ -187,6 +187,16 @@ TEST(S3ErrorPaths, ListingsFollowPagesAndDecodeKeys) {
   EXPECT_NE(requests[1].find("continuation-token=tok%261"), std::string::npos) << requests[1];
 }
 
+TEST(S3ErrorPaths, KeysOfAServerIgnoringTheUrlEncodingAreTakenAsSent) {
+  // No <EncodingType>url</EncodingType> in the answer: the keys are raw, '+' and '%' included.
+  ScriptedHttpServer server({{200, "<ListBucketResult><Name>bkt</Name>" + Object("t/a+b%41.parquet", 1, "2026-12-05T07:00:00Z") +
+                                       "<IsTruncated>false</IsTruncated></ListBucketResult>"}});
+  ASSERT_OK_AND_ASSIGN(auto storage, Storage::Open(server.uri(), Keys()));
+  ASSERT_OK_AND_ASSIGN(auto entries, storage->List("", /*recursive=*/true));
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].path, "a+b%41.parquet");
+}
+
 TEST(S3ErrorPaths, FoldersOfAShallowListingAreItsCommonPrefixes) {
   ScriptedHttpServer server({{200, ListPage(Object("t%2Fa%2Ff", 3, "2026-12-05T07:00:00Z") +
                                                 "<CommonPrefixes><Prefix>t%2Fa%2Fp%3D1%2F</Prefix></CommonPrefixes>",

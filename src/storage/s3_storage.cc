@@ -343,9 +343,13 @@ Result<std::vector<FileEntry>> S3Storage::ListNormalized(const std::string& rel_
     ARROW_ASSIGN_OR_RAISE(auto response, SendWithRetries("GET", "", query, {}, "", 0, nullptr));
     if (response.status != 200) return S3ResponseError(where + ": ", response);
     const std::string& body = response.body;
+    // Keys come URL-encoded only when the server says so (one that ignores encoding-type sends
+    // them raw, and a '+' or '%' in a key is then itself).
+    const bool url_encoded = XmlElement(body, "EncodingType") == "url";
+    auto key_text = [&](const std::string& text) { return url_encoded ? UrlDecode(XmlUnescape(text)) : XmlUnescape(text); };
     size_t pos = 0, end = 0;
     for (std::string entry; !(entry = XmlElement(body, "Contents", pos, &end)).empty(); pos = end) {
-      auto rel = relative(UrlDecode(XmlUnescape(XmlElement(entry, "Key"))));
+      auto rel = relative(key_text(XmlElement(entry, "Key")));
       if (!rel) continue;
       int64_t size = 0;
       const std::string size_text = XmlElement(entry, "Size");
@@ -358,7 +362,7 @@ Result<std::vector<FileEntry>> S3Storage::ListNormalized(const std::string& rel_
     }
     pos = 0;
     for (std::string common; !(common = XmlElement(body, "CommonPrefixes", pos, &end)).empty(); pos = end) {
-      std::string prefix = UrlDecode(XmlUnescape(XmlElement(common, "Prefix")));
+      std::string prefix = key_text(XmlElement(common, "Prefix"));
       if (prefix.empty() || prefix.back() != '/') continue;
       prefix.pop_back();
       auto rel = relative(prefix);

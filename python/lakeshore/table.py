@@ -133,9 +133,15 @@ def _exactly_typed(values: list[Any], type: pa.DataType) -> pa.Array:
 _ROW_COUNT_COLUMNS = ["_hoodie_commit_time"]
 
 
+def _columns_to_read(columns: Sequence[str] | None) -> tuple[list[str], bool]:
+    """The names the core reads for ``columns``, and whether none was asked (an empty list)."""
+    names = _names(columns, "columns")
+    none_asked = columns is not None and not names
+    return (_ROW_COUNT_COLUMNS if none_asked else names), none_asked
+
+
 def _no_columns_if_none_asked(table: pa.Table, none_asked: bool) -> pa.Table:
-    """``table`` without its columns when ``none_asked`` (an empty column list; its schema
-    metadata kept)."""
+    """``table`` without its columns when ``none_asked`` (its schema metadata kept)."""
     if not none_asked:
         return table
     return table.drop_columns(table.column_names)
@@ -586,14 +592,14 @@ class Table:
         partition_stats, ``read.partitions_pruned``). ``read_optimized`` reads
         a merge-on-read table's base files only, without the updates its log files hold.
         """
-        names = _names(columns, "columns")
+        names, none_asked = _columns_to_read(columns)
         capsule = self._native.read(
-            _ROW_COUNT_COLUMNS if columns is not None and not names else names,
+            names,
             _predicates(filter, self.schema),
             _as_of_time(as_of, "as_of"),
             read_optimized,
         )
-        return _no_columns_if_none_asked(table_from_capsule(capsule), columns is not None and not names)
+        return _no_columns_if_none_asked(table_from_capsule(capsule), none_asked)
 
     def read_incremental(
         self,
@@ -614,14 +620,14 @@ class Table:
             raise ValueError(
                 "read_incremental needs a start instant (records after it are returned; '000' reads from the beginning)"
             )
-        names = _names(columns, "columns")
+        names, none_asked = _columns_to_read(columns)
         capsule = self._native.read_incremental(
             start_time,
             _as_of_time(end, "end"),
-            _ROW_COUNT_COLUMNS if columns is not None and not names else names,
+            names,
             _predicates(filter, self.schema),
         )
-        return _no_columns_if_none_asked(table_from_capsule(capsule), columns is not None and not names)
+        return _no_columns_if_none_asked(table_from_capsule(capsule), none_asked)
 
     def timeline(self) -> list[dict[str, Any]]:
         """Every instant of the active timeline, oldest first: dicts with ``time``, ``action``,

@@ -78,17 +78,24 @@ Result<Timeline> TableContext::LoadTimeline() {
   return timeline;
 }
 
-Status TableContext::CheckTableExists() const {
-  ARROW_ASSIGN_OR_RAISE(bool exists, HoodieTableConfig::Exists(*storage));
-  if (exists) return Status::OK();
+namespace {
+Status TableGone(const std::string& uri) {
   return Status::IOError("no table at ", uri, " any more (", layout::kPropertiesFile,
                          " is missing): was its folder deleted since the table was opened?");
 }
+}  // namespace
+
+Status TableContext::CheckTableExists() const {
+  ARROW_ASSIGN_OR_RAISE(bool exists, HoodieTableConfig::Exists(*storage));
+  return exists ? Status::OK() : TableGone(uri);
+}
 
 Status TableContext::CheckSameTable() const {
-  ARROW_RETURN_NOT_OK(CheckTableExists());
+  // One read of the properties answers both questions (existence and identity).
+  ARROW_ASSIGN_OR_RAISE(auto loaded, HoodieTableConfig::LoadIfExists(*storage));
+  if (!loaded) return TableGone(uri);
   if (!hoodie) return Status::OK();
-  ARROW_ASSIGN_OR_RAISE(auto now, HoodieTableConfig::Load(*storage));
+  const HoodieTableConfig& now = *loaded;
   std::string differs;
   if (now.name != hoodie->name) differs = "name";
   if (now.table_type != hoodie->table_type) differs = "table type";

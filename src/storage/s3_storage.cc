@@ -1,5 +1,6 @@
 #include "storage/s3_storage.h"
 
+#include <algorithm>
 #include <chrono>
 #include <charconv>
 #include <cstdlib>
@@ -11,6 +12,8 @@
 #include <unordered_set>
 
 #include <arrow/util/uri.h>
+
+#include "common/percent_encoding.h"
 
 namespace lakeshore {
 namespace {
@@ -256,27 +259,12 @@ Result<std::optional<FileEntry>> S3Storage::GetFileInfo(std::string_view path) {
 }
 
 namespace {
-/// `s` with %XX decoded and '+' read as a space: a value S3 sends with encoding-type=url.
-std::string UrlDecode(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '+') {
-      out.push_back(' ');
-    } else if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2])));
-      i += 2;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
+/// A value S3 sends with encoding-type=url: '+' read as a space, then %XX decoded
+/// (common/percent_encoding; a literal '+' or '%' comes as %2B or %25).
+Result<std::string> UrlDecode(std::string_view s) {
+  std::string spaced(s);
+  std::replace(spaced.begin(), spaced.end(), '+', ' ');
+  return PercentDecode(spaced);
 }
 
 /// Milliseconds since the epoch of an S3 LastModified ("2026-12-05T07:00:00.000Z"); nullopt
@@ -346,10 +334,16 @@ Result<std::vector<FileEntry>> S3Storage::ListNormalized(const std::string& rel_
     // Keys come URL-encoded only when the server says so (one that ignores encoding-type sends
     // them raw, and a '+' or '%' in a key is then itself).
     const bool url_encoded = XmlElement(body, "EncodingType") == "url";
-    auto key_text = [&](const std::string& text) { return url_encoded ? UrlDecode(XmlUnescape(text)) : XmlUnescape(text); };
+    auto key_text = [&](const std::string& text) -> Result<std::string> {
+      if (!url_encoded) return XmlUnescape(text);
+      auto decoded = UrlDecode(XmlUnescape(text));
+      if (!decoded.ok()) return Status::IOError(where, ": the listing holds a malformed key: ", decoded.status().message());
+      return decoded;
+    };
     size_t pos = 0, end = 0;
     for (std::string entry; !(entry = XmlElement(body, "Contents", pos, &end)).empty(); pos = end) {
-      auto rel = relative(key_text(XmlElement(entry, "Key")));
+      ARROW_ASSIGN_OR_RAISE(std::string key, key_text(XmlElement(entry, "Key")));
+      auto rel = relative(key);
       if (!rel) continue;
       int64_t size = 0;
       const std::string size_text = XmlElement(entry, "Size");
@@ -362,7 +356,7 @@ Result<std::vector<FileEntry>> S3Storage::ListNormalized(const std::string& rel_
     }
     pos = 0;
     for (std::string common; !(common = XmlElement(body, "CommonPrefixes", pos, &end)).empty(); pos = end) {
-      std::string prefix = key_text(XmlElement(common, "Prefix"));
+      ARROW_ASSIGN_OR_RAISE(std::string prefix, key_text(XmlElement(common, "Prefix")));
       if (prefix.empty() || prefix.back() != '/') continue;
       prefix.pop_back();
       auto rel = relative(prefix);

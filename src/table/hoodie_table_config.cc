@@ -252,7 +252,7 @@ Result<bool> HoodieTableConfig::Exists(Storage& storage) {
   return storage.Exists(HoodiePaths::kPropertiesBackupFile);
 }
 
-Result<HoodieTableConfig> HoodieTableConfig::Load(Storage& storage) {
+Result<std::optional<HoodieTableConfig>> HoodieTableConfig::LoadIfExists(Storage& storage) {
   Status first_error;
   for (const char* path : {HoodiePaths::kPropertiesFile, HoodiePaths::kPropertiesBackupFile}) {
     ARROW_ASSIGN_OR_RAISE(bool exists, storage.Exists(path));
@@ -261,12 +261,21 @@ Result<HoodieTableConfig> HoodieTableConfig::Load(Storage& storage) {
     auto config = Parse(text, storage.root_uri() + "/" + path);
     // Hudi falls back to the backup only when the main file is missing or fails its checksum
     // (an update died half-way); any other problem is the answer.
-    if (config.ok() || !IsError(config.status(), ErrorKind::kCorruptMetadata)) return config;
+    if (config.ok()) return std::optional<HoodieTableConfig>(std::move(*config));
+    if (!IsError(config.status(), ErrorKind::kCorruptMetadata)) return config.status();
     if (first_error.ok()) first_error = config.status();
   }
   if (!first_error.ok()) return first_error;
-  return CorruptMetadata(storage.root_uri() + " is not a Hudi table: it has no " +
-                         HoodiePaths::kPropertiesFile);
+  return std::optional<HoodieTableConfig>();  // neither file is there
+}
+
+Result<HoodieTableConfig> HoodieTableConfig::Load(Storage& storage) {
+  ARROW_ASSIGN_OR_RAISE(auto config, LoadIfExists(storage));
+  if (!config) {
+    return CorruptMetadata(storage.root_uri() + " is not a Hudi table: it has no " +
+                           HoodiePaths::kPropertiesFile);
+  }
+  return std::move(*config);
 }
 
 }  // namespace lakeshore

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,6 +95,8 @@ struct HoodieTableConfig {
   /// is missing or fails its checksum (a writer died mid-update), `hoodie.properties.backup` is
   /// read instead. No file at all → kCorruptMetadata "not a Hudi table".
   static Result<HoodieTableConfig> Load(Storage& storage);
+  /// As Load, but nullopt when neither file is there (a table deleted since it was opened).
+  static Result<std::optional<HoodieTableConfig>> LoadIfExists(Storage& storage);
 
   /// True when `storage` holds a `.hoodie/hoodie.properties` (or its backup).
   static Result<bool> Exists(Storage& storage);

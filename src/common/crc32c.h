@@ -10,9 +10,9 @@ namespace lakeshore {
 /// them; both give the same value).
 enum class Crc32cKernel { kBest, kPortable };
 
-/// The CRC-32C of `bytes`. With the CPU's crc32 instruction (SSE4.2), a long input runs as three
-/// interleaved streams (the instruction's latency is three times its throughput), joined by
-/// GF(2) polynomial arithmetic; a table otherwise. O(size).
+/// The CRC-32C of `bytes`. With carry-less multiplication (PCLMULQDQ) and the crc32 instruction
+/// (SSE4.2), inputs of 64 bytes and more fold 64 bytes a step in four lanes; with the crc32
+/// instruction alone, word by word; a table otherwise. O(size).
 uint32_t Crc32c(std::string_view bytes, Crc32cKernel kernel = Crc32cKernel::kBest);
 
 }  // namespace lakeshore

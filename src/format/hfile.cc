@@ -1,5 +1,6 @@
 #include "format/hfile.h"
 
+#include "common/byte_compare.h"
 #include "common/crc32c.h"
 #include "format/hfile_layout.h"
 
@@ -394,17 +395,6 @@ uint32_t BigEndian32(const char* p) {
   return __builtin_bswap32(v);
 }
 
-/// a < b bytewise, as std::string_view compares: the first eight bytes as one big-endian word
-/// where both have them (most record keys differ there), the rest only when those are equal.
-inline bool KeyLess(std::string_view a, std::string_view b) {
-  if (a.size() >= 8 && b.size() >= 8) {
-    uint64_t x, y;
-    std::memcpy(&x, a.data(), 8);
-    std::memcpy(&y, b.data(), 8);
-    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y);
-  }
-  return a < b;
-}
 }  // namespace
 
 template <typename Visit>
@@ -457,7 +447,7 @@ Status HFileReader::WalkBlock(size_t i, Visit&& visit) const {
 size_t HFileReader::BlockFor(std::string_view key) const {
   // The last block whose first key is <= key (its first key may be a shorter separator).
   auto it = std::upper_bound(index_.begin(), index_.end(), key,
-                             [](std::string_view k, const IndexEntry& e) { return k < std::string_view(e.first_key); });
+                             [](std::string_view k, const IndexEntry& e) { return BytesLess(k, e.first_key); });
   return it == index_.begin() ? 0 : static_cast<size_t>(it - index_.begin() - 1);
 }
 
@@ -487,32 +477,58 @@ Result<std::vector<std::optional<std::string>>> HFileReader::GetSorted(const std
   return out;
 }
 
+namespace {
+constexpr size_t kPrefetchAhead = 4;
+}  // namespace
+
 Status HFileReader::VisitSorted(const std::vector<std::string_view>& keys,
                                 const std::function<Status(size_t k, std::string_view value)>& found) const {
-  if (!std::is_sorted(keys.begin(), keys.end())) return Status::Invalid("HFile lookup keys must be sorted");
   const size_t n = keys.size();
+  auto unsorted = [] { return Status::Invalid("HFile lookup keys must be sorted"); };
+  if (index_.empty()) return std::is_sorted(keys.begin(), keys.end(), BytesLess) ? Status::OK() : unsorted();
+  // The asked keys lie wherever the caller keeps them (sorted views of unsorted keys): the
+  // bytes of a key a few ahead are fetched while the blocks are walked to the next, and each
+  // key's order against the one before is checked as it is reached, not in a pass of its own
+  // (which would fetch every key's bytes twice).
+  bool in_order = true;
   size_t k = 0;
-  while (k < n && !index_.empty()) {
+  auto advance = [&] {
+    if (++k < n) {
+      if (k + kPrefetchAhead < n) __builtin_prefetch(keys[k + kPrefetchAhead].data());
+      if (BytesLess(keys[k], keys[k - 1])) in_order = false;
+    }
+    return k < n && in_order;
+  };
+  while (k < n) {
     // The block keys[k] falls in, walked once for every key before the next block's first key:
     // the keys and the block's entries are both sorted, so each entry costs one comparison
     // until it reaches the next asked key.
     const size_t b = BlockFor(keys[k]);
     const bool last = b + 1 == index_.size();
     const std::string_view next_first = last ? std::string_view() : std::string_view(index_[b + 1].first_key);
-    auto in_block = [&](std::string_view key) { return last || key < next_first; };
+    auto in_block = [&](std::string_view key) { return last || BytesLess(key, next_first); };
     Status st;
     ARROW_RETURN_NOT_OK(WalkBlock(b, [&](std::string_view row, std::string_view value) {
-      if (KeyLess(row, keys[k])) return true;
-      while (k < n && KeyLess(keys[k], row)) ++k;  // keys between two entries: not in the file
-      // The first entry of a key answers it (and a key asked twice, twice).
-      while (k < n && keys[k] == row) {
-        st = found(k++, value);
-        if (!st.ok()) return false;
+      int order = CompareBytes(row, keys[k]);
+      if (order < 0) return true;
+      while (order > 0) {  // keys between two entries: not in the file
+        if (!advance()) return false;
+        order = CompareBytes(row, keys[k]);
       }
-      return k < n && in_block(keys[k]);
+      if (order < 0) return in_block(keys[k]);
+      // The first entry of a key answers it (and a key asked twice, twice).
+      do {
+        st = found(k, value);
+        if (!st.ok() || !advance()) return false;
+      } while (keys[k].size() == row.size() && CompareBytes(keys[k], row) == 0);
+      return in_block(keys[k]);
     }));
     ARROW_RETURN_NOT_OK(st);
-    while (k < n && in_block(keys[k])) ++k;  // past the block's last entry: not in the file
+    if (!in_order) return unsorted();
+    // Past the block's last entry: not in the file.
+    while (k < n && in_block(keys[k])) {
+      if (!advance() && !in_order) return unsorted();
+    }
   }
   return Status::OK();
 }

@@ -318,7 +318,18 @@ struct AvroCursor {
   std::string_view bytes;
   size_t pos = 0;
   bool ok = true;
-  int64_t Long() {
+  __attribute__((always_inline)) int64_t Long() {
+    // Union branches, lengths and small numbers take one byte: read inline.
+    if (pos < bytes.size()) {
+      const auto b = static_cast<uint8_t>(bytes[pos]);
+      if ((b & 0x80) == 0) {
+        ++pos;
+        return static_cast<int64_t>(b >> 1) ^ -static_cast<int64_t>(b & 1);
+      }
+    }
+    return LongOfBytes();
+  }
+  __attribute__((noinline)) int64_t LongOfBytes() {
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (pos >= bytes.size()) {
@@ -332,7 +343,7 @@ struct AvroCursor {
     ok = false;
     return 0;
   }
-  std::string_view String() {
+  __attribute__((always_inline)) std::string_view String() {
     const int64_t n = Long();
     if (!ok || n < 0 || static_cast<uint64_t>(n) > bytes.size() - pos) {
       ok = false;
@@ -343,7 +354,7 @@ struct AvroCursor {
     return s;
   }
   /// A ["null", T] union's branch: true for T.
-  bool Present() {
+  __attribute__((always_inline)) bool Present() {
     const int64_t b = Long();
     if (b != 0 && b != 1) ok = false;
     return b == 1;
@@ -364,14 +375,14 @@ std::optional<RecordIndexValue> DecodeRecordIndexValue(std::string_view avro) {
   }
   if (!c.Present()) return std::nullopt;  // recordIndexMetadata
   RecordIndexValue v;
-  if (c.Present()) v.partition = std::string(c.String());
+  if (c.Present()) v.partition = c.String();
   const bool has_high = c.Present();
   if (has_high) v.high = static_cast<uint64_t>(c.Long());
   const bool has_low = c.Present();
   if (has_low) v.low = static_cast<uint64_t>(c.Long());
   const bool has_index = c.Present();
   if (has_index) v.index = static_cast<int32_t>(c.Long());
-  if (c.Present()) v.file_id = std::string(c.String());
+  if (c.Present()) v.file_id = c.String();
   if (c.Present()) v.instant_ms = c.Long();
   const int64_t encoding = c.Long();
   if (c.Present()) c.Long();  // position

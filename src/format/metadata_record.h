@@ -79,19 +79,20 @@ std::string RecordIndexValueTail(std::string_view partition, std::string_view fi
 std::string EncodeRecordIndexRecordWithTail(std::string_view key, std::string_view tail);
 
 /// A record index value as stored: the location of one key.
+/// A record index value's fields; the texts are views into the decoded bytes.
 struct RecordIndexValue {
-  std::string partition;     ///< as stored ("." for a non-partitioned table)
-  bool uuid_file_id = false; ///< encoding 0: the file id is <UUID from high, low>-<index>
+  std::string_view partition; ///< as stored ("." for a non-partitioned table)
+  bool uuid_file_id = false;  ///< encoding 0: the file id is <UUID from high, low>-<index>
   uint64_t high = 0, low = 0;
   int32_t index = 0;
-  std::string file_id;       ///< encoding 1: the file id itself
+  std::string_view file_id;   ///< encoding 1: the file id itself
   int64_t instant_ms = 0;
 };
 
 /// Decodes a record index value straight from its Avro bytes, for a writer schema that
 /// IsCompatibleMetadataSchema accepts: no JSON tree, a few hundred nanoseconds a value.
 /// nullopt when the bytes are not a record index value of that layout (the caller then decodes
-/// with the generic Avro decoder, which names what is wrong).
+/// with the generic Avro decoder, which names what is wrong). Its views live as long as `avro`.
 std::optional<RecordIndexValue> DecodeRecordIndexValue(std::string_view avro);
 
 /// A column_stats value: one column of one data file. `min` and `max` are Arrow scalars of the

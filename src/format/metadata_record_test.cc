@@ -69,7 +69,9 @@ TEST(MetadataRecord, RecordIndexOtherFileIdsAreStrings) {
 }
 
 TEST(MetadataRecord, RecordIndexValuesDecodeStraightFromTheirBytes) {
-  auto uuid = DecodeRecordIndexValue(EncodeRecordIndexRecord("k", "p=1", "0e1f2a3b-4c5d-6e7f-8091-a2b3c4d5e6f7-12", 77));
+  // The decoded texts are views into the value: it is kept.
+  const std::string uuid_value = EncodeRecordIndexRecord("k", "p=1", "0e1f2a3b-4c5d-6e7f-8091-a2b3c4d5e6f7-12", 77);
+  auto uuid = DecodeRecordIndexValue(uuid_value);
   ASSERT_TRUE(uuid.has_value());
   EXPECT_TRUE(uuid->uuid_file_id);
   EXPECT_EQ(uuid->high, 0x0e1f2a3b4c5d6e7fULL);
@@ -77,7 +79,8 @@ TEST(MetadataRecord, RecordIndexValuesDecodeStraightFromTheirBytes) {
   EXPECT_EQ(uuid->index, 12);
   EXPECT_EQ(uuid->partition, "p=1");
   EXPECT_EQ(uuid->instant_ms, 77);
-  auto plain = DecodeRecordIndexValue(EncodeRecordIndexRecord("k", "", "files-0000-0", 5));
+  const std::string plain_value = EncodeRecordIndexRecord("k", "", "files-0000-0", 5);
+  auto plain = DecodeRecordIndexValue(plain_value);
   ASSERT_TRUE(plain.has_value());
   EXPECT_FALSE(plain->uuid_file_id);
   EXPECT_EQ(plain->file_id, "files-0000-0");

@@ -32,18 +32,18 @@ Result<KeyLocations> RecordIndex::TagLocations(const KeysToTag& keys,
   for (size_t w = 0; w < keys.rows.size(); ++w) {
     if (!found[w]) continue;
     const RecordLocation& location = *found[w];
-    ARROW_ASSIGN_OR_RAISE(const int64_t r, RowTakingCopy(keys, keys.rows[w], location.partition));
+    ARROW_ASSIGN_OR_RAISE(const int64_t r, RowTakingCopy(keys, keys.rows[w], location.partition()));
     if (r < 0) continue;
     const std::string& partition = keys.partitions->PathOf(r);
     // A location the view no longer holds live (its group was replaced meanwhile) is stale.
-    const FileGroup* group = view.Find(partition, location.file_id);
+    const FileGroup* group = view.Find(partition, location.file_id());
     if (group == nullptr || !group->is_live()) {
       return CorruptMetadata("the record index places key '" + std::string(wanted[w]) + "' in file group " +
-                             location.file_id + " of partition '" + partition +
+                             location.file_id() + " of partition '" + partition +
                              "', which the table does not hold live; rebuild the index (lakeshore index drop, then "
                              "build)");
     }
-    out.file_ids[static_cast<size_t>(r)] = location.file_id;  // one location per key
+    out.file_ids[static_cast<size_t>(r)] = location.file_id();  // one location per key
   }
   ARROW_RETURN_NOT_OK(CheckDeletesFound(keys, out));
   FinishMetrics(out);

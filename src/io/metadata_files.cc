@@ -1,10 +1,13 @@
 #include "io/metadata_files.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
+#include "common/byte_compare.h"
 #include "common/parse_number.h"
 #include "format/hfile.h"
 #include "format/hfile_writer.h"
@@ -94,8 +97,9 @@ struct AskedKey {
   bool operator<(const AskedKey& other) const {
     if (head != other.head) return head < other.head;
     if (next != other.next) return next < other.next;
-    return key < other.key;
+    return BytesLess(key, other.key);
   }
+  bool SameKey(const AskedKey& other) const { return head == other.head && next == other.next && key == other.key; }
 };
 
 /// The values of one HFile (a base file, or a log block's), under its writer schema: decoded
@@ -216,6 +220,7 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
     // the positions they were asked at.
     std::vector<AskedKey> asked;
     std::vector<std::string_view> wanted;
+    std::vector<uint32_t> wanted_of;  // asked[i].key is wanted[wanted_of[i]]
     if (selection.keys != nullptr) {
       const int64_t number = selection.number_of(*group);
       if (number < 0) {
@@ -230,8 +235,10 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
       if (asked.empty()) return records;
       std::sort(asked.begin(), asked.end());
       wanted.reserve(asked.size());
-      for (const AskedKey& a : asked) {
-        if (wanted.empty() || wanted.back() != a.key) wanted.push_back(a.key);
+      wanted_of.reserve(asked.size());
+      for (size_t i = 0; i < asked.size(); ++i) {
+        if (i == 0 || !asked[i - 1].SameKey(asked[i])) wanted.push_back(asked[i].key);
+        wanted_of.push_back(static_cast<uint32_t>(wanted.size() - 1));
       }
     }
     const bool exact = selection.keys != nullptr && !selection.prefixes;
@@ -315,12 +322,11 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
     if (exact && aligned != nullptr) {
       // Both sorted: one walk puts each record at every position its key was asked at.
       // A key asked once (the usual case) has its record moved, not copied.
-      size_t w = 0;
       for (size_t i = 0; i < asked.size(); ++i) {
         const AskedKey& a = asked[i];
-        while (wanted[w] != a.key) ++w;  // every asked key is in `wanted`
+        const uint32_t w = wanted_of[i];
         if (!found[w]) continue;
-        const bool asked_again = i + 1 < asked.size() && asked[i + 1].key == a.key;
+        const bool asked_again = i + 1 < asked.size() && wanted_of[i + 1] == w;
         if (asked_again) {
           (*aligned)[a.position] = found[w];
         } else {
@@ -475,15 +481,78 @@ Status Latest(T& older, T&& newer, const std::string&) {
   return Status::OK();
 }
 
+/// The IndexedFileGroup of a record index value, shared by every value of this thread that
+/// names the same group: a lookup of many keys decodes them from few groups, and a string made
+/// (and later freed, often on another thread) per key cost more than the lookup's reading.
+/// Looked up first among the last few groups met (a UUID file id compared by its three numbers,
+/// not its text), then by hash over the stored bytes. Holds at most
+/// kMaxGroups groups per thread, then starts over.
+std::shared_ptr<const IndexedFileGroup> InternFileGroup(const format::RecordIndexValue& v) {
+  struct Recent {
+    bool uuid = false;
+    uint64_t high = 0, low = 0;
+    int32_t index = 0;
+    std::string file_id, partition;  // as stored
+    std::shared_ptr<const IndexedFileGroup> group;
+  };
+  constexpr size_t kRecent = 16;
+  thread_local std::array<Recent, kRecent> recent;
+  thread_local size_t next_recent = 0;
+  for (const Recent& r : recent) {
+    if (r.group && r.uuid == v.uuid_file_id &&
+        (r.uuid ? r.high == v.high && r.low == v.low && r.index == v.index : r.file_id == v.file_id) &&
+        r.partition == v.partition) {
+      return r.group;
+    }
+  }
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  using Groups = std::unordered_map<std::string, std::shared_ptr<const IndexedFileGroup>, Hash, std::equal_to<>>;
+  constexpr size_t kMaxGroups = 1 << 16;
+  thread_local Groups groups;
+  thread_local std::string key;
+  key.assign(v.partition);
+  key.push_back('\0');
+  if (v.uuid_file_id) {
+    key.push_back('u');
+    key.append(reinterpret_cast<const char*>(&v.high), sizeof(v.high));
+    key.append(reinterpret_cast<const char*>(&v.low), sizeof(v.low));
+    key.append(reinterpret_cast<const char*>(&v.index), sizeof(v.index));
+  } else {
+    key.push_back('t');
+    key.append(v.file_id);
+  }
+  std::shared_ptr<const IndexedFileGroup> group;
+  if (auto it = groups.find(std::string_view(key)); it != groups.end()) {
+    group = it->second;
+  } else {
+    auto made = std::make_shared<IndexedFileGroup>();
+    made->partition = v.partition == "." ? std::string() : std::string(v.partition);
+    made->file_id = v.uuid_file_id ? UuidFileId(v.high, v.low, v.index) : std::string(v.file_id);
+    if (groups.size() >= kMaxGroups) groups.clear();
+    group = groups.emplace(key, std::move(made)).first->second;
+  }
+  Recent& r = recent[next_recent++ % kRecent];
+  r.uuid = v.uuid_file_id;
+  r.high = v.high;
+  r.low = v.low;
+  r.index = v.index;
+  r.file_id.assign(v.file_id);
+  r.partition.assign(v.partition);
+  r.group = group;
+  return group;
+}
+
 /// A record index value → its location; the typed decoder for values of the known layout, the
 /// JSON one for any other.
 Result<RecordLocation> DecodeLocation(std::string_view key, std::string_view value, ValueDecoder& decoder) {
   RecordLocation loc;
   if (decoder.KnownLayout()) {
     if (auto v = format::DecodeRecordIndexValue(value)) {
-      loc.partition = v->partition == "." ? std::string() : std::move(v->partition);
+      loc.group = InternFileGroup(*v);
       loc.instant_ms = v->instant_ms;
-      loc.file_id = v->uuid_file_id ? UuidFileId(v->high, v->low, v->index) : std::move(v->file_id);
       return loc;
     }
   }
@@ -491,8 +560,9 @@ Result<RecordLocation> DecodeLocation(std::string_view key, std::string_view val
   const std::string where = "the record index entry of '" + std::string(key) + "' in " + decoder.where();
   auto info = record.find("recordIndexMetadata");
   if (info == record.end() || !info->is_object()) return CorruptMetadata(where + " has no recordIndexMetadata");
-  loc.partition = info->value("partitionName", "");
-  if (loc.partition == ".") loc.partition.clear();
+  auto group = std::make_shared<IndexedFileGroup>();
+  group->partition = info->value("partitionName", "");
+  if (group->partition == ".") group->partition.clear();
   loc.instant_ms = info->contains("instantTime") && (*info)["instantTime"].is_number_integer()
                        ? (*info)["instantTime"].get<int64_t>()
                        : 0;
@@ -510,11 +580,12 @@ Result<RecordLocation> DecodeLocation(std::string_view key, std::string_view val
     if (!high || !low || index == info->end() || !index->is_number_integer()) {
       return CorruptMetadata(where + " has an incomplete file id");
     }
-    loc.file_id = UuidFileId(*high, *low, index->get<int64_t>());
+    group->file_id = UuidFileId(*high, *low, index->get<int64_t>());
   } else {
-    loc.file_id = info->value("fileId", "");
-    if (loc.file_id.empty()) return CorruptMetadata(where + " has an empty file id");
+    group->file_id = info->value("fileId", "");
+    if (group->file_id.empty()) return CorruptMetadata(where + " has an empty file id");
   }
+  loc.group = std::move(group);
   return loc;
 }
 }  // namespace

@@ -68,12 +68,24 @@ std::function<bool(const std::string&)> ValidDataInstants(const Timeline& data_t
 Result<MetadataPartitionSlices> LoadMetadataPartitionSlices(Storage& mdt, const std::string& partition,
                                                             const Timeline* timeline = nullptr);
 
-/// Where the record index says a record lives.
-struct RecordLocation {
-  std::string partition;  ///< partition path ("" for a non-partitioned table)
+/// A file group the record index names: its partition path ("" for a non-partitioned table)
+/// and file id.
+struct IndexedFileGroup {
+  std::string partition;
   std::string file_id;
+};
+
+/// Where the record index says a record lives. The keys of one file group share one
+/// IndexedFileGroup (a lookup of many keys makes one per group and thread, not one per key).
+struct RecordLocation {
+  std::shared_ptr<const IndexedFileGroup> group;  ///< never null
   int64_t instant_ms = 0;  ///< when the record was first written (epoch milliseconds)
-  bool operator==(const RecordLocation&) const = default;
+
+  const std::string& partition() const { return group->partition; }
+  const std::string& file_id() const { return group->file_id; }
+  bool operator==(const RecordLocation& other) const {
+    return partition() == other.partition() && file_id() == other.file_id() && instant_ms == other.instant_ms;
+  }
 };
 
 /// Reads the `record_index` partition of the metadata table under `table`: record key → its

@@ -90,7 +90,7 @@ TEST(MetadataRecordIndex, TheSparkWrittenRecordIndexLocatesEveryRecordAsAScanDoe
     for (const auto& [key, loc] : *index) {
       auto it = expected.find(key);
       ASSERT_NE(it, expected.end()) << key;
-      EXPECT_TRUE(it->second.count({loc.partition, loc.file_id})) << key << " at " << loc.file_id;
+      EXPECT_TRUE(it->second.count({loc.partition(), loc.file_id()})) << key << " at " << loc.file_id();
     }
     EXPECT_FALSE(index->empty());
     // A point lookup (only the groups the keys hash to, their base files probed) agrees.

@@ -334,7 +334,7 @@ Status CheckNewKeysStillNew(TableContext& ctx, const WriteState& state, const Ti
     if (!found[i]) continue;
     return CommitConflict("write " + state.instant.time + " inserts key '" + std::string(keys[i]) +
                           "', which a concurrent write (" + concurrent + " or before it) inserted first into file group " +
-                          found[i]->file_id + "; retry the write");
+                          found[i]->file_id() + "; retry the write");
   }
   return Status::OK();
 }

@@ -785,7 +785,7 @@ Result<std::string> CompactMetadataTable(TableContext& ctx, Storage& mdt,
       entries.reserve(index.size());
       // Each entry keeps the instant it was first written at.
       for (auto& [key, loc] : index) {
-        entries.emplace_back(key, format::EncodeRecordIndexRecord(key, loc.partition, loc.file_id, loc.instant_ms));
+        entries.emplace_back(key, format::EncodeRecordIndexRecord(key, loc.partition(), loc.file_id(), loc.instant_ms));
       }
     } else if (IsSecondaryIndexPartition(partition)) {
       continue;  // another layout's secondary index: left as it is (readers merge its logs)

@@ -227,7 +227,7 @@ void ExpectMetadataAgrees(const Fixture& f, Table& table) {
   auto index = ReadMetadataRecordIndex(f.inner, *engine, valid);
   ASSERT_TRUE(index.ok()) << index.status();
   std::map<std::string, std::string> indexed, stored;
-  for (const auto& [key, loc] : *index) indexed[key] = loc.partition;
+  for (const auto& [key, loc] : *index) indexed[key] = loc.partition();
   for (const auto& [pk, person] : ReadPeople(table)) stored[std::to_string(person.id)] = "part=" + person.part;
   EXPECT_EQ(indexed, stored);
 }

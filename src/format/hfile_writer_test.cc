@@ -284,6 +284,42 @@ TEST_P(HFileWriterCodecTest, SortedBatchesAgreeWithAMapOfEveryEntry) {
   }
 }
 
+// The keys' order is checked as the walk reaches each key: a batch out of order anywhere —
+// among keys found, between entries, past the last block, or in a file with no block — is
+// refused, never answered.
+TEST_P(HFileWriterCodecTest, ABatchOutOfOrderAnywhereIsRefused) {
+  auto bytes = NumberedFile(GetParam(), /*block_size=*/700, /*entries=*/3000, /*value_bytes=*/9);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto reader = HFileReader::Open(arrow::Buffer::FromString(*bytes), "order.hfile");
+  ASSERT_TRUE(reader.ok());
+  auto key = [](int i) {
+    char k[16];
+    std::snprintf(k, sizeof(k), "key%05d", i);
+    return std::string(k);
+  };
+  std::vector<std::string> sorted;
+  for (int i = 0; i < 3000; i += 3) sorted.push_back(key(i));
+  sorted.push_back("kez");  // past the last block
+  sorted.push_back("kf");
+  for (size_t swap_at : {size_t{0}, size_t{1}, size_t{500}, sorted.size() - 3, sorted.size() - 2}) {
+    std::vector<std::string> asked = sorted;
+    std::swap(asked[swap_at], asked[swap_at + 1]);
+    const std::vector<std::string_view> views(asked.begin(), asked.end());
+    EXPECT_TRUE((*reader)->GetSorted(views).status().IsInvalid()) << "swapped at " << swap_at;
+  }
+  // Between entries: keys the file does not hold, out of order.
+  std::vector<std::string> between = {key(10) + "b", key(10) + "a", key(20)};
+  const std::vector<std::string_view> between_views(between.begin(), between.end());
+  EXPECT_TRUE((*reader)->GetSorted(between_views).status().IsInvalid());
+  const std::vector<std::string_view> in_order(sorted.begin(), sorted.end());
+  EXPECT_TRUE((*reader)->GetSorted(in_order).ok());
+
+  auto empty = HFileReader::Open(arrow::Buffer::FromString(Write({}, HFileWriterOptions{})), "empty.hfile");
+  ASSERT_TRUE(empty.ok());
+  const std::vector<std::string_view> backwards = {"b", "a"};
+  EXPECT_TRUE((*empty)->GetSorted(backwards).status().IsInvalid());
+}
+
 TEST_P(HFileWriterCodecTest, AnEmptyFileRoundTrips) {
   HFileWriterOptions options;
   options.gzip = GetParam();

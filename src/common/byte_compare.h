@@ -24,7 +24,7 @@ inline uint64_t BigEndianWord(const char* p) {
 
 /// <0, 0 or >0 as `a` sorts before, equal to or after `b` bytewise (std::string_view's order).
 /// O(common prefix / 8).
-inline int CompareBytes(std::string_view a, std::string_view b) {
+__attribute__((always_inline)) inline int CompareBytes(std::string_view a, std::string_view b) {
   const size_t n = std::min(a.size(), b.size());
   const char* pa = a.data();
   const char* pb = b.data();
@@ -50,5 +50,8 @@ inline int CompareBytes(std::string_view a, std::string_view b) {
 
 /// a < b bytewise, as CompareBytes.
 inline bool BytesLess(std::string_view a, std::string_view b) { return CompareBytes(a, b) < 0; }
+
+/// a == b, as CompareBytes (inline, no memcmp call).
+inline bool SameBytes(std::string_view a, std::string_view b) { return a.size() == b.size() && CompareBytes(a, b) == 0; }
 
 }  // namespace lakeshore

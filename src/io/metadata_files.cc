@@ -99,7 +99,7 @@ struct AskedKey {
     if (next != other.next) return next < other.next;
     return BytesLess(key, other.key);
   }
-  bool SameKey(const AskedKey& other) const { return head == other.head && next == other.next && key == other.key; }
+  bool SameKey(const AskedKey& other) const { return head == other.head && next == other.next && SameBytes(key, other.key); }
 };
 
 /// The values of one HFile (a base file, or a log block's), under its writer schema: decoded
@@ -230,7 +230,10 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
         const std::vector<size_t>& positions =
             static_cast<size_t>(number) < keys_of_number.size() ? keys_of_number[static_cast<size_t>(number)] : no_keys;
         asked.reserve(positions.size());
-        for (size_t k : positions) asked.push_back(AskedKey::Of((*selection.keys)[k], k));
+        for (size_t j = 0; j < positions.size(); ++j) {
+          if (j + 8 < positions.size()) __builtin_prefetch((*selection.keys)[positions[j + 8]].data());
+          asked.push_back(AskedKey::Of((*selection.keys)[positions[j]], positions[j]));
+        }
       }
       if (asked.empty()) return records;
       std::sort(asked.begin(), asked.end());
@@ -322,7 +325,9 @@ Result<std::map<std::string, T>> ReadMetadataPartition(
     if (exact && aligned != nullptr) {
       // Both sorted: one walk puts each record at every position its key was asked at.
       // A key asked once (the usual case) has its record moved, not copied.
+      constexpr size_t kAhead = 8;  // positions are scattered: their slots are fetched ahead
       for (size_t i = 0; i < asked.size(); ++i) {
+        if (i + kAhead < asked.size()) __builtin_prefetch(&(*aligned)[asked[i + kAhead].position], 1);
         const AskedKey& a = asked[i];
         const uint32_t w = wanted_of[i];
         if (!found[w]) continue;
@@ -500,8 +505,8 @@ std::shared_ptr<const IndexedFileGroup> InternFileGroup(const format::RecordInde
   thread_local size_t next_recent = 0;
   for (const Recent& r : recent) {
     if (r.group && r.uuid == v.uuid_file_id &&
-        (r.uuid ? r.high == v.high && r.low == v.low && r.index == v.index : r.file_id == v.file_id) &&
-        r.partition == v.partition) {
+        (r.uuid ? r.high == v.high && r.low == v.low && r.index == v.index : SameBytes(r.file_id, v.file_id)) &&
+        SameBytes(r.partition, v.partition)) {
       return r.group;
     }
   }

@@ -971,3 +971,51 @@ def test_a_table_opened_before_another_writer_starts_an_index_build_refuses_to_w
     properties.write_text(before)  # that build is over
     opened.upsert(pa.table({"id": [4], "v": ["d"]}, schema=s))
     assert sorted(opened.to_arrow(columns=["id"]).column("id").to_pylist()) == [1, 2, 4]
+
+
+def test_lookups_name_every_file_group_of_tables_with_many_groups_from_several_threads(tmp_path: Path) -> None:
+    # Answers share one location object per file group, interned per worker thread (the last
+    # 16 groups met, then a map): two tables of 26 and 20 groups, long partition values
+    # differing only in their last byte, looked up from four threads at once, stay exact.
+    import threading
+
+    tables = []
+    for name, groups in (("a", 26), ("b", 20)):
+        schema = pa.schema([("id", pa.string()), ("v", pa.int64()), ("p", pa.string())])
+        t = lakeshore.Table.create(
+            str(tmp_path / name),
+            schema,
+            record_key="id",
+            partition_by=["p"],
+            properties={"write.small_file_limit_bytes": "0"},
+        )
+        for g in range(groups):
+            ids = [f"{name}-{g:03d}-{i:03d}" for i in range(30)]
+            t.insert(pa.table({"id": ids, "v": [g] * 30, "p": [f"region-{'x' * 20}-{g % 4}"] * 30}, schema=schema))
+        t.create_index("record_index")
+        stored = t.to_arrow(columns=["id", "_hoodie_partition_path", "_hoodie_file_name"]).to_pylist()
+        assert len({r["_hoodie_file_name"].split("_")[0] for r in stored}) == groups
+        tables.append((t, {r["id"]: (r["_hoodie_partition_path"], r["_hoodie_file_name"]) for r in stored}))
+
+    failures: list[str] = []
+
+    def look(t: lakeshore.Table, where: dict[str, tuple[str, str]], seed: int) -> None:
+        rng = random.Random(seed)
+        for _ in range(5):
+            probe = rng.sample(sorted(where), len(where) // 2) + ["missing"]
+            for hit in t.lookup(probe).to_pylist():
+                key = hit["record_key"]
+                if key == "missing":
+                    if hit["file_id"] is not None:
+                        failures.append(f"missing key found at {hit}")
+                    continue
+                partition, name = where[key]
+                if hit["partition"] != partition or not name.startswith(hit["file_id"] + "_"):
+                    failures.append(f"{key}: {hit} but stored in {partition}/{name}")
+
+    threads = [threading.Thread(target=look, args=(*tables[i % 2], i)) for i in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert failures == []

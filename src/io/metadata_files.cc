@@ -518,8 +518,10 @@ std::shared_ptr<const IndexedFileGroup> InternFileGroup(const format::RecordInde
   constexpr size_t kMaxGroups = 1 << 16;
   thread_local Groups groups;
   thread_local std::string key;
-  key.assign(v.partition);
-  key.push_back('\0');
+  // The partition's length first: no two pairs of texts make the same key.
+  const auto partition_size = static_cast<uint32_t>(v.partition.size());
+  key.assign(reinterpret_cast<const char*>(&partition_size), sizeof(partition_size));
+  key.append(v.partition);
   if (v.uuid_file_id) {
     key.push_back('u');
     key.append(reinterpret_cast<const char*>(&v.high), sizeof(v.high));

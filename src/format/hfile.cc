@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include <arrow/util/compression.h>
+#include <arrow/util/crc32.h>
 
 namespace lakeshore::format {
 namespace {
@@ -230,9 +231,12 @@ Result<std::shared_ptr<arrow::Buffer>> HFileReader::ReadBlock(int64_t offset, in
     return Corrupt(where + " has inconsistent sizes");
   }
   if (on_disk_size != nullptr) *on_disk_size = kBlockHeaderSize + on_disk_without_header;
-  // CRC32C checksums (type 2, as HBase and Lakeshore write them) after the data, one per
-  // bytes_per_checksum of header and data; Hudi's own writer writes none (type 0).
-  if (checksum_type[0] == 2) {
+  // Checksums after the data, one per bytes_per_checksum of header and data, of HBase's type:
+  // CRC32C (2, as HBase and Lakeshore write them) or CRC32 (1); Hudi's own writer writes none
+  // (0). Any other type is damage, not a reason to read the block unverified.
+  const int type = static_cast<uint8_t>(checksum_type[0]);
+  if (type > 2) return Corrupt(where + " has an unknown checksum type " + std::to_string(type));
+  if (type != 0) {
     if (bytes_per_checksum <= 0) return Corrupt(where + " has a non-positive checksum chunk size");
     const int64_t chunks = (on_disk_data_with_header + bytes_per_checksum - 1) / bytes_per_checksum;
     if (on_disk_data_with_header + 4 * chunks > kBlockHeaderSize + on_disk_without_header) {
@@ -241,7 +245,8 @@ Result<std::shared_ptr<arrow::Buffer>> HFileReader::ReadBlock(int64_t offset, in
     for (int64_t k = 0; k < chunks; ++k) {
       const int64_t start = k * bytes_per_checksum;
       const int64_t length = std::min<int64_t>(bytes_per_checksum, on_disk_data_with_header - start);
-      const uint32_t expected = Crc32c(file.substr(static_cast<size_t>(offset + start), static_cast<size_t>(length)));
+      const std::string_view chunk = file.substr(static_cast<size_t>(offset + start), static_cast<size_t>(length));
+      const uint32_t expected = type == 2 ? Crc32c(chunk) : arrow::internal::crc32(0, chunk.data(), chunk.size());
       Cursor sum{file.substr(static_cast<size_t>(offset + on_disk_data_with_header + 4 * k), 4)};
       if (static_cast<uint32_t>(sum.Int32()) != expected) {
         return Corrupt(where + " fails its checksum (chunk " + std::to_string(k) + ")");

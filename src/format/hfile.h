@@ -3,7 +3,8 @@
 //
 // An HFile is a run of blocks, each a 33-byte header (magic, on-disk and uncompressed sizes,
 // previous block offset, checksum type, bytes per checksum, on-disk data size with header),
-// its data (compressed with the file's codec: Hudi uses GZ or none) and CRC32C checksums:
+// its data (compressed with the file's codec: Hudi uses GZ or none) and its checksums (HBase's type
+// code: CRC32C, CRC32, or none as Hudi's own writer leaves them; any other code is damage):
 //   data blocks ("DATABLK*") of key-values: int32 key length, int32 value length, the key
 //     (int16 row length, the row — Hudi's record key —, family, qualifier, timestamp, type),
 //     the value, then the memstore timestamp as a Hadoop vlong (0 in Hudi's files);

@@ -10,6 +10,7 @@
 
 #include <arrow/io/memory.h>
 #include <arrow/util/compression.h>
+#include <arrow/util/crc32.h>
 #include <gtest/gtest.h>
 
 #include "format/hfile.h"
@@ -530,6 +531,53 @@ TEST_P(HFileWriterCodecTest, EveryBlockCarriesCrc32cChecksumsPerChunk) {
                 BigEndian(file, static_cast<size_t>(b.offset + b.data_with_header) + 4 * static_cast<size_t>(c), 4));
     }
   }
+}
+
+// A block's checksum type is HBase's code: 0 none (Hudi's own writer, which still leaves room
+// for one), 1 CRC32, 2 CRC32C. An unknown code is damage (3 is one bit from 2): the block is
+// refused, never read unverified. CRC32 blocks are verified as CRC32.
+TEST_P(HFileWriterCodecTest, AChecksumTypeIsKnownAndItsChecksumsVerified) {
+  HFileWriterOptions options;
+  options.gzip = GetParam();
+  Entries entries;
+  for (int i = 0; i < 200; ++i) entries.emplace_back("hudi-key-" + Number(i), "value-" + Number(i));
+  const std::string file = Write(entries, options);
+  const RawBlock first = Blocks(file, GetParam()).front();
+  ASSERT_EQ(first.magic, "DATABLK*");
+  const size_t type_at = static_cast<size_t>(first.offset) + 24;
+  auto lookup = [&](const std::string& bytes) -> Status {
+    auto reader = HFileReader::Open(arrow::Buffer::FromString(bytes), "typed.hfile");
+    if (!reader.ok()) return reader.status();
+    auto value = (*reader)->Get("hudi-key-" + Number(0));
+    if (!value.ok()) return value.status();
+    if (*value != std::optional<std::string>("value-" + Number(0))) return Status::Invalid("wrong value");
+    return Status::OK();
+  };
+  ASSERT_TRUE(lookup(file).ok());
+  for (char type : {char{3}, char{6}, char{0x42}, char{-1}}) {
+    std::string damaged = file;
+    damaged[type_at] = type;
+    Status st = lookup(damaged);
+    EXPECT_TRUE(IsError(st, ErrorKind::kCorruptMetadata)) << "type " << int(type) << ": " << st;
+    EXPECT_NE(st.message().find("typed.hfile"), std::string::npos) << st;
+  }
+  // The same block under CRC32: each chunk's checksum recomputed as CRC32 reads back; one
+  // damaged payload byte then fails it.
+  std::string crc32 = file;
+  crc32[type_at] = 1;
+  const int32_t chunks = (first.data_with_header + first.bytes_per_checksum - 1) / first.bytes_per_checksum;
+  for (int32_t c = 0; c < chunks; ++c) {
+    const size_t start = static_cast<size_t>(first.offset) + static_cast<size_t>(c) * first.bytes_per_checksum;
+    const size_t length = std::min<size_t>(first.bytes_per_checksum,
+                                           static_cast<size_t>(first.offset + first.data_with_header) - start);
+    const uint32_t sum = arrow::internal::crc32(0, crc32.data() + start, length);
+    const size_t at = static_cast<size_t>(first.offset + first.data_with_header) + 4 * static_cast<size_t>(c);
+    for (int b = 0; b < 4; ++b) crc32[at + b] = static_cast<char>(sum >> (24 - 8 * b));
+  }
+  EXPECT_TRUE(lookup(crc32).ok()) << lookup(crc32);
+  crc32[static_cast<size_t>(first.offset) + 40] ^= 0x10;
+  Status damaged = lookup(crc32);
+  EXPECT_TRUE(IsError(damaged, ErrorKind::kCorruptMetadata)) << damaged;
 }
 
 INSTANTIATE_TEST_SUITE_P(HFileWriterCodecs, HFileWriterCodecTest, ::testing::Values(true, false),

@@ -40,6 +40,7 @@ constexpr uint32_t MultiplyModP(uint32_t a, uint32_t b) {
   return product;
 }
 
+#if defined(__x86_64__)
 /// x^e modulo the polynomial (square and multiply). O(log e).
 uint32_t XPower(uint64_t e) {
   uint32_t result = 1u << 31;  // x^0
@@ -51,7 +52,6 @@ uint32_t XPower(uint64_t e) {
   return result;
 }
 
-#if defined(__x86_64__)
 __attribute__((target("sse4.2"))) uint32_t WordByWord(uint32_t crc, const unsigned char* p, size_t n) {
   uint64_t c = crc;
   for (; n >= 8; p += 8, n -= 8) {

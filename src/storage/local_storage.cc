@@ -319,9 +319,12 @@ namespace {
 
 // Lists the folder open at `dirfd` (taking ownership) as `rel_dir`: one readdir pass and one
 // fstatat per entry relative to the folder handle, so no full path is resolved per entry.
-// Sets *has_entries when the folder holds anything (our temp files included).
+// Regular files `needs_details` rejects are only counted in *skipped: asked by a path built in
+// one reused buffer, they cost no allocation. Sets *has_entries when the folder holds anything
+// (our temp files included).
 Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_dir, bool recursive,
-                  const Storage::NeedsDetails& needs_details, std::vector<FileEntry>* out, bool* has_entries) {
+                  const Storage::NeedsDetails& needs_details, std::vector<FileEntry>* out, bool* has_entries,
+                  int64_t* skipped) {
   DIR* dir = ::fdopendir(dirfd);
   if (dir == nullptr) {
     int err = errno;
@@ -330,6 +333,8 @@ Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_
   }
   std::unique_ptr<DIR, int (*)(DIR*)> guard(dir, ::closedir);
   *has_entries = false;
+  std::string asked = rel_dir.empty() ? std::string() : rel_dir + "/";  // "<rel_dir>/<name>", for needs_details
+  const size_t asked_prefix = asked.size();
   for (;;) {
     errno = 0;  // readdir reports an error only through errno; skipped entries must not leak one
     struct dirent* e = ::readdir(dir);
@@ -340,16 +345,20 @@ Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_
     const char* name = e->d_name;
     if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0) continue;
     *has_entries = true;
+    if (e->d_type == DT_REG && needs_details) {
+      asked.resize(asked_prefix);
+      asked.append(name);
+      if (!needs_details(asked)) {  // a regular file whose details nobody needs
+        ++*skipped;
+        continue;
+      }
+    }
     std::string rel = rel_dir.empty() ? std::string(name) : rel_dir + "/" + name;
     // A link to a folder is not listed (a listing never leaves the tree through one, and a
     // vacuum never sees a folder of live files as one untracked file); a link to a file is,
     // marked, so that a commit file linked into a log is read, not silently skipped.
     if (e->d_type == DT_LNK) {
       ListLinkedFile(dirfd, name, std::move(rel), out);
-      continue;
-    }
-    if (e->d_type == DT_REG && needs_details && !needs_details(rel)) {
-      out->push_back({std::move(rel), -1, -1, false});  // a regular file whose details nobody needs
       continue;
     }
     struct stat st;
@@ -375,7 +384,8 @@ Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_
       return ErrnoError("cannot open folder", abs_dir + "/" + name, errno);
     }
     bool sub_has_entries = false;
-    ARROW_RETURN_NOT_OK(WalkFolder(sub, abs_dir + "/" + name, rel, true, needs_details, out, &sub_has_entries));
+    ARROW_RETURN_NOT_OK(
+        WalkFolder(sub, abs_dir + "/" + name, rel, true, needs_details, out, &sub_has_entries, skipped));
     if (!sub_has_entries) out->push_back({std::move(rel), 0, MtimeMs(st), true});  // an empty folder
   }
   return Status::OK();
@@ -383,11 +393,12 @@ Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_
 }  // namespace
 
 Result<std::vector<FileEntry>> LocalStorage::List(std::string_view prefix, bool recursive) {
-  return ListSkippingDetails(prefix, recursive, NeedsDetails());
+  return ListSkippingDetails(prefix, recursive, NeedsDetails(), nullptr);
 }
 
 Result<std::vector<FileEntry>> LocalStorage::ListSkippingDetails(std::string_view prefix, bool recursive,
-                                                                 const NeedsDetails& needs_details) {
+                                                                 const NeedsDetails& needs_details,
+                                                                 int64_t* without_details) {
   ARROW_ASSIGN_OR_RAISE(auto rel_prefix, NormalizeRelativePath(prefix, true));
   std::string abs = rel_prefix.empty() ? root_ : JoinPath(root_, rel_prefix);
   std::vector<FileEntry> out;
@@ -397,7 +408,9 @@ Result<std::vector<FileEntry>> LocalStorage::ListSkippingDetails(std::string_vie
     return ErrnoError("cannot list", abs, errno);
   }
   bool has_entries = false;
-  ARROW_RETURN_NOT_OK(WalkFolder(fd, abs, rel_prefix, recursive, needs_details, &out, &has_entries));
+  int64_t skipped = 0;
+  ARROW_RETURN_NOT_OK(WalkFolder(fd, abs, rel_prefix, recursive, needs_details, &out, &has_entries, &skipped));
+  if (without_details != nullptr) *without_details += skipped;
   // Where each link leads, when that is inside the tree (one realpath per link; links are rare).
   std::optional<std::string> real_root;
   for (auto& e : out) {

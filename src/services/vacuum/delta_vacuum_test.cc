@@ -814,6 +814,29 @@ TEST(DeltaVacuum, ListingCountsButDropsFilesListedWithoutDetails) {
   EXPECT_EQ(without_details, 3);
 }
 
+TEST(DeltaVacuum, ANestedTableIsSeenEvenWhenItsMarkersAreInUse) {
+  // The files that tell a nested table are never left out of the listing, even when the caller
+  // says it needs no details of them (a log naming another table's log or properties as its
+  // own): the nested tables' files must still never be this table's strays.
+  ListingTree tree("lakeshore_listing_nested_in_use",
+                   {"p=1/sub/_delta_log/00000000000000000000.json", "p=1/sub/d.parquet", "p=1/own",
+                    "p=2/h/.hoodie/hoodie.properties", "p=2/h/x.parquet", "p=2/stray"});
+  ASSERT_TRUE(tree.storage && tree.engine);
+  auto needs = [](std::string_view path) {
+    return path.find("_delta_log") == std::string_view::npos && path.find("hoodie.properties") == std::string_view::npos;
+  };
+  int64_t without_details = 0;
+  auto listed = vacuum::ListVisibleFiles(*tree.storage, *tree.engine, vacuum::VisibilityRule{{"p"}, false}, {},
+                                         needs, &without_details);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  std::vector<std::string> files;
+  for (const auto& e : *listed) {
+    if (!e.is_dir) files.push_back(e.path);
+  }
+  EXPECT_EQ(files, (std::vector<std::string>{"p=1/own", "p=2/stray"}));
+  EXPECT_EQ(without_details, 0);
+}
+
 TEST(DeltaVacuum, SortByPathSortsWhatIsNotSorted) {
   std::vector<VacuumCandidate> c = {{"b", 1}, {"a", 2}, {"c", 3}};
   vacuum::SortByPath(c);

@@ -62,25 +62,37 @@ bool VisibilityRule::IsHidden(std::string_view path) const {
   return false;
 }
 
+namespace {
+/// Calls `root(r)` for each table root `path` marks, as a file of that table's own: a Hudi
+/// table's properties (or their backup, all a table holds while Hudi rewrites them) at
+/// `<r>/.hoodie/`, or anything at or under `<r>/_delta_log`.
+template <typename Fn>
+void ForEachMarkedTableRoot(std::string_view p, Fn&& root) {
+  static constexpr std::string_view kHudi[] = {"/.hoodie/hoodie.properties", "/.hoodie/hoodie.properties.backup"};
+  static constexpr std::string_view kDelta = "/_delta_log";
+  for (std::string_view marker : kHudi) {
+    if (p.size() > marker.size() && p.ends_with(marker)) root(p.substr(0, p.size() - marker.size()));
+  }
+  for (size_t at = p.find(kDelta); at != std::string_view::npos; at = p.find(kDelta, at + 1)) {
+    const size_t end = at + kDelta.size();
+    if (at > 0 && (end == p.size() || p[end] == '/')) {
+      root(p.substr(0, at));
+      break;
+    }
+  }
+}
+
+bool MarksATable(std::string_view path) {
+  bool marks = false;
+  ForEachMarkedTableRoot(path, [&](std::string_view) { marks = true; });
+  return marks;
+}
+}  // namespace
+
 void DropNestedTables(std::vector<FileEntry>* entries) {
   std::vector<std::string> roots;
   for (const auto& e : *entries) {
-    const std::string& p = e.path;
-    // A Hudi table's properties, or their backup (all a table holds while Hudi rewrites them).
-    static constexpr std::string_view kHudi[] = {"/.hoodie/hoodie.properties", "/.hoodie/hoodie.properties.backup"};
-    static constexpr std::string_view kDelta = "/_delta_log";
-    for (std::string_view marker : kHudi) {
-      if (p.size() > marker.size() && p.compare(p.size() - marker.size(), marker.size(), marker) == 0) {
-        roots.push_back(p.substr(0, p.size() - marker.size()));
-      }
-    }
-    for (size_t at = p.find(kDelta); at != std::string::npos; at = p.find(kDelta, at + 1)) {
-      const size_t end = at + kDelta.size();
-      if (at > 0 && (end == p.size() || p[end] == '/')) {
-        roots.push_back(p.substr(0, at));
-        break;
-      }
-    }
+    ForEachMarkedTableRoot(e.path, [&](std::string_view r) { roots.emplace_back(r); });
   }
   if (roots.empty()) return;
   std::sort(roots.begin(), roots.end());
@@ -113,11 +125,18 @@ Result<std::vector<FileEntry>> ListVisibleFiles(
   std::atomic<int64_t> done{0}, skipped{0};
   const auto total = static_cast<int64_t>(folders.size());
   std::vector<char> nested(folders.size(), 0);  // per folder task: it is a table's root
+  // A file in use may still mark a nested table (DropNestedTables must see it): asked first.
+  Storage::NeedsDetails wanted;
+  if (needs_details) {
+    wanted = [&needs_details](std::string_view path) { return needs_details(path) || MarksATable(path); };
+  }
   ARROW_ASSIGN_OR_RAISE(
       auto per_folder,
       engine.Map<std::vector<FileEntry>>(total, [&](int64_t i) -> Result<std::vector<FileEntry>> {
         const std::string& folder = top[folders[static_cast<size_t>(i)]].path;
-        ARROW_ASSIGN_OR_RAISE(auto entries, table.ListSkippingDetails(folder, /*recursive=*/true, needs_details));
+        int64_t skipped_here = 0;  // listed without details: counted, not returned
+        ARROW_ASSIGN_OR_RAISE(auto entries,
+                              table.ListSkippingDetails(folder, /*recursive=*/true, wanted, &skipped_here));
         // Before the hidden files go: they tell a nested table (the folder itself, maybe).
         entries.push_back(FileEntry{folder, 0, 0, true});
         DropNestedTables(&entries);
@@ -126,13 +145,7 @@ Result<std::vector<FileEntry>> ListVisibleFiles(
         } else {
           entries.pop_back();
         }
-        int64_t skipped_here = 0;
-        std::erase_if(entries, [&](const FileEntry& e) {
-          if (rule.IsHidden(e.path)) return true;
-          if (e.is_dir || e.size >= 0) return false;
-          ++skipped_here;  // listed without details: counted, not kept
-          return true;
-        });
+        std::erase_if(entries, [&](const FileEntry& e) { return rule.IsHidden(e.path); });
         skipped += skipped_here;
         std::sort(entries.begin(), entries.end(),
                   [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });

@@ -5,18 +5,23 @@ failing before its fix."""
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import hudi
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import lakeshore
 from lakeshore.cli import main
+from lakeshore.cli._common import parse_schema
 
 SCHEMA = pa.schema(
     [
@@ -324,3 +329,64 @@ def test_a_delete_naming_another_partition_under_a_global_index_says_how_to_dele
     with pytest.raises(lakeshore.InvalidArgumentError, match="to delete it, name that partition or give the key alone"):
         t.delete([{"id": "a", "p": "y"}])
     assert t.delete([{"id": "a", "p": "x"}])["records_deleted"] == 1
+
+
+def test_cli_counts_beyond_64_bits_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `show --rows 99999999999999999999` ended in pyarrow's OverflowError traceback; compact,
+    # cluster and archive got nanobind's "incompatible function arguments".
+    t = str(tmp_path / "t")
+    assert run_cli(capsys, "create", t, "--schema", "id:int64!,v:string", "--record-key", "id")[0] == 0
+    huge = str(2**63)
+    for argv in (
+        ["show", t, "--rows", huge],
+        ["compact", t, "--min-delta-commits", huge],
+        ["cluster", t, "--target-file-bytes", huge],
+        ["archive", t, "--keep-min", huge],
+    ):
+        with pytest.raises(SystemExit) as exit_info:
+            main([*argv, "--json"])
+        assert exit_info.value.code == 2, argv
+        assert "must be at most 9,223,372,036,854,775,807" in capsys.readouterr().err, argv
+    code, doc = run_cli(capsys, "show", t, "--rows", str(2**63 - 1))
+    assert code == 0 and doc["rows"] == [], doc
+
+
+def test_cli_a_schema_nested_too_deep_is_a_usage_error(tmp_path: Path) -> None:
+    # 1,200 nested lists ended in a RecursionError traceback.
+    deep = "id:int64!,x:" + "list<" * 1200 + "int64" + ">" * 1200
+    done = subprocess.run(
+        [sys.executable, "-m", "lakeshore", "create", str(tmp_path / "t"), "--schema", deep, "--record-key", "id"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "nest deeper than 64" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "t").exists()
+    assert parse_schema("x:" + "list<" * 64 + "int64" + ">" * 64).field("x").type is not None
+
+
+def test_cli_json_input_takes_dates_as_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A JSON date "2026-01-01" was refused with Arrow's "changed from number to string"; CSV took it.
+    t = str(tmp_path / "t")
+    assert run_cli(capsys, "create", t, "--schema", "id:int64!,dt:date32", "--record-key", "id")[0] == 0
+    (tmp_path / "a.csv").write_text("id,dt\n1,2026-01-01\n")
+    (tmp_path / "b.json").write_text('{"id": 2, "dt": "2026-03-04"}\n{"id": 3, "dt": null}\n')
+    for name in ("a.csv", "b.json"):
+        code, doc = run_cli(capsys, "write", t, str(tmp_path / name))
+        assert code == 0, doc
+    rows = {r["id"]: r["dt"] for r in lakeshore.Table.open(t).to_arrow().to_pylist()}
+    assert rows == {1: dt.date(2026, 1, 1), 2: dt.date(2026, 3, 4), 3: None}
+    (tmp_path / "bad.json").write_text('{"id": 4, "dt": "the fourth"}\n')
+    code, doc = run_cli(capsys, "write", t, str(tmp_path / "bad.json"))
+    assert code != 0 and "column 'dt' holds text that is not a date" in doc["error"]["message"], doc
+
+
+def test_cli_json_gives_binary_values_as_base64(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Bytes came out as Python's repr ("b'\\x89PNG'"), which no JSON reader turns back into bytes.
+    t = str(tmp_path / "t")
+    assert run_cli(capsys, "create", t, "--schema", "id:int64!,data:binary", "--record-key", "id")[0] == 0
+    pq.write_table(pa.table({"id": [1], "data": [b"\x89PNG\x00\xff"]}), tmp_path / "in.parquet")
+    assert run_cli(capsys, "write", t, str(tmp_path / "in.parquet"))[0] == 0
+    code, doc = run_cli(capsys, "show", t)
+    assert code == 0, doc
+    assert base64.b64decode(doc["rows"][0]["data"]) == b"\x89PNG\x00\xff"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import json
 import math
@@ -46,6 +47,15 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def _json_value(value: Any) -> Any:
+    """A value JSON has no type for, as text: binary data (a binary column, a blob's inline
+    bytes) as base64, which gives the bytes back exactly; dates, times and decimals as their
+    text (``str``)."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    return str(value)
+
+
 class Output:
     """Where a verb's results go: rich text on stdout, or with --json one JSON document on stdout
     and nothing else there."""
@@ -59,9 +69,9 @@ class Output:
     def json(self, doc: Any) -> None:
         """Prints ``doc`` as the verb's JSON answer (only in --json mode): strict JSON, a NaN or
         infinite float as the string "NaN", "Infinity" or "-Infinity" (strict parsers refuse
-        the bare constants)."""
+        the bare constants), binary data as base64 text, dates, times and decimals as text."""
         if self.as_json:
-            sys.stdout.write(json.dumps(_finite(doc), indent=2, default=str, allow_nan=False) + "\n")
+            sys.stdout.write(json.dumps(_finite(doc), indent=2, default=_json_value, allow_nan=False) + "\n")
 
     def print(self, *objects: Any) -> None:
         """Prints human output (suppressed in --json mode)."""
@@ -88,14 +98,20 @@ class CliTable(RichTable):
         super().add_row(*(Text(c) if isinstance(c, str) else c for c in cells), **kwargs)
 
 
+# The largest count or size a verb takes: the core's counts and sizes are 64-bit.
+_MAX_INT64 = 2**63 - 1
+
+
 def non_negative_int(text: str) -> int:
-    """An argparse type for counts and sizes: a whole number, 0 or more."""
+    """An argparse type for counts and sizes: a whole number from 0 to 2**63 - 1."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    if value > _MAX_INT64:
+        raise argparse.ArgumentTypeError(f"must be at most {_MAX_INT64:,}, got {value}")
     return value
 
 
@@ -169,8 +185,10 @@ def _parse_schema(schema: pa.Schema | None, fmt: str) -> pa.Schema | None:
     """The schema text inputs are parsed with. A table timestamp (a UTC instant, as Hudi stores
     it) may be written with a zone offset (converted to UTC) or without one (a time in UTC):
     JSON parses both as a zone-less timestamp; CSV parses neither way both, so its timestamp
-    columns are read as text and converted by :func:`_text_to_table_types`. Struct fields are
-    read nullable (a null blob's children are null; the table's own checks apply after)."""
+    columns are read as text and converted by :func:`_text_to_table_types`. JSON has no dates:
+    a date column is read as its text ("2026-01-01", as CSV takes it) and converted there too.
+    Struct fields are read nullable (a null blob's children are null; the table's own checks
+    apply after)."""
     if schema is None or fmt not in ("csv", "json"):
         return schema
 
@@ -181,6 +199,8 @@ def _parse_schema(schema: pa.Schema | None, fmt: str) -> pa.Schema | None:
             return pa.int64()  # parsed wide: the core refuses a value the column cannot hold, naming it
         if pa.types.is_timestamp(t) and t.tz is not None:
             return pa.string() if fmt == "csv" else pa.timestamp(t.unit)
+        if pa.types.is_date(t) and fmt == "json":
+            return pa.string()  # Arrow's JSON reader takes only a day count for a date
         if pa.types.is_struct(t) and fmt == "csv":
             return pa.string()  # CSV has no structs: only empty cells (nulls), see _text_to_table_types
         if pa.types.is_struct(t):
@@ -205,7 +225,8 @@ _ZONE_OFFSET = r"\d\d:\d\d(:\d\d(\.\d*)?)?(Z|z|[+-]\d\d(:?\d\d)?)$"
 
 def _text_to_table_types(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     """``batch`` (read with :func:`_parse_schema`) in the table's types: a timestamp column read
-    as text takes values with a zone offset as that instant and values without one as UTC."""
+    as text takes values with a zone offset as that instant and values without one as UTC; a
+    date column read as text takes YYYY-MM-DD."""
     columns = []
     for field, column in zip(schema, batch.columns, strict=True):
         if pa.types.is_timestamp(field.type) and pa.types.is_string(column.type):
@@ -217,6 +238,11 @@ def _text_to_table_types(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordB
             except pa.ArrowInvalid as e:
                 raise ValueError(f"column '{field.name}' holds text that is not a timestamp: {e}") from None
             column = pc.if_else(zoned, pc.cast(with_zone, field.type), without)
+        elif pa.types.is_date(field.type) and pa.types.is_string(column.type):
+            try:
+                column = pc.cast(column, field.type)
+            except pa.ArrowInvalid as e:
+                raise ValueError(f"column '{field.name}' holds text that is not a date (YYYY-MM-DD): {e}") from None
         elif pa.types.is_struct(field.type) and pa.types.is_string(column.type):
             # A struct (a blob) from CSV: a cell can only leave it null.
             if pc.any(pc.not_equal(column, "")).as_py():
@@ -285,10 +311,16 @@ def _split_top_level(text: str, sep: str = ",") -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-def parse_type(spec: str) -> pa.DataType:
+# Types nest no deeper than this in a schema string, as in the core's Avro schemas.
+MAX_TYPE_DEPTH = 64
+
+
+def parse_type(spec: str, depth: int = 0) -> pa.DataType:
     """Parses a type name: pyarrow aliases (int64, string, bool, double, date32, binary, ...),
     ``timestamp[ms]`` / ``timestamp[us, UTC]``, ``decimal(10, 2)``, ``list<int64>`` and
-    ``blob`` (the RFC-100 blob struct)."""
+    ``blob`` (the RFC-100 blob struct). Lists nest at most MAX_TYPE_DEPTH deep."""
+    if depth > MAX_TYPE_DEPTH:
+        raise ValueError(f"types nest deeper than {MAX_TYPE_DEPTH} levels")
     s = spec.strip()
     low = s.lower()
     if low == "blob":
@@ -301,7 +333,7 @@ def parse_type(spec: str) -> pa.DataType:
             precision, scale = (int(a) for a in s[len(prefix) : -1].split(","))
             return pa.decimal128(precision, scale)
     if low.startswith("list<") and low.endswith(">"):
-        return pa.list_(parse_type(s[len("list<") : -1]))
+        return pa.list_(parse_type(s[len("list<") : -1], depth + 1))
     try:
         return pa.type_for_alias(s)
     except ValueError:

@@ -648,6 +648,34 @@ TEST(DeltaVacuum, InventoryReplacesListing) {
   std::filesystem::remove(inv);
 }
 
+TEST(DeltaVacuum, AnInventoryWithANegativeLengthOrTimeIsRefusedAndNothingIsDeleted) {
+  // A negative size would be reported as deleted bytes below zero; a negative time would make
+  // any file old. Neither is a file's: the inventory is refused, naming it and the row.
+  for (const char* bad : {"-5,false,OLD", "5,false,-1"}) {
+    DeltaScenario s(std::string("inventory_negative") + (bad[0] == '-' ? "_length" : "_time"));
+    s.Create();
+    s.Put("orphan.parquet", 5);
+    s.Advance(8 * kDayMs);
+    std::string inv = s.root() + "_inventory.csv";
+    {
+      std::string row = bad;
+      row.replace(row.find("OLD") == std::string::npos ? row.size() : row.find("OLD"),
+                  row.find("OLD") == std::string::npos ? 0 : 3, std::to_string(s.now() - 8 * kDayMs));
+      std::ofstream out(inv);
+      out << "path,length,isDir,modificationTime\n";
+      out << "orphan.parquet," << row << "\n";
+    }
+    VacuumOptions o;
+    o.inventory = inv;
+    auto r = s.Vacuum(o);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("inventory '" + inv + "'"), std::string::npos) << r.status();
+    EXPECT_NE(r.status().message().find("row 1 ('orphan.parquet') has a negative"), std::string::npos) << r.status();
+    EXPECT_TRUE(s.Exists("orphan.parquet")) << bad;
+    std::filesystem::remove(inv);
+  }
+}
+
 void BuildCrashTable(DeltaScenario& s) {
   s.Create({"p"});
   for (int i = 0; i < 4; ++i) s.Add("p=" + std::to_string(i) + "/live.parquet");

@@ -234,6 +234,11 @@ Result<std::vector<FileEntry>> ReadInventory(const std::string& inventory_uri,
   out.reserve(static_cast<size_t>(path_array.length()));
   const delta::TablePathResolver resolver(root_uri);
   for (int64_t i = 0; i < path_array.length(); ++i) {
+    // A size or time below zero is no file's: the inventory is wrong, and nothing is decided by it.
+    if (length_array.Value(i) < 0 || mtime_array.Value(i) < 0) {
+      return fail(Status::Invalid("row ", i + 1, " ('", path_array.GetView(i), "') has a negative ",
+                                  length_array.Value(i) < 0 ? "length" : "modificationTime"));
+    }
     auto rel = resolver.Relativize(path_array.GetString(i));
     if (!rel.ok()) continue;  // not this table's
     out.push_back({*rel, length_array.Value(i), mtime_array.Value(i), dir_array.Value(i)});

@@ -66,7 +66,8 @@ Result<std::vector<FileEntry>> ListVisibleFiles(Storage& table, Engine& engine,
 /// Reads an inventory (Parquet if the name ends in ".parquet", else CSV with a header) with
 /// columns path, length, isDir, modificationTime (ms). Paths under `root_uri` (absolute) or
 /// relative ones are kept (made relative), others ignored; hidden ones are dropped. A missing
-/// column or a bad value → Invalid naming the inventory.
+/// column, a bad value, or a negative length or modificationTime → Invalid naming the inventory
+/// (and the row).
 Result<std::vector<FileEntry>> ReadInventory(const std::string& inventory_uri,
                                              const std::string& root_uri,
                                              const VisibilityRule& rule);

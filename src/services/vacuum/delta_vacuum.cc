@@ -133,7 +133,7 @@ Result<std::vector<VacuumCandidate>> LiteCandidates(
   auto consider = [&](const std::string& path, int64_t size, int64_t mtime) {
     auto rel = paths.Relativize(path);
     if (!rel.ok() || rule.IsHidden(*rel) || live.count(*rel) || mtime >= cutoff_ms) return;
-    if (seen.insert(*rel).second) out.push_back({*rel, size});
+    if (seen.insert(*rel)) out.push_back({*rel, size});
   };
   for (size_t k = 0; k < commits.size(); ++k) {
     const auto& actions = commits[k];
@@ -162,7 +162,7 @@ std::vector<std::string> FoldersToTry(const std::vector<VacuumCandidate>& delete
   PathSet seen(empty_folders.begin(), empty_folders.end());
   for (const auto& c : deleted) {
     for (std::string dir = ParentPath(c.path); !dir.empty(); dir = ParentPath(dir)) {
-      if (!seen.insert(dir).second) break;
+      if (!seen.insert(dir)) break;
       empty_folders.push_back(dir);
     }
   }
@@ -250,7 +250,7 @@ Result<PathSet> DeltaLiveSet(const DeltaSnapshot& snapshot,
                                                      int64_t cutoff_ms,
                                                      const std::string& root_uri) {
   PathSet live;
-  live.reserve(snapshot.active_files.size() * 2);
+  live.reserve(snapshot.active_files.size());
   const delta::TablePathResolver paths(root_uri);
   // The snapshot merges the checkpoint and the commits since: its actions name the log.
   const std::string where = "the Delta log of " + root_uri + " (_delta_log, version " +

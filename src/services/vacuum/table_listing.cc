@@ -317,7 +317,7 @@ Result<UntrackedScan> ScanForUntracked(Storage& table, const VacuumOptions& opti
     }
     if (e.is_dir) {
       scan.old_empty_folders.push_back(std::move(e.path));
-    } else if (!live.contains(e.path) && (!may_repeat || seen.insert(e.path).second)) {
+    } else if (!live.contains(e.path) && (!may_repeat || seen.insert(e.path))) {
       scan.candidates.push_back({std::move(e.path), e.size});
     }
   }

@@ -390,3 +390,39 @@ def test_cli_json_gives_binary_values_as_base64(tmp_path: Path, capsys: pytest.C
     code, doc = run_cli(capsys, "show", t)
     assert code == 0, doc
     assert base64.b64decode(doc["rows"][0]["data"]) == b"\x89PNG\x00\xff"
+
+
+def test_a_restore_to_a_time_that_is_no_savepoint_says_so_even_with_later_savepoints(tmp_path: Path) -> None:
+    # restore("") and restore of a mistyped time both answered "savepoint X is later; delete it first".
+    t = lakeshore.Table.create(
+        str(tmp_path / "t"), pa.schema([pa.field("id", pa.int64(), nullable=False)]), record_key="id"
+    )
+    first = t.insert(pa.table({"id": [1]}))["instant_time"]
+    t.insert(pa.table({"id": [2]}))
+    t.savepoint(first)
+    for wrong in ("1", first[:-1]):
+        with pytest.raises(lakeshore.InvalidArgumentError, match="it is not a savepoint"):
+            t.restore(wrong)
+    with pytest.raises(ValueError, match="savepoint is empty"):
+        t.restore("")
+    assert t.to_arrow().num_rows == 2  # nothing was restored
+
+
+def test_an_empty_time_bound_is_refused_not_read_as_the_latest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # as_of="" (an unset variable passed on) read the latest state without a word; so did the
+    # CLI's --as-of "". `savepoint list T extra` ignored its extra argument.
+    path = str(tmp_path / "t")
+    t = lakeshore.Table.create(path, pa.schema([pa.field("id", pa.int64(), nullable=False)]), record_key="id")
+    t.insert(pa.table({"id": [1]}))
+    with pytest.raises(ValueError, match="as_of is empty"):
+        t.to_arrow(as_of="")
+    with pytest.raises(ValueError, match="as_of is empty"):
+        t.files(as_of="")
+    with pytest.raises(ValueError, match="end is empty"):
+        t.read_incremental(start="000", end=" ")
+    code, doc = run_cli(capsys, "show", path, "--as-of", "")
+    assert code != 0 and "as_of is empty" in doc["error"]["message"], doc
+    code, doc = run_cli(capsys, "savepoint", "list", path, "20260101000000000")
+    assert code != 0 and "takes no INSTANT" in doc["error"]["message"], doc

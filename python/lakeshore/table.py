@@ -53,6 +53,9 @@ def _instant(value: AsOf, what: str) -> str | None:
         return format_instant_time(value)
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise TypeError(f"{what} must be an instant time string, an int or a datetime, not {type(value).__name__}")
+    if isinstance(value, str) and not value.strip():
+        # An unset variable passed on must not read as "the latest" without a word.
+        raise ValueError(f"{what} is empty: give an instant time, or None for the latest")
     return str(value)
 
 
@@ -613,8 +616,9 @@ class Table:
         ``end`` (default: the latest), in their state as of those writes. Deleted records are not
         reported. A ``start`` of zeros (``"000"``, Hudi's initial instant) reads from the
         beginning."""
-        start_time = _as_of_time(start, "start")
-        if start_time is None or not start_time.strip():
+        blank = start is None or (isinstance(start, str) and not start.strip())
+        start_time = None if blank else _as_of_time(start, "start")
+        if start_time is None:
             # "" read everything, as if every record had changed: an emptied checkpoint of an
             # incremental pipeline would silently re-emit the table.
             raise ValueError(

@@ -375,16 +375,21 @@ Result<std::string> RestoreToSavepoint(TableContext& ctx, const std::string& sav
     }
     return time;  // not on the active timeline: its requested time bounds it
   };
-  bool savepointed = false;
+  // Whether it is a savepoint at all comes first: a time that is none ("", a typo) is not told
+  // that some savepoint is later than it.
+  const auto& instants = timeline.instants();
+  if (std::none_of(instants.begin(), instants.end(), [&](const Instant& i) {
+        return i.action == actions::kSavepoint && i.is_completed() && i.time == savepoint_time;
+      })) {
+    return refuse("it is not a savepoint (lakeshore savepoint list)");
+  }
   const std::string savepoint_completed = completed_at(savepoint_time);
-  for (const auto& i : timeline.instants()) {
+  for (const auto& i : instants) {
     if (i.action != actions::kSavepoint || !i.is_completed()) continue;
-    if (i.time == savepoint_time) savepointed = true;
     if (i.time != savepoint_time && completed_at(i.time) > savepoint_completed) {
       return refuse("savepoint " + i.time + " is later; delete it first");
     }
   }
-  if (!savepointed) return refuse("it is not a savepoint (lakeshore savepoint list)");
   // Recovery first: interrupted rollbacks and restores, so the plan sees the table as it is.
   ARROW_RETURN_NOT_OK(RollbackFailedWrites(ctx, timeline, *guard).status());
   ARROW_ASSIGN_OR_RAISE(timeline, ctx.LoadTimeline());

@@ -58,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
     table = Table.open(args.path)
     if args.action in ("create", "delete") and not args.instant:
         raise ValueError(f"lakeshore savepoint {args.action} needs an INSTANT (see lakeshore timeline {args.path})")
+    if args.action == "list" and args.instant is not None:
+        raise ValueError(f"lakeshore savepoint list takes no INSTANT, got {args.instant!r}")
     if args.action == "create":
         created = table.savepoint(args.instant, user=args.user, comment=args.comment)
         out.json(created)

@@ -426,3 +426,29 @@ def test_an_empty_time_bound_is_refused_not_read_as_the_latest(
     assert code != 0 and "as_of is empty" in doc["error"]["message"], doc
     code, doc = run_cli(capsys, "savepoint", "list", path, "20260101000000000")
     assert code != 0 and "takes no INSTANT" in doc["error"]["message"], doc
+
+
+def test_cli_json_dates_come_as_text_or_as_day_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Reading JSON dates as text refused the day counts Arrow's reader had taken (20000), and a
+    # date inside a struct in either form.
+    t = str(tmp_path / "t")
+    schema = "id:int64!,dt:date32"
+    assert run_cli(capsys, "create", t, "--schema", schema, "--record-key", "id")[0] == 0
+    (tmp_path / "days.json").write_text('{"id": 1, "dt": 20000}\n{"id": 2, "dt": null}\n')
+    (tmp_path / "text.json").write_text('{"id": 3, "dt": "2026-01-01"}\n')
+    for name in ("days.json", "text.json"):
+        code, doc = run_cli(capsys, "write", t, str(tmp_path / name))
+        assert code == 0, doc
+    rows = {r["id"]: r["dt"] for r in lakeshore.Table.open(t).to_arrow().to_pylist()}
+    assert rows == {1: dt.date(2024, 10, 4), 2: None, 3: dt.date(2026, 1, 1)}
+    code, doc = run_cli(capsys, "write", t, str(tmp_path / "days.json"), str(tmp_path / "text.json"))
+    assert code != 0 and "as text in" in doc["error"]["message"] and "day count" in doc["error"]["message"], doc
+    nested = pa.table(
+        {"id": [4], "s": [{"d": dt.date(2024, 10, 4)}]},
+        schema=pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("s", pa.struct([("d", pa.date32())]))]),
+    )
+    n = lakeshore.Table.create(str(tmp_path / "n"), nested.schema, record_key="id")
+    (tmp_path / "nested.json").write_text('{"id": 4, "s": {"d": 20000}}\n')
+    code, doc = run_cli(capsys, "write", str(tmp_path / "n"), str(tmp_path / "nested.json"))
+    assert code == 0, doc
+    assert n.to_arrow(columns=["id", "s"]).to_pylist() == nested.to_pylist()

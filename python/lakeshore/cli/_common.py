@@ -141,12 +141,13 @@ def open_input(
     if len(formats) != 1:
         raise ValueError(f"input files mix formats {sorted(formats)}; write them one format at a time")
     fmt = formats.pop()
+    file_schemas: dict[str, pa.Schema] = {}
     for p in paths:
         if not Path(p).is_file():
             raise FileNotFoundError(f"input file {p!r} does not exist")
         if schema is not None:
             # A dataset with an explicit schema fills absent columns with nulls: refuse instead.
-            file_schema = ds.dataset(p, format=fmt).schema
+            file_schema = file_schemas[p] = ds.dataset(p, format=fmt).schema
             present = file_schema.names
             missing = [n for n in schema.names if n not in present]
             if missing:
@@ -167,7 +168,34 @@ def open_input(
                     f"input file {p!r} has the column(s) {extra}, which the table lacks "
                     f"(its columns: {', '.join(schema.names)})"
                 )
-    return ds.dataset(list(paths), format=_file_format(fmt), schema=_parse_schema(schema, fmt))
+    text_dates = _json_dates_given_as_text(file_schemas, schema) if fmt == "json" and schema is not None else set()
+    return ds.dataset(list(paths), format=_file_format(fmt), schema=_parse_schema(schema, fmt, text_dates))
+
+
+def _json_dates_given_as_text(file_schemas: dict[str, pa.Schema], schema: pa.Schema) -> set[str]:
+    """The table's top-level date columns the JSON files give as text ("2026-01-01"), not as day
+    counts (20000), judged by what Arrow infers from each file (``file_schemas``, by path).
+    Arrow's JSON reader parses a date from a day count only, so such a column is read as text
+    and converted after. Files that give one column both ways are refused, naming them."""
+    dates = [f.name for f in schema if pa.types.is_date(f.type)]
+    if not dates:
+        return set()
+    as_text: dict[str, list[str]] = {name: [] for name in dates}
+    as_days: dict[str, list[str]] = {name: [] for name in dates}
+    for p, inferred in file_schemas.items():
+        for name in dates:
+            t = inferred.field(name).type
+            if pa.types.is_integer(t):
+                as_days[name].append(p)
+            elif not pa.types.is_null(t):
+                as_text[name].append(p)
+    for name in dates:
+        if as_text[name] and as_days[name]:
+            raise ValueError(
+                f"column '{name}' is a date given as text in {as_text[name][0]!r} and as a day count in "
+                f"{as_days[name][0]!r}: write them one way at a time"
+            )
+    return {name for name in dates if as_text[name]}
 
 
 # Arrow's CSV reader takes these for nulls besides the empty cell; NaN is a double's value.
@@ -181,14 +209,15 @@ def _file_format(fmt: str) -> str | ds.FileFormat:
     return ds.CsvFileFormat(convert_options=pacsv.ConvertOptions(null_values=_CSV_NULLS))
 
 
-def _parse_schema(schema: pa.Schema | None, fmt: str) -> pa.Schema | None:
+def _parse_schema(schema: pa.Schema | None, fmt: str, text_dates: set[str] | None = None) -> pa.Schema | None:
     """The schema text inputs are parsed with. A table timestamp (a UTC instant, as Hudi stores
     it) may be written with a zone offset (converted to UTC) or without one (a time in UTC):
     JSON parses both as a zone-less timestamp; CSV parses neither way both, so its timestamp
     columns are read as text and converted by :func:`_text_to_table_types`. JSON has no dates:
-    a date column is read as its text ("2026-01-01", as CSV takes it) and converted there too.
-    Struct fields are read nullable (a null blob's children are null; the table's own checks
-    apply after)."""
+    the top-level date columns in ``text_dates`` (given as "2026-01-01", as CSV takes them) are
+    read as text and converted there too; others are day counts, as Arrow reads them. Struct
+    fields are read nullable (a null blob's children are null; the table's own checks apply
+    after)."""
     if schema is None or fmt not in ("csv", "json"):
         return schema
 
@@ -199,8 +228,6 @@ def _parse_schema(schema: pa.Schema | None, fmt: str) -> pa.Schema | None:
             return pa.int64()  # parsed wide: the core refuses a value the column cannot hold, naming it
         if pa.types.is_timestamp(t) and t.tz is not None:
             return pa.string() if fmt == "csv" else pa.timestamp(t.unit)
-        if pa.types.is_date(t) and fmt == "json":
-            return pa.string()  # Arrow's JSON reader takes only a day count for a date
         if pa.types.is_struct(t) and fmt == "csv":
             return pa.string()  # CSV has no structs: only empty cells (nulls), see _text_to_table_types
         if pa.types.is_struct(t):
@@ -209,7 +236,12 @@ def _parse_schema(schema: pa.Schema | None, fmt: str) -> pa.Schema | None:
             )
         return t
 
-    return pa.schema([f.with_type(parsed(f.type)) for f in schema], metadata=schema.metadata)
+    def field_parsed(f: pa.Field) -> pa.Field:
+        if fmt == "json" and text_dates and f.name in text_dates:
+            return f.with_type(pa.string())  # Arrow's JSON reader takes only a day count for a date
+        return f.with_type(parsed(f.type))
+
+    return pa.schema([field_parsed(f) for f in schema], metadata=schema.metadata)
 
 
 # Float types text and input batches are kept wide in (float64) until the core casts them

@@ -37,8 +37,8 @@ modes:
                           field(s))
 
 All files of one call are written as one instant: all of it becomes visible, or none of it.
-CSV and JSON values are parsed as the table's column types (dates as YYYY-MM-DD, timestamps
-with or without a zone offset). Each file must hold exactly the
+CSV and JSON values are parsed as the table's column types (dates as YYYY-MM-DD, or in JSON
+as day counts; timestamps with or without a zone offset). Each file must hold exactly the
 table's columns (any order): a missing or unknown column is refused, naming it; delete files
 need only the key field(s), and their other columns of the table are ignored.
 """

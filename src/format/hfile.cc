@@ -233,12 +233,21 @@ Result<std::shared_ptr<arrow::Buffer>> HFileReader::ReadBlock(int64_t offset, in
   if (on_disk_size != nullptr) *on_disk_size = kBlockHeaderSize + on_disk_without_header;
   // Checksums after the data, one per bytes_per_checksum of header and data, of HBase's type:
   // CRC32C (2, as HBase and Lakeshore write them) or CRC32 (1); Hudi's own writer writes none
-  // (0). Any other type is damage, not a reason to read the block unverified.
+  // (0), leaving their room zeroed. Any other type is damage, not a reason to read the block
+  // unverified, and so is type 0 over checksums that are there: a bit flipped in a type 2.
   const int type = static_cast<uint8_t>(checksum_type[0]);
   if (type > 2) return Corrupt(where + " has an unknown checksum type " + std::to_string(type));
-  if (type != 0) {
+  if (type == 0) {
+    const std::string_view room = file.substr(static_cast<size_t>(offset + on_disk_data_with_header),
+                                              static_cast<size_t>(kBlockHeaderSize + on_disk_without_header -
+                                                                  on_disk_data_with_header));
+    if (room.find_first_not_of('\0') != std::string_view::npos) {
+      return Corrupt(where + " says it has no checksums (type 0) but holds some");
+    }
+  } else {
     if (bytes_per_checksum <= 0) return Corrupt(where + " has a non-positive checksum chunk size");
-    const int64_t chunks = (on_disk_data_with_header + bytes_per_checksum - 1) / bytes_per_checksum;
+    const int64_t chunks =
+        (static_cast<int64_t>(on_disk_data_with_header) + bytes_per_checksum - 1) / bytes_per_checksum;
     if (on_disk_data_with_header + 4 * chunks > kBlockHeaderSize + on_disk_without_header) {
       return Corrupt(where + " has no room for its checksums");
     }

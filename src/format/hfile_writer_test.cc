@@ -578,6 +578,37 @@ TEST_P(HFileWriterCodecTest, AChecksumTypeIsKnownAndItsChecksumsVerified) {
   crc32[static_cast<size_t>(first.offset) + 40] ^= 0x10;
   Status damaged = lookup(crc32);
   EXPECT_TRUE(IsError(damaged, ErrorKind::kCorruptMetadata)) << damaged;
+  // Type 0 (no checksums: Hudi's writer leaves their room zeroed) over checksums that are there:
+  // one bit flipped in the type 2, which would let a damaged payload through.
+  std::string unchecked = file;
+  unchecked[type_at] = 0;
+  unchecked[static_cast<size_t>(first.offset) + 40] ^= 0x10;
+  Status flipped = lookup(unchecked);
+  EXPECT_TRUE(IsError(flipped, ErrorKind::kCorruptMetadata)) << flipped;
+  EXPECT_NE(flipped.message().find("type 0"), std::string::npos) << flipped;
+  // The same type over a zeroed room reads, unverified, as Hudi's own files do.
+  std::string hudis = file;
+  hudis[type_at] = 0;
+  const size_t room = static_cast<size_t>(first.offset + first.data_with_header);
+  std::fill(hudis.begin() + static_cast<std::ptrdiff_t>(room),
+            hudis.begin() + static_cast<std::ptrdiff_t>(room + 4 * static_cast<size_t>(chunks)), '\0');
+  EXPECT_TRUE(lookup(hudis).ok()) << lookup(hudis);
+}
+
+TEST(HFileReader, AChecksumChunkSizeNearInt32MaxStillVerifies) {
+  // (data + chunk size - 1) overflowed int32 for a chunk size of 2^31 - 1: no chunk was
+  // counted, so none was verified, and a damaged block read as sound.
+  Entries entries = {{"k0", "v0"}, {"k1", "v1"}};
+  HFileWriterOptions options;
+  options.gzip = false;
+  std::string file = Write(entries, options);
+  const RawBlock first = Blocks(file, false).front();
+  const size_t at = static_cast<size_t>(first.offset) + 25;  // bytes_per_checksum
+  for (int b = 0; b < 4; ++b) file[at + static_cast<size_t>(b)] = static_cast<char>(0x7fffffffu >> (24 - 8 * b));
+  file[static_cast<size_t>(first.offset) + 40] ^= 0x10;
+  auto reader = HFileReader::Open(arrow::Buffer::FromString(file), "huge_chunks.hfile");
+  Status st = reader.ok() ? (*reader)->Get("k0").status() : reader.status();
+  EXPECT_TRUE(IsError(st, ErrorKind::kCorruptMetadata)) << st;
 }
 
 INSTANTIATE_TEST_SUITE_P(HFileWriterCodecs, HFileWriterCodecTest, ::testing::Values(true, false),

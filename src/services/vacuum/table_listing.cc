@@ -125,10 +125,14 @@ Result<std::vector<FileEntry>> ListVisibleFiles(
   std::atomic<int64_t> done{0}, skipped{0};
   const auto total = static_cast<int64_t>(folders.size());
   std::vector<char> nested(folders.size(), 0);  // per folder task: it is a table's root
-  // A file in use may still mark a nested table (DropNestedTables must see it): asked first.
+  // Files left out are counted as listed visible files: a file in use that marks a nested
+  // table (DropNestedTables must see it) or is hidden (not counted) still comes back, to be
+  // dropped with the others of its kind.
   Storage::NeedsDetails wanted;
   if (needs_details) {
-    wanted = [&needs_details](std::string_view path) { return needs_details(path) || MarksATable(path); };
+    wanted = [&needs_details, &rule](std::string_view path) {
+      return needs_details(path) || MarksATable(path) || rule.IsHidden(path);
+    };
   }
   ARROW_ASSIGN_OR_RAISE(
       auto per_folder,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 namespace lakeshore {
@@ -17,7 +18,10 @@ const PathSet::Slot& PathSet::Find(std::string_view path, uint64_t hash) const {
   for (size_t i = static_cast<size_t>(hash) & mask;; i = (i + 1) & mask) {
     const Slot& s = slots_[i];
     if (s.data == nullptr) return s;
-    if (s.hash == hash && s.size == path.size() && std::memcmp(s.data, path.data(), path.size()) == 0) return s;
+    if (s.hash == hash && s.size == path.size() &&
+        (path.empty() || std::memcmp(s.data, path.data(), path.size()) == 0)) {  // memcmp takes no null
+      return s;
+    }
   }
 }
 
@@ -50,7 +54,9 @@ PathSet& PathSet::operator=(PathSet&& other) noexcept {
 
 void PathSet::reserve(size_t n) {
   size_t capacity = kMinCapacity;
-  while (capacity < n * 2) capacity *= 2;
+  // Doubling stops before it wraps: a size no memory holds then fails to allocate, as the
+  // standard containers do, rather than looping for ever.
+  while (capacity / 2 < n && capacity <= std::numeric_limits<size_t>::max() / 2) capacity *= 2;
   if (capacity > slots_.size()) Rehash(capacity);
 }
 

@@ -365,22 +365,6 @@ def test_cli_a_schema_nested_too_deep_is_a_usage_error(tmp_path: Path) -> None:
     assert parse_schema("x:" + "list<" * 64 + "int64" + ">" * 64).field("x").type is not None
 
 
-def test_cli_json_input_takes_dates_as_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # A JSON date "2026-01-01" was refused with Arrow's "changed from number to string"; CSV took it.
-    t = str(tmp_path / "t")
-    assert run_cli(capsys, "create", t, "--schema", "id:int64!,dt:date32", "--record-key", "id")[0] == 0
-    (tmp_path / "a.csv").write_text("id,dt\n1,2026-01-01\n")
-    (tmp_path / "b.json").write_text('{"id": 2, "dt": "2026-03-04"}\n{"id": 3, "dt": null}\n')
-    for name in ("a.csv", "b.json"):
-        code, doc = run_cli(capsys, "write", t, str(tmp_path / name))
-        assert code == 0, doc
-    rows = {r["id"]: r["dt"] for r in lakeshore.Table.open(t).to_arrow().to_pylist()}
-    assert rows == {1: dt.date(2026, 1, 1), 2: dt.date(2026, 3, 4), 3: None}
-    (tmp_path / "bad.json").write_text('{"id": 4, "dt": "the fourth"}\n')
-    code, doc = run_cli(capsys, "write", t, str(tmp_path / "bad.json"))
-    assert code != 0 and "column 'dt' holds text that is not a date" in doc["error"]["message"], doc
-
-
 def test_cli_json_gives_binary_values_as_base64(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # Bytes came out as Python's repr ("b'\\x89PNG'"), which no JSON reader turns back into bytes.
     t = str(tmp_path / "t")
@@ -429,18 +413,22 @@ def test_an_empty_time_bound_is_refused_not_read_as_the_latest(
 
 
 def test_cli_json_dates_come_as_text_or_as_day_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # Reading JSON dates as text refused the day counts Arrow's reader had taken (20000), and a
-    # date inside a struct in either form.
+    # A JSON date "2026-01-01" was refused with Arrow's "changed from number to string" (CSV took
+    # it); reading JSON dates as text then refused the day counts Arrow's reader had taken
+    # (20000), and a date inside a struct in either form.
     t = str(tmp_path / "t")
-    schema = "id:int64!,dt:date32"
-    assert run_cli(capsys, "create", t, "--schema", schema, "--record-key", "id")[0] == 0
-    (tmp_path / "days.json").write_text('{"id": 1, "dt": 20000}\n{"id": 2, "dt": null}\n')
-    (tmp_path / "text.json").write_text('{"id": 3, "dt": "2026-01-01"}\n')
-    for name in ("days.json", "text.json"):
+    assert run_cli(capsys, "create", t, "--schema", "id:int64!,dt:date32", "--record-key", "id")[0] == 0
+    (tmp_path / "a.csv").write_text("id,dt\n1,2026-01-01\n")
+    (tmp_path / "text.json").write_text('{"id": 2, "dt": "2026-03-04"}\n{"id": 3, "dt": null}\n')
+    (tmp_path / "days.json").write_text('{"id": 4, "dt": 20000}\n{"id": 5, "dt": null}\n')
+    for name in ("a.csv", "text.json", "days.json"):
         code, doc = run_cli(capsys, "write", t, str(tmp_path / name))
         assert code == 0, doc
     rows = {r["id"]: r["dt"] for r in lakeshore.Table.open(t).to_arrow().to_pylist()}
-    assert rows == {1: dt.date(2024, 10, 4), 2: None, 3: dt.date(2026, 1, 1)}
+    assert rows == {1: dt.date(2026, 1, 1), 2: dt.date(2026, 3, 4), 3: None, 4: dt.date(2024, 10, 4), 5: None}
+    (tmp_path / "bad.json").write_text('{"id": 6, "dt": "the fourth"}\n')
+    code, doc = run_cli(capsys, "write", t, str(tmp_path / "bad.json"))
+    assert code != 0 and "column 'dt' holds text that is not a date" in doc["error"]["message"], doc
     code, doc = run_cli(capsys, "write", t, str(tmp_path / "days.json"), str(tmp_path / "text.json"))
     assert code != 0 and "as text in" in doc["error"]["message"] and "day count" in doc["error"]["message"], doc
     nested = pa.table(

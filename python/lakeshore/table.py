@@ -55,7 +55,7 @@ def _instant(value: AsOf, what: str) -> str | None:
         raise TypeError(f"{what} must be an instant time string, an int or a datetime, not {type(value).__name__}")
     if isinstance(value, str) and not value.strip():
         # An unset variable passed on must not read as "the latest" without a word.
-        raise ValueError(f"{what} is empty: give an instant time, or None for the latest")
+        raise ValueError(f"{what} is empty: give an instant time (a read bound of None reads the latest)")
     return str(value)
 
 

@@ -343,8 +343,9 @@ def _split_top_level(text: str, sep: str = ",") -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-# Types nest no deeper than this in a schema string, as in the core's Avro schemas.
-MAX_TYPE_DEPTH = 64
+# Lists nest no deeper than this in a schema string: a table's schema crosses Arrow's C data
+# interface, which takes 64 levels, the schema's own and the column's among them.
+MAX_TYPE_DEPTH = 62
 
 
 def parse_type(spec: str, depth: int = 0) -> pa.DataType:

@@ -863,6 +863,26 @@ TEST(DeltaVacuum, ANestedTableIsSeenEvenWhenItsMarkersAreInUse) {
   }
   EXPECT_EQ(files, (std::vector<std::string>{"p=1/own", "p=2/stray"}));
   EXPECT_EQ(without_details, 0);
+  // Files of a nested table that the caller says are in use are not counted as this table's
+  // either, nor are hidden ones; this table's own files in use are.
+  auto in_use = [](std::string_view path) {
+    return !(path.find("/sub/") != std::string_view::npos || path.find("/h/") != std::string_view::npos ||
+             path == "p=1/own" || path == "p=1/_tmp/live");
+  };
+  ListingTree more("lakeshore_listing_nested_counts",
+                   {"p=1/sub/_delta_log/00000000000000000000.json", "p=1/sub/d.parquet", "p=1/sub/e.parquet",
+                    "p=1/own", "p=1/_tmp/live", "p=2/h/.hoodie/hoodie.properties", "p=2/h/x.parquet", "p=2/stray"});
+  ASSERT_TRUE(more.storage && more.engine);
+  without_details = 0;
+  listed = vacuum::ListVisibleFiles(*more.storage, *more.engine, vacuum::VisibilityRule{{"p"}, false}, {}, in_use,
+                                    &without_details);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  files.clear();
+  for (const auto& e : *listed) {
+    if (!e.is_dir) files.push_back(e.path);
+  }
+  EXPECT_EQ(files, (std::vector<std::string>{"p=2/stray"}));
+  EXPECT_EQ(without_details, 1);  // p=1/own
 }
 
 TEST(DeltaVacuum, SortByPathSortsWhatIsNotSorted) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <set>
 
 #include <arrow/array.h>
@@ -87,25 +88,26 @@ bool MarksATable(std::string_view path) {
   ForEachMarkedTableRoot(path, [&](std::string_view) { marks = true; });
   return marks;
 }
+
+/// Whether `path` is one of `roots` or lies below one. O(roots): few, one per nested table.
+bool InsideAny(std::string_view path, const std::vector<std::string>& roots) {
+  for (const auto& r : roots) {
+    if (path == r || (path.size() > r.size() && path.starts_with(r) && path[r.size()] == '/')) return true;
+  }
+  return false;
+}
 }  // namespace
 
-void DropNestedTables(std::vector<FileEntry>* entries) {
+std::vector<std::string> DropNestedTables(std::vector<FileEntry>* entries) {
   std::vector<std::string> roots;
   for (const auto& e : *entries) {
     ForEachMarkedTableRoot(e.path, [&](std::string_view r) { roots.emplace_back(r); });
   }
-  if (roots.empty()) return;
+  if (roots.empty()) return roots;
   std::sort(roots.begin(), roots.end());
   roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
-  auto inside = [&](const std::string& path) {
-    for (const auto& r : roots) {  // few: one per nested table
-      if (path == r || (path.size() > r.size() && path.compare(0, r.size(), r) == 0 && path[r.size()] == '/')) {
-        return true;
-      }
-    }
-    return false;
-  };
-  std::erase_if(*entries, [&](const FileEntry& e) { return inside(e.path); });
+  std::erase_if(*entries, [&](const FileEntry& e) { return InsideAny(e.path, roots); });
+  return roots;
 }
 
 Result<std::vector<FileEntry>> ListVisibleFiles(
@@ -125,32 +127,46 @@ Result<std::vector<FileEntry>> ListVisibleFiles(
   std::atomic<int64_t> done{0}, skipped{0};
   const auto total = static_cast<int64_t>(folders.size());
   std::vector<char> nested(folders.size(), 0);  // per folder task: it is a table's root
-  // Files left out are counted as listed visible files: a file in use that marks a nested
-  // table (DropNestedTables must see it) or is hidden (not counted) still comes back, to be
-  // dropped with the others of its kind.
-  Storage::NeedsDetails wanted;
-  if (needs_details) {
-    wanted = [&needs_details, &rule](std::string_view path) {
-      return needs_details(path) || MarksATable(path) || rule.IsHidden(path);
-    };
-  }
   ARROW_ASSIGN_OR_RAISE(
       auto per_folder,
       engine.Map<std::vector<FileEntry>>(total, [&](int64_t i) -> Result<std::vector<FileEntry>> {
         const std::string& folder = top[folders[static_cast<size_t>(i)]].path;
-        int64_t skipped_here = 0;  // listed without details: counted, not returned
+        // Files left out (in use) are counted by their folder: those of a nested table, known
+        // only once the listing is done, are not this table's. A file in use that marks a
+        // nested table (DropNestedTables must see it), or is hidden, still comes back, to go
+        // with the others of its kind. A folder's files come together, so the count's entry is
+        // looked up once per folder.
+        std::map<std::string, int64_t, std::less<>> left_out;
+        std::string last_folder;
+        int64_t* last_count = nullptr;
+        Storage::NeedsDetails wanted;
+        if (needs_details) {
+          wanted = [&](std::string_view path) {
+            if (needs_details(path) || MarksATable(path) || rule.IsHidden(path)) return true;
+            const size_t slash = path.rfind('/');
+            const std::string_view in = slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+            if (last_count == nullptr || in != last_folder) {
+              last_folder.assign(in);
+              last_count = &left_out[last_folder];
+            }
+            ++*last_count;
+            return false;
+          };
+        }
         ARROW_ASSIGN_OR_RAISE(auto entries,
-                              table.ListSkippingDetails(folder, /*recursive=*/true, wanted, &skipped_here));
+                              table.ListSkippingDetails(folder, /*recursive=*/true, wanted, /*without_details=*/nullptr));
         // Before the hidden files go: they tell a nested table (the folder itself, maybe).
         entries.push_back(FileEntry{folder, 0, 0, true});
-        DropNestedTables(&entries);
+        const std::vector<std::string> nested_roots = DropNestedTables(&entries);
         if (entries.empty() || entries.back().path != folder) {
           nested[static_cast<size_t>(i)] = 1;  // the top-level folder is a table: not even it
         } else {
           entries.pop_back();
         }
         std::erase_if(entries, [&](const FileEntry& e) { return rule.IsHidden(e.path); });
-        skipped += skipped_here;
+        for (const auto& [in, n] : left_out) {
+          if (!InsideAny(in, nested_roots)) skipped += n;
+        }
         std::sort(entries.begin(), entries.end(),
                   [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
         int64_t n = ++done;

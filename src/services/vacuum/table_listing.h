@@ -44,9 +44,9 @@ bool IsInStagedWrite(std::string_view path);
 /// `entries` (paths relative to the table root) without the folders inside the table that are
 /// tables themselves, and everything in them: a folder holding `.hoodie/hoodie.properties` (a
 /// Hudi table) or `_delta_log` (a Delta table). Their files are theirs, never this table's
-/// strays; the hidden entries that tell them must still be among `entries`. O(entries × nested
-/// tables).
-void DropNestedTables(std::vector<FileEntry>* entries);
+/// strays; the hidden entries that tell them must still be among `entries`. Returns the nested
+/// tables' roots (sorted, once each). O(entries × nested tables).
+std::vector<std::string> DropNestedTables(std::vector<FileEntry>* entries);
 
 /// Lists every visible file (and empty folder) of the table, never entering a nested table
 /// (DropNestedTables): the root non-recursively, then

@@ -302,14 +302,43 @@ Result<bool> LocalStorage::PutIfAbsent(std::string_view path, std::shared_ptr<ar
   return ErrnoError("cannot create", abs, err);
 }
 
+namespace {
+// stat(2) of `root`/`rel` for a path longer than the kernel takes whole (ENAMETOOLONG): the
+// folders are opened one at a time, following links as stat does. 0, or -1 with errno set.
+int StatByComponents(const std::string& root, const std::string& rel, struct stat* st) {
+  int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  size_t start = 0;
+  for (size_t end = rel.find('/'); end != std::string::npos; start = end + 1, end = rel.find('/', start)) {
+    const std::string name = rel.substr(start, end - start);
+    const int sub = ::openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const int err = errno;
+    ::close(fd);
+    if (sub < 0) {
+      errno = err;
+      return -1;
+    }
+    fd = sub;
+  }
+  const int rc = ::fstatat(fd, rel.c_str() + start, st, 0);
+  const int err = errno;
+  ::close(fd);
+  errno = err;
+  return rc;
+}
+}  // namespace
+
 Result<std::optional<FileEntry>> LocalStorage::GetFileInfo(std::string_view path) {
   ARROW_ASSIGN_OR_RAISE(auto abs, Abs(path, /*allow_root=*/true));
+  ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(path, true));
   struct stat st;
-  if (::stat(abs.c_str(), &st) != 0) {
+  int rc = ::stat(abs.c_str(), &st);
+  // A path deeper than PATH_MAX (a listing and deletes reach it folder by folder) is asked so too.
+  if (rc != 0 && errno == ENAMETOOLONG && !rel.empty()) rc = StatByComponents(root_, rel, &st);
+  if (rc != 0) {
     if (errno == ENOENT || errno == ENOTDIR) return std::optional<FileEntry>();
     return ErrnoError("cannot stat", abs, errno);
   }
-  ARROW_ASSIGN_OR_RAISE(auto rel, NormalizeRelativePath(path, true));
   FileEntry e{rel, S_ISDIR(st.st_mode) ? 0 : static_cast<int64_t>(st.st_size), MtimeMs(st),
               S_ISDIR(st.st_mode)};
   return std::optional<FileEntry>(std::move(e));

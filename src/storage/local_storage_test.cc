@@ -202,6 +202,47 @@ TEST(LocalStorage, ListSkippingDetailsStatsOnlyWhatIsNeeded) {
   fs::remove_all(base);
 }
 
+TEST(LocalStorage, AFileDeeperThanPathMaxIsStatedFolderByFolder) {
+  // A stray 40 folders of 120 bytes down (over 4,096 bytes from /): stat(2) of its whole path
+  // fails with ENAMETOOLONG, which stopped every full vacuum of the table.
+  auto base = fs::temp_directory_path() / "lakeshore_local_deep";
+  fs::remove_all(base);
+  fs::create_directories(base);
+  int fd = ::open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  std::string rel;
+  const std::string folder(120, 'd');
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_EQ(::mkdirat(fd, folder.c_str(), 0755), 0);
+    int sub = ::openat(fd, folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ::close(fd);
+    ASSERT_GE(sub, 0);
+    fd = sub;
+    rel += folder + "/";
+  }
+  int file = ::openat(fd, "stray.parquet", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(file, 0);
+  ASSERT_EQ(::write(file, "abc", 3), 3);
+  ::close(file);
+  ::close(fd);
+  ASSERT_GT((base.string() + "/" + rel).size(), 4096u);
+  auto storage = *Storage::Open(base.string());
+  auto info = storage->GetFileInfo(rel + "stray.parquet");
+  ASSERT_TRUE(info.ok()) << info.status();
+  ASSERT_TRUE(info->has_value());
+  EXPECT_EQ((*info)->size, 3);
+  EXPECT_GT((*info)->mtime_ms, 0);
+  auto missing = storage->GetFileInfo(rel + "other.parquet");
+  ASSERT_TRUE(missing.ok()) << missing.status();
+  EXPECT_FALSE(missing->has_value());
+  // What a vacuum asks of each folder holding a candidate: no nested table there.
+  auto marker = storage->GetFileInfo(rel + ".hoodie/hoodie.properties");
+  ASSERT_TRUE(marker.ok()) << marker.status();
+  EXPECT_FALSE(marker->has_value());
+  std::error_code ec;
+  fs::remove_all(base, ec);
+}
+
 TEST(LocalStorage, ReadingLeavesTheAccessTimeAlone) {
   auto base = fs::temp_directory_path() / "lakeshore_local_noatime";
   fs::remove_all(base);

@@ -312,12 +312,14 @@ Result<UntrackedScan> ScanForUntracked(Storage& table, const VacuumOptions& opti
     ARROW_ASSIGN_OR_RAISE(entries, ReadInventory(options.inventory, table.root_uri(), rule));
   }
   UntrackedScan scan;
-  scan.files_listed = static_cast<int64_t>(entries.size()) + in_use;
   // A local listing skips symbolic links, so a nested table whose `.hoodie` or `_delta_log` is
   // one was not seen by DropNestedTables: the folders that would hold candidates are asked.
   if (table.root_uri().rfind("file://", 0) == 0) {
     ARROW_RETURN_NOT_OK(DropLinkedNestedTables(table, &entries));
   }
+  // Counted once such tables' files are gone, as the other nested tables' are. (Files in use
+  // inside one stay counted: only the folders holding candidates are asked.)
+  scan.files_listed = static_cast<int64_t>(entries.size()) + in_use;
   // A listing names each file once (and keeps none it listed without details); an inventory
   // may repeat one.
   const bool may_repeat = !options.inventory.empty();

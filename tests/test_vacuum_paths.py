@@ -392,3 +392,41 @@ def test_a_nested_tables_files_are_never_counted_as_listed(tmp_path: Path, linke
     again = vacuum(root, dry_run=True)
     assert sorted(c["path"] for c in again["candidates"]) == ["p=1/stray.parquet"]
     assert again["files_listed"] == without_nested, (again["files_listed"], without_nested)
+
+
+def test_a_stray_deeper_than_path_max_is_vacuumed(tmp_path: Path) -> None:
+    # Asking the deep stray's folder for a nested table's marker was a stat of its absolute path:
+    # ENAMETOOLONG stopped every full vacuum of the table, dry or real.
+    root = tmp_path / "t"
+    hand_written_table(root, ["p=1/a.parquet"], ["p=1/a.parquet"])
+    parquet_file(root / "p=1" / "short_stray.parquet")
+    age(root)  # before the deep folders, which no whole path reaches
+    deep = ["p=1"] + ["d" * 250 + str(i) for i in range(17)]  # more than 4,096 bytes from /
+
+    def open_deep(make: bool) -> int:
+        fd = os.open(root, os.O_RDONLY)
+        for i, name in enumerate(deep):
+            if make and i > 0:
+                os.mkdir(name, dir_fd=fd)
+            sub = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = sub
+        return fd
+
+    fd = open_deep(make=True)
+    for name in ("live.parquet", "stray.parquet"):
+        w = os.open(name, os.O_WRONLY | os.O_CREAT, dir_fd=fd)
+        os.write(w, b"x")
+        os.close(w)
+        os.utime(name, (OLD, OLD), dir_fd=fd)
+    os.close(fd)
+    deep_folder = "/".join(deep)
+    assert len(str(root / deep_folder)) > 4096
+    live = {"add": {"path": deep_folder + "/live.parquet", "partitionValues": {"p": "1"}, "size": 1}}
+    (root / "_delta_log" / "00000000000000000002.json").write_text(json.dumps(live) + "\n")
+    expected = ["p=1/short_stray.parquet", deep_folder + "/stray.parquet"]
+    assert sorted(c["path"] for c in vacuum(root, dry_run=True)["candidates"]) == sorted(expected)
+    assert vacuum(root)["files_deleted"] == 2
+    fd = open_deep(make=False)
+    assert sorted(os.listdir(fd)) == ["live.parquet"]
+    os.close(fd)

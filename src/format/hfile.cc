@@ -534,7 +534,7 @@ Status HFileReader::VisitSorted(const std::vector<std::string_view>& keys,
       do {
         st = found(k, value);
         if (!st.ok() || !advance()) return false;
-      } while (keys[k].size() == row.size() && CompareBytes(keys[k], row) == 0);
+      } while (SameBytes(keys[k], row));
       return in_block(keys[k]);
     }));
     ARROW_RETURN_NOT_OK(st);

@@ -78,8 +78,8 @@ std::string RecordIndexValueTail(std::string_view partition, std::string_view fi
 /// EncodeRecordIndexRecord's bytes, with the location encoded once for all its keys.
 std::string EncodeRecordIndexRecordWithTail(std::string_view key, std::string_view tail);
 
-/// A record index value as stored: the location of one key.
-/// A record index value's fields; the texts are views into the decoded bytes.
+/// A record index value as stored: the location of one key, its texts views into the decoded
+/// bytes.
 struct RecordIndexValue {
   std::string_view partition; ///< as stored ("." for a non-partitioned table)
   bool uuid_file_id = false;  ///< encoding 0: the file id is <UUID from high, low>-<index>

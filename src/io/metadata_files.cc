@@ -9,6 +9,7 @@
 
 #include "common/byte_compare.h"
 #include "common/parse_number.h"
+#include "common/path_set.h"
 #include "format/hfile.h"
 #include "format/hfile_writer.h"
 #include "format/metadata_keys.h"
@@ -510,11 +511,8 @@ std::shared_ptr<const IndexedFileGroup> InternFileGroup(const format::RecordInde
       return r.group;
     }
   }
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-  };
-  using Groups = std::unordered_map<std::string, std::shared_ptr<const IndexedFileGroup>, Hash, std::equal_to<>>;
+  using Groups =
+      std::unordered_map<std::string, std::shared_ptr<const IndexedFileGroup>, TransparentStringHash, std::equal_to<>>;
   constexpr size_t kMaxGroups = 1 << 16;
   thread_local Groups groups;
   thread_local std::string key;

@@ -103,22 +103,24 @@ Result<std::shared_ptr<arrow::Table>> LookupRecords(TableContext& ctx,
     auto it = scanned.find(wanted[k]);
     return it == scanned.end() ? std::nullopt : std::optional<Location>(Location(it->second.partition, it->second.file_id));
   };
-  arrow::StringBuilder partition_out, file_out;
-  // Sized first: 100k appends into growing buffers copied each buffer several times over.
+  std::vector<std::optional<Location>> located(wanted.size());
+  // The builders are sized first: 100k appends into growing buffers copied each buffer several
+  // times over.
   int64_t partition_bytes = 0, file_bytes = 0;
   for (size_t k = 0; k < wanted.size(); ++k) {
-    if (auto loc = locate(k)) {
+    if (const auto& loc = located[k] = locate(k)) {
       partition_bytes += static_cast<int64_t>(loc->first.size());
       file_bytes += static_cast<int64_t>(loc->second.size());
     }
   }
+  arrow::StringBuilder partition_out, file_out;
   const auto rows = static_cast<int64_t>(wanted.size());
   ARROW_RETURN_NOT_OK(partition_out.Reserve(rows));
   ARROW_RETURN_NOT_OK(partition_out.ReserveData(partition_bytes));
   ARROW_RETURN_NOT_OK(file_out.Reserve(rows));
   ARROW_RETURN_NOT_OK(file_out.ReserveData(file_bytes));
-  for (size_t k = 0; k < wanted.size(); ++k) {
-    if (auto loc = locate(k)) {
+  for (const auto& loc : located) {
+    if (loc) {
       ARROW_RETURN_NOT_OK(partition_out.Append(loc->first));
       ARROW_RETURN_NOT_OK(file_out.Append(loc->second));
     } else {

@@ -84,10 +84,9 @@ Result<std::vector<FileEntry>> FaultInjectionStorage::List(std::string_view pref
 }
 
 Result<std::vector<FileEntry>> FaultInjectionStorage::ListSkippingDetails(std::string_view prefix, bool recursive,
-                                                                          const NeedsDetails& needs_details,
-                                                                          int64_t* without_details) {
+                                                                          const NeedsDetails& needs_details) {
   ARROW_RETURN_NOT_OK(BeforeRead("list", prefix));
-  return inner_->ListSkippingDetails(prefix, recursive, needs_details, without_details);
+  return inner_->ListSkippingDetails(prefix, recursive, needs_details);
 }
 
 Result<DeleteOutcome> FaultInjectionStorage::DeleteFiles(const std::vector<std::string>& paths) {

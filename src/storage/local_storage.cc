@@ -348,12 +348,11 @@ namespace {
 
 // Lists the folder open at `dirfd` (taking ownership) as `rel_dir`: one readdir pass and one
 // fstatat per entry relative to the folder handle, so no full path is resolved per entry.
-// Regular files `needs_details` rejects are only counted in *skipped: asked by a path built in
-// one reused buffer, they cost no allocation. Sets *has_entries when the folder holds anything
-// (our temp files included).
+// Regular files `needs_details` rejects are left out: asked by a path built in one reused
+// buffer, they cost no allocation. Sets *has_entries when the folder holds anything (our temp
+// files included).
 Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_dir, bool recursive,
-                  const Storage::NeedsDetails& needs_details, std::vector<FileEntry>* out, bool* has_entries,
-                  int64_t* skipped) {
+                  const Storage::NeedsDetails& needs_details, std::vector<FileEntry>* out, bool* has_entries) {
   DIR* dir = ::fdopendir(dirfd);
   if (dir == nullptr) {
     int err = errno;
@@ -377,10 +376,7 @@ Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_
     if (e->d_type == DT_REG && needs_details) {
       asked.resize(asked_prefix);
       asked.append(name);
-      if (!needs_details(asked)) {  // a regular file whose details nobody needs
-        ++*skipped;
-        continue;
-      }
+      if (!needs_details(asked)) continue;  // a regular file whose details nobody needs
     }
     std::string rel = rel_dir.empty() ? std::string(name) : rel_dir + "/" + name;
     // A link to a folder is not listed (a listing never leaves the tree through one, and a
@@ -414,7 +410,7 @@ Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_
     }
     bool sub_has_entries = false;
     ARROW_RETURN_NOT_OK(
-        WalkFolder(sub, abs_dir + "/" + name, rel, true, needs_details, out, &sub_has_entries, skipped));
+        WalkFolder(sub, abs_dir + "/" + name, rel, true, needs_details, out, &sub_has_entries));
     if (!sub_has_entries) out->push_back({std::move(rel), 0, MtimeMs(st), true});  // an empty folder
   }
   return Status::OK();
@@ -422,12 +418,11 @@ Status WalkFolder(int dirfd, const std::string& abs_dir, const std::string& rel_
 }  // namespace
 
 Result<std::vector<FileEntry>> LocalStorage::List(std::string_view prefix, bool recursive) {
-  return ListSkippingDetails(prefix, recursive, NeedsDetails(), nullptr);
+  return ListSkippingDetails(prefix, recursive, NeedsDetails());
 }
 
 Result<std::vector<FileEntry>> LocalStorage::ListSkippingDetails(std::string_view prefix, bool recursive,
-                                                                 const NeedsDetails& needs_details,
-                                                                 int64_t* without_details) {
+                                                                 const NeedsDetails& needs_details) {
   ARROW_ASSIGN_OR_RAISE(auto rel_prefix, NormalizeRelativePath(prefix, true));
   std::string abs = rel_prefix.empty() ? root_ : JoinPath(root_, rel_prefix);
   std::vector<FileEntry> out;
@@ -437,9 +432,7 @@ Result<std::vector<FileEntry>> LocalStorage::ListSkippingDetails(std::string_vie
     return ErrnoError("cannot list", abs, errno);
   }
   bool has_entries = false;
-  int64_t skipped = 0;
-  ARROW_RETURN_NOT_OK(WalkFolder(fd, abs, rel_prefix, recursive, needs_details, &out, &has_entries, &skipped));
-  if (without_details != nullptr) *without_details += skipped;
+  ARROW_RETURN_NOT_OK(WalkFolder(fd, abs, rel_prefix, recursive, needs_details, &out, &has_entries));
   // Where each link leads, when that is inside the tree (one realpath per link; links are rare).
   std::optional<std::string> real_root;
   for (auto& e : out) {

@@ -34,8 +34,7 @@ class LocalStorage : public Storage {
   Result<std::vector<FileEntry>> List(std::string_view prefix, bool recursive) override;
   /// Regular files (by the directory entry's type) that `needs_details` rejects get no fstatat.
   Result<std::vector<FileEntry>> ListSkippingDetails(std::string_view prefix, bool recursive,
-                                                     const NeedsDetails& needs_details,
-                                                     int64_t* without_details) override;
+                                                     const NeedsDetails& needs_details) override;
   Result<DeleteOutcome> DeleteFiles(const std::vector<std::string>& paths) override;
   Result<bool> DeleteDirIfEmpty(std::string_view path) override;
   Status SetModificationTimeForTesting(std::string_view path, int64_t mtime_ms) override;

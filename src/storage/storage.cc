@@ -37,7 +37,7 @@ Result<std::shared_ptr<Storage>> Storage::Open(const std::string& uri,
 }
 
 Result<std::vector<FileEntry>> Storage::ListSkippingDetails(std::string_view prefix, bool recursive,
-                                                             const NeedsDetails&, int64_t*) {
+                                                             const NeedsDetails&) {
   return List(prefix, recursive);
 }
 

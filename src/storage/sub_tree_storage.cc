@@ -72,8 +72,7 @@ Result<std::vector<FileEntry>> SubTreeStorage::List(std::string_view prefix, boo
 }
 
 Result<std::vector<FileEntry>> SubTreeStorage::ListSkippingDetails(std::string_view prefix, bool recursive,
-                                                                   const NeedsDetails& needs_details,
-                                                                   int64_t* without_details) {
+                                                                   const NeedsDetails& needs_details) {
   ARROW_ASSIGN_OR_RAISE(auto full, Full(prefix, /*allow_root=*/true));
   NeedsDetails relative_needs;
   if (needs_details) {
@@ -81,7 +80,7 @@ Result<std::vector<FileEntry>> SubTreeStorage::ListSkippingDetails(std::string_v
       return needs_details(Relative(std::string(base_path)));
     };
   }
-  ARROW_ASSIGN_OR_RAISE(auto entries, base_->ListSkippingDetails(full, recursive, relative_needs, without_details));
+  ARROW_ASSIGN_OR_RAISE(auto entries, base_->ListSkippingDetails(full, recursive, relative_needs));
   return Strip(std::move(entries));
 }
 

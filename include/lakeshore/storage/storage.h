@@ -126,15 +126,13 @@ class Storage {
   using NeedsDetails = std::function<bool(std::string_view path)>;
 
   /// Like List, but a backend that pays per file for size and modification time (local: one
-  /// fstatat each) leaves out the regular files `needs_details` rejects, and only counts them in
-  /// `*without_details` (when given; it adds to it). What it returns comes with details.
-  /// Folders, and files it cannot tell are regular without a stat, are always returned. A
-  /// vacuum lists this way, since files in use need no stat and nothing but their count: the
-  /// cost follows the candidates, not the table. Default: List (everything returned, none
-  /// counted).
+  /// fstatat each) leaves out the regular files `needs_details` rejects (the caller counts them
+  /// as it is asked, if it needs to). What it returns comes with details. Folders, and files it
+  /// cannot tell are regular without a stat, are always returned. A vacuum lists this way, since
+  /// files in use need no stat and nothing but their count: the cost follows the candidates, not
+  /// the table. Default: List (everything returned).
   virtual Result<std::vector<FileEntry>> ListSkippingDetails(std::string_view prefix, bool recursive,
-                                                             const NeedsDetails& needs_details,
-                                                             int64_t* without_details);
+                                                             const NeedsDetails& needs_details);
 
   /// Deletes files; missing ones count as already_gone. Backends batch (S3 multi-object
   /// delete of up to 1000 keys). Mutating (one call counts once).

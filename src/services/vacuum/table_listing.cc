@@ -153,8 +153,7 @@ Result<std::vector<FileEntry>> ListVisibleFiles(
             return false;
           };
         }
-        ARROW_ASSIGN_OR_RAISE(auto entries,
-                              table.ListSkippingDetails(folder, /*recursive=*/true, wanted, /*without_details=*/nullptr));
+        ARROW_ASSIGN_OR_RAISE(auto entries, table.ListSkippingDetails(folder, /*recursive=*/true, wanted));
         // Before the hidden files go: they tell a nested table (the folder itself, maybe).
         entries.push_back(FileEntry{folder, 0, 0, true});
         const std::vector<std::string> nested_roots = DropNestedTables(&entries);

@@ -52,10 +52,10 @@ std::vector<std::string> DropNestedTables(std::vector<FileEntry>* entries);
 /// (DropNestedTables): the root non-recursively, then
 /// each visible top-level folder recursively as one engine task. Hidden folders are never
 /// entered below the top level's own filter. Reports "listing" progress per folder.
-/// Files `needs_details` rejects and the backend listed without size and mtime
-/// (Storage::ListSkippingDetails) are not returned, only counted in `*without_details` (when
-/// given): a vacuum needs nothing of a file in use but its count, so its folder's task neither
-/// sorts nor keeps it. Files come in path order (each folder's are sorted by its own task), so
+/// Files `needs_details` rejects (a backend that pays for details then leaves them out:
+/// Storage::ListSkippingDetails) are not returned, only counted in `*without_details` (when
+/// given), but for those of nested tables and hidden ones, which are not this table's visible
+/// files: a vacuum needs nothing of a file in use but its count. Files come in path order (each folder's are sorted by its own task), so
 /// callers need not sort them again.
 Result<std::vector<FileEntry>> ListVisibleFiles(Storage& table, Engine& engine,
                                                 const VisibilityRule& rule,

@@ -22,8 +22,10 @@
 #include <parquet/properties.h>
 
 #include "common/arrow_cast.h"
+#include "common/byte_compare.h"
 #include "common/memory_pool.h"
 #include "common/side_by_side.h"
+#include "common/utf8.h"
 #include "format/bloom_filter.h"
 #include "table/meta_columns.h"
 
@@ -68,35 +70,13 @@ Result<std::vector<std::string>> MostlyDistinctColumns(const arrow::Table& rows)
 /// What Hudi's writer puts in a base file's footer, and the key range it states.
 struct HudiFooterContent {
   std::shared_ptr<const arrow::KeyValueMetadata> metadata;
-  std::pair<std::string, std::string> key_range;  ///< empty when the file has no keys
+  /// In byte order, for Lakeshore's commit metadata and pruning; empty when the file has no keys.
+  std::pair<std::string, std::string> key_range;
 };
 
-/// The least and greatest of many keys in byte order. Each key is first compared by its first
-/// eight bytes read as one big-endian integer (zero-padded); the bytes are compared only on a
-/// tie, so a million unique keys cost a million integer comparisons, not two million memcmp.
-class KeyRange {
- public:
-  void Add(std::string_view key) {
-    const uint64_t prefix = Prefix(key);
-    if (!any_) {
-      min_ = max_ = key;
-      min_prefix_ = max_prefix_ = prefix;
-      any_ = true;
-      return;
-    }
-    if (prefix < min_prefix_ || (prefix == min_prefix_ && key < min_)) {
-      min_ = key;
-      min_prefix_ = prefix;
-    }
-    if (prefix > max_prefix_ || (prefix == max_prefix_ && key > max_)) {
-      max_ = key;
-      max_prefix_ = prefix;
-    }
-  }
-  std::string_view min() const { return min_; }  ///< "" when no key was added
-  std::string_view max() const { return max_; }
-
- private:
+/// Byte order (std::string_view's), for KeyRange: the order Lakeshore's own key ranges, the
+/// indexes and the readers' pruning compare in.
+struct ByteOrder {
   /// Keys ordered by this integer are ordered the same by their bytes (equal integers say
   /// nothing: "ab" and "ab\0" share one).
   static uint64_t Prefix(std::string_view key) {
@@ -109,6 +89,43 @@ class KeyRange {
     for (size_t i = 0; i < 8; ++i) v = (v << 8) | (i < key.size() ? static_cast<uint8_t>(key[i]) : 0u);
     return v;
   }
+  static int Compare(std::string_view a, std::string_view b) { return CompareBytes(a, b); }
+};
+
+/// Java's String order (common/utf8.h), for KeyRange: the order of the footer's key range,
+/// which Hudi's Java readers prune files by.
+struct Utf16Order {
+  static uint64_t Prefix(std::string_view key) { return Utf16OrderPrefix(key); }
+  static int Compare(std::string_view a, std::string_view b) { return CompareUtf16Order(a, b); }
+};
+
+/// The least and greatest of many keys in `Order`. Each key is first compared by its first
+/// eight bytes read as one integer in that order; the bytes are compared only on a tie, so a
+/// million unique keys cost a million integer comparisons, not two million string comparisons.
+template <typename Order>
+class KeyRange {
+ public:
+  void Add(std::string_view key) {
+    const uint64_t prefix = Order::Prefix(key);
+    if (!any_) {
+      min_ = max_ = key;
+      min_prefix_ = max_prefix_ = prefix;
+      any_ = true;
+      return;
+    }
+    if (prefix < min_prefix_ || (prefix == min_prefix_ && Order::Compare(key, min_) < 0)) {
+      min_ = key;
+      min_prefix_ = prefix;
+    }
+    if (prefix > max_prefix_ || (prefix == max_prefix_ && Order::Compare(key, max_) > 0)) {
+      max_ = key;
+      max_prefix_ = prefix;
+    }
+  }
+  std::string_view min() const { return min_; }  ///< "" when no key was added
+  std::string_view max() const { return max_; }
+
+ private:
   bool any_ = false;
   std::string_view min_, max_;
   uint64_t min_prefix_ = 0, max_prefix_ = 0;
@@ -126,7 +143,8 @@ Result<HudiFooterContent> HudiFooter(const arrow::Table& rows, const ParquetWrit
   std::vector<std::shared_ptr<arrow::Array>> texts;
   std::vector<std::string_view> views;
   views.reserve(static_cast<size_t>(keys->length()));
-  KeyRange range;
+  KeyRange<ByteOrder> range;
+  KeyRange<Utf16Order> java_range;  // the footer's: Java readers compare keys as Strings
   for (const auto& chunk : keys->chunks()) {
     ARROW_ASSIGN_OR_RAISE(auto text, arrow::compute::Cast(*chunk, arrow::utf8()));
     const auto& strings = static_cast<const arrow::StringArray&>(*text);
@@ -134,13 +152,14 @@ Result<HudiFooterContent> HudiFooter(const arrow::Table& rows, const ParquetWrit
       if (!strings.IsValid(i)) continue;
       const std::string_view key = strings.GetView(i);
       range.Add(key);
+      java_range.Add(key);
       views.push_back(key);
     }
     texts.push_back(std::move(text));
   }
   out.key_range = {std::string(range.min()), std::string(range.max())};
-  kv->Append("hoodie_min_record_key", out.key_range.first);
-  kv->Append("hoodie_max_record_key", out.key_range.second);
+  kv->Append("hoodie_min_record_key", std::string(java_range.min()));
+  kv->Append("hoodie_max_record_key", std::string(java_range.max()));
   if (settings.bloom_filter) {
     ARROW_ASSIGN_OR_RAISE(auto filter, format::BloomFilter::Make(format::BloomFilterType::kDynamicV0));
     // Hudi's 30 chained hashes per key are the largest part of a base file write's CPU: spread

@@ -96,6 +96,25 @@ TEST(BaseFile, KeyRangeIsByteOrderWhereEightBytePrefixesTie) {
   }
 }
 
+// Hudi's Java readers prune files by the footer's key range compared as Java Strings (UTF-16
+// code units), where a character of U+E000–U+FFFF sorts after an emoji (a surrogate pair);
+// in byte order it sorts before. The footer states the Java range (a Spark upsert of "\uFFFD"
+// would otherwise skip this file and store the key twice); the write result, which Lakeshore's
+// own byte-order pruning uses, keeps the byte range.
+TEST(BaseFile, FooterKeyRangeIsInJavaStringOrder) {
+  auto storage = *Storage::Open("mem://base_file_test_java_range");
+  const std::string emoji = "\xf0\x9f\x98\x80", private_use = "\xee\x80\x80", replacement = "\xef\xbf\xbd";
+  auto rows = Rows({"k" + private_use, "k" + emoji, "k" + replacement, "k", "k" + emoji + "x"});
+  ASSERT_OK_AND_ASSIGN(auto result, WriteBaseFile(*storage, "p=1/j.parquet", *rows, ParquetWriteSettings{}));
+  EXPECT_EQ(result.min_record_key, "k");
+  EXPECT_EQ(result.max_record_key, "k" + emoji + "x");
+  ASSERT_OK_AND_ASSIGN(auto input, storage->OpenInputFile("p=1/j.parquet"));
+  auto kv = parquet::ParquetFileReader::Open(input)->metadata()->key_value_metadata();
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->Get("hoodie_min_record_key").ValueOr(""), "k");
+  EXPECT_EQ(kv->Get("hoodie_max_record_key").ValueOr(""), "k" + replacement);
+}
+
 // With several files written at once, a file's pages stream to storage as they are encoded and
 // its filter hashes on one thread: the file holds the same rows and the same Hudi footer.
 TEST(BaseFile, StreamedWriteEqualsTheParallelOne) {

@@ -826,13 +826,13 @@ def test_as_of_a_datetime_is_a_moment_never_an_instant_that_starts_then(table: l
 
 
 def test_a_partition_value_near_the_name_limit_is_written(tmp_path: Path) -> None:
-    # A 232-byte folder name is legal, but it was staged under ".<name>.tmp.dir.<pid>..." past
+    # A 232-byte folder name is legal, but it was staged under ".<name>.<marker>.<pid>..." past
     # 255 bytes, and the write failed with "its folder kept disappearing".
     s = pa.schema([pa.field("id", pa.int64(), False), pa.field("p", pa.string())])
     t = lakeshore.Table.create(str(tmp_path / "t"), s, record_key="id", partition_by="p")
     t.bulk_insert(pa.Table.from_pylist([{"id": 1, "p": "x" * 230}], schema=s))
     assert t.to_arrow(columns=["p"]).column("p").to_pylist() == ["x" * 230]
-    assert not [p for p in (tmp_path / "t").rglob("*") if ".tmp." in p.name]
+    assert not [p for p in (tmp_path / "t").rglob("*") if ".lakeshore-staged" in p.name]
 
 
 def test_incremental_reads_need_a_start_and_read_only_asked_columns(table: lakeshore.Table) -> None:

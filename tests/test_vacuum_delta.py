@@ -229,6 +229,7 @@ def test_hidden_folders_below_the_top_level_are_left_alone(tmp_path: Path) -> No
     (table / ".backup.tmp.2024.06.01").mkdir()
     (table / ".backup.tmp.2024.06.01" / "part-0.parquet").write_bytes(b"x")
     (table / ".export.tmp.1.2.3").write_bytes(b"x")
+    (table / ".export.lakeshore-staged.1.2.3").write_bytes(b"x")
     report = ours(table, retain_hours=0, enforce_retention=False, dry_run=True)
     candidates = [c["path"] for c in report["candidates"]]
     assert "p=k0/_staging/x.parquet" not in candidates

@@ -39,11 +39,11 @@ std::string UniqueSuffix() {
 }
 
 // The hidden name a file or folder `name` is staged under before its rename into place:
-// ".<name>.tmp.[dir.]<pid>.<n>.<r>" (storage.h IsStagedWriteName). Long names are cut, so a
+// ".<name><marker><pid>.<n>.<r>" (storage.h IsStagedWriteName). Long names are cut, so a
 // name the file system allows (255 bytes) never stages under one it refuses.
-std::string StagingName(const std::string& name, const char* kind) {
+std::string StagingName(const std::string& name, std::string_view marker) {
   constexpr size_t kKeptBytes = 128;
-  return "." + name.substr(0, kKeptBytes) + kind + UniqueSuffix();
+  return "." + name.substr(0, kKeptBytes) + std::string(marker) + UniqueSuffix();
 }
 
 Status WriteAll(int fd, const uint8_t* data, int64_t size, const std::string& path) {
@@ -148,7 +148,7 @@ Result<int> LocalStorage::CreateInFreshFolder(const std::string& folder, const s
   }
   fs::path missing = fs::path(folder).lexically_relative(existing);
   std::string first = missing.begin()->string();
-  std::string staging = (existing / StagingName(first, ".tmp.dir.")).string();
+  std::string staging = (existing / StagingName(first, kStagedFolderMarker)).string();
   fs::path staged_folder = fs::path(staging);
   for (auto it = std::next(missing.begin()); it != missing.end(); ++it) staged_folder /= *it;
   fs::create_directories(staged_folder, ec);
@@ -178,7 +178,7 @@ Result<int> LocalStorage::CreateInFreshFolder(const std::string& folder, const s
 
 Result<std::pair<int, std::string>> LocalStorage::CreateTemp(const std::string& abs) const {
   fs::path parent = fs::path(abs).parent_path();
-  std::string temp_name = StagingName(fs::path(abs).filename().string(), ".tmp.");
+  std::string temp_name = StagingName(fs::path(abs).filename().string(), kStagedFileMarker);
   std::string tmp = (parent / temp_name).string();
   // A concurrent DeleteDirIfEmpty may remove an empty folder at any moment. A missing folder
   // is therefore never created empty: it is built aside, with the temp file in it, and renamed

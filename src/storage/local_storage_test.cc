@@ -36,7 +36,7 @@ TEST(LocalStorage, ARootOfSlashNamesFilesWithOneSlash) {
 }
 
 // Names up to the file system's 255 bytes are written, in new folders too: their hidden staging
-// names (".<name>.tmp.dir.<pid>.<n>.<r>") once passed 255 and the write failed with "its
+// names (".<name>.lakeshore-staged-dir.<pid>.<n>.<r>") once passed 255 and the write failed with "its
 // folder kept disappearing".
 TEST(LocalStorage, LongNamesStageUnderNamesTheFileSystemTakes) {
   auto dir = std::filesystem::temp_directory_path() / "lakeshore_local_long_names";
@@ -50,7 +50,7 @@ TEST(LocalStorage, LongNamesStageUnderNamesTheFileSystemTakes) {
   ASSERT_TRUE(listed.ok());
   int files = 0;
   for (const auto& e : *listed) {
-    EXPECT_EQ(e.path.find(".tmp."), std::string::npos) << e.path;  // no staging leftovers
+    EXPECT_FALSE(IsStagedWriteName(e.path.substr(e.path.rfind('/') + 1))) << e.path;  // no staging leftovers
     files += e.is_dir ? 0 : 1;
   }
   EXPECT_EQ(files, 2);

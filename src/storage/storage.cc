@@ -151,10 +151,14 @@ std::optional<std::string> LexicallyNormalPath(std::string_view path) {
 
 bool IsStagedWriteName(std::string_view name) {
   if (name.size() < 2 || name.front() != '.') return false;
-  size_t tmp = name.rfind(".tmp.");
-  if (tmp == std::string_view::npos || tmp == 0) return false;
-  std::string_view suffix = name.substr(tmp + 5);
-  if (suffix.rfind("dir.", 0) == 0) suffix.remove_prefix(4);
+  std::string_view suffix;
+  for (std::string_view marker : {kStagedFileMarker, kStagedFolderMarker}) {
+    const size_t at = name.rfind(marker);
+    if (at != std::string_view::npos && at > 0) {
+      suffix = name.substr(at + marker.size());
+      break;
+    }
+  }
   // <pid>.<n>.<r>: three dot-separated runs of digits.
   int groups = 0;
   bool in_digits = false;

@@ -177,9 +177,17 @@ Result<std::string> NormalizeRelativePath(std::string_view path, bool allow_root
 /// spellings (Delta logs, inventories) to the one a listing returns.
 std::optional<std::string> LexicallyNormalPath(std::string_view path);
 
+/// What follows `.<name>` in the name of a file staged before its rename into place (then
+/// `<pid>.<n>.<r>`), and of a folder staged so. The word is Lakeshore's: a vacuum deletes what
+/// is named so, and no other tool names a file `.x.lakeshore-staged.1.2.3` by chance, where
+/// `.x.tmp.1.2.3` was a user's file reaped.
+inline constexpr std::string_view kStagedFileMarker = ".lakeshore-staged.";
+inline constexpr std::string_view kStagedFolderMarker = ".lakeshore-staged-dir.";
+
 /// True for the name of a staged write that a backend made and has not published yet (or that a
-/// crash left behind): `.<name>.tmp.<pid>.<n>.<r>` files and `.<name>.tmp.dir.<pid>.<n>.<r>`
-/// folders. Listings return them like any file; vacuum deletes them once past retention.
+/// crash left behind): `.<name>.lakeshore-staged.<pid>.<n>.<r>` files and
+/// `.<name>.lakeshore-staged-dir.<pid>.<n>.<r>` folders (three runs of digits). Listings return
+/// them like any file; vacuum deletes them once past retention. O(length).
 bool IsStagedWriteName(std::string_view name);
 
 /// Joins two relative paths with '/', either may be empty.

@@ -766,20 +766,26 @@ TEST(DeltaVacuum, HiddenRule) {
   EXPECT_TRUE(vacuum::IsHiddenName("metadata", parts, true, false));
   // A name shaped as our staged writes is a user's hidden folder in a Delta table (found by
   // outside testing: `.backup.tmp.2024.06.01/` was a candidate); in a Hudi table it is ours.
-  EXPECT_TRUE(vacuum::IsHiddenName(".backup.tmp.2024.06.01", parts, false, false));
-  EXPECT_FALSE(vacuum::IsHiddenName(".backup.tmp.2024.06.01", parts, false, true));
+  const std::string staged_file = ".f.parquet" + std::string(kStagedFileMarker) + "1.2.3";
+  const std::string staged_folder = ".q=2" + std::string(kStagedFolderMarker) + "1.2.3";
+  const std::string backup = ".backup" + std::string(kStagedFileMarker) + "2024.06.01";
+  EXPECT_TRUE(vacuum::IsHiddenName(backup, parts, false, false));
+  EXPECT_FALSE(vacuum::IsHiddenName(backup, parts, false, true));
   vacuum::VisibilityRule rule{parts, true};
   EXPECT_TRUE(rule.IsHidden("p=1/_tmp/x"));
   EXPECT_FALSE(rule.IsHidden("p=1/metadata/x"));
   EXPECT_TRUE(rule.IsHidden("metadata/x"));
-  EXPECT_TRUE(rule.IsHidden("p=1/.f.parquet.tmp.1.2.3"));
+  EXPECT_TRUE(rule.IsHidden("p=1/" + staged_file));
   // A Hudi table's rule: a staged file, or a staged folder, is visible; a folder merely shaped
-  // as a staged file's name is the user's, hidden (it was a candidate).
+  // as a staged file's name is the user's, hidden (it was a candidate), and so is a file named
+  // as staged writes were before they carried Lakeshore's word (a user's was reaped).
   vacuum::VisibilityRule hudi{parts, false, false, /*staged_writes=*/true};
-  EXPECT_FALSE(hudi.IsHidden("p=1/.f.parquet.tmp.1.2.3"));
-  EXPECT_FALSE(hudi.IsHidden("p=1/.q=2.tmp.dir.1.2.3/.f.parquet.tmp.1.2.4"));
-  EXPECT_TRUE(hudi.IsHidden(".backup.tmp.2024.06.01/precious.parquet"));
-  EXPECT_TRUE(hudi.IsHidden("p=1/.backup.tmp.2024.06.01/precious.parquet"));
+  EXPECT_FALSE(hudi.IsHidden("p=1/" + staged_file));
+  EXPECT_FALSE(hudi.IsHidden("p=1/" + staged_folder + "/.f.parquet" + std::string(kStagedFileMarker) + "1.2.4"));
+  EXPECT_TRUE(hudi.IsHidden(backup + "/precious.parquet"));
+  EXPECT_TRUE(hudi.IsHidden("p=1/" + backup + "/precious.parquet"));
+  EXPECT_TRUE(hudi.IsHidden("p=1/.export.tmp.1.2.3"));
+  EXPECT_TRUE(hudi.IsHidden("p=1/.q=2.tmp.dir.1.2.3/precious.parquet"));
 }
 
 /// A fresh local folder `name` under the temp folder holding `files` (each "xyz"), opened as

@@ -403,14 +403,24 @@ TEST(HudiVacuum, InstantTimeFollowsTheTimelineEvenWhenItsClockLags) {
 namespace lakeshore {
 namespace {
 
+/// The name our storage stages `name` under (a file's, or with `folder` a folder's), with
+/// `digits` as its "<pid>.<n>.<r>".
+std::string Staged(const std::string& name, const std::string& digits = "1.2.3", bool folder = false) {
+  return "." + name + std::string(folder ? kStagedFolderMarker : kStagedFileMarker) + digits;
+}
+
 TEST(StagedWriteName, RecognizesOnlyOurStagedWrites) {
-  EXPECT_TRUE(IsStagedWriteName(".f.parquet.tmp.123.4.5678"));
-  EXPECT_TRUE(IsStagedWriteName(".part=x.tmp.dir.99.0.1"));
-  EXPECT_FALSE(IsStagedWriteName("f.parquet.tmp.123.4.5678"));    // not hidden
+  EXPECT_TRUE(IsStagedWriteName(Staged("f.parquet", "123.4.5678")));
+  EXPECT_TRUE(IsStagedWriteName(Staged("part=x", "99.0.1", /*folder=*/true)));
+  EXPECT_FALSE(IsStagedWriteName(Staged("f.parquet", "123.4.5678").substr(1)));  // not hidden
   EXPECT_FALSE(IsStagedWriteName(".part-0.snappy.parquet.crc"));  // another tool's hidden file
-  EXPECT_FALSE(IsStagedWriteName(".f.tmp.12.x.3"));
-  EXPECT_FALSE(IsStagedWriteName(".f.tmp.1.2"));
-  EXPECT_FALSE(IsStagedWriteName(".f.tmp.1.2.3."));
+  EXPECT_FALSE(IsStagedWriteName(Staged("f", "12.x.3")));
+  EXPECT_FALSE(IsStagedWriteName(Staged("f", "1.2")));
+  EXPECT_FALSE(IsStagedWriteName(Staged("f", "1.2.3.")));
+  EXPECT_FALSE(IsStagedWriteName(std::string(kStagedFileMarker) + "1.2.3"));  // no name before it
+  // Without Lakeshore's word, a name is a user's (outside testing: `.x.tmp.1.2.3` was reaped).
+  EXPECT_FALSE(IsStagedWriteName(".f.parquet.tmp.123.4.5678"));
+  EXPECT_FALSE(IsStagedWriteName(".part=x.tmp.dir.99.0.1"));
 }
 
 TEST(HudiVacuum, ReapsStagedWritesLeftByACrashOncePastRetention) {
@@ -420,24 +430,27 @@ TEST(HudiVacuum, ReapsStagedWritesLeftByACrashOncePastRetention) {
   auto storage = *Storage::Open(dir.path());
   int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                     std::chrono::system_clock::now().time_since_epoch()).count();
-  const std::string old_temp = "part=x/.f.parquet.tmp.123.4.5678";
-  const std::string young_temp = "part=x/.g.parquet.tmp.123.5.5678";
-  const std::string staged = "part=x/.part=q.tmp.dir.1.2.3/.h.parquet.tmp.1.2.4";
-  const std::string instant_temp = ".hoodie/timeline/.20260101000000000.commit.inflight.tmp.7.8.9";
+  const std::string old_temp = "part=x/" + Staged("f.parquet", "123.4.5678");
+  const std::string young_temp = "part=x/" + Staged("g.parquet", "123.5.5678");
+  const std::string staged_folder = "part=x/" + Staged("part=q", "1.2.3", /*folder=*/true);
+  const std::string staged = staged_folder + "/" + Staged("h.parquet", "1.2.4");
+  const std::string instant_temp = ".hoodie/timeline/" + Staged("20260101000000000.commit.inflight", "7.8.9");
   // The metadata table's own: a data file, an instant of its timeline, a partition folder
   // being created (and its file), all left by a killed writer; and one still being written.
-  const std::string mdt_file = ".hoodie/metadata/files/.files-0000-0_0-0-0_20260101000000000.hfile.tmp.1.2.3";
-  const std::string mdt_instant = ".hoodie/metadata/.hoodie/timeline/.20260101000000000.deltacommit.tmp.4.5.6";
-  const std::string mdt_staged_folder = ".hoodie/metadata/.record_index.tmp.dir.7.8.9";
+  const std::string mdt_file = ".hoodie/metadata/files/" + Staged("files-0000-0_0-0-0_20260101000000000.hfile");
+  const std::string mdt_instant = ".hoodie/metadata/.hoodie/timeline/" + Staged("20260101000000000.deltacommit", "4.5.6");
+  const std::string mdt_staged_folder = ".hoodie/metadata/" + Staged("record_index", "7.8.9", /*folder=*/true);
   const std::string mdt_folder_file = mdt_staged_folder + "/.hoodie_partition_metadata";
-  const std::string mdt_young = ".hoodie/metadata/files/.files-0001-0_0-0-0_20260101000000000.hfile.tmp.1.2.4";
-  // Not a staged write: a file of the metadata table named otherwise is never touched.
+  const std::string mdt_young = ".hoodie/metadata/files/" + Staged("files-0001-0_0-0-0_20260101000000000.hfile", "1.2.4");
+  // Not a staged write: a file of the metadata table named otherwise is never touched, and a
+  // user's hidden file named as staged writes were before they carried Lakeshore's word.
   const std::string mdt_other = ".hoodie/metadata/files/.some-tool.tmp.old";
+  const std::string user_file = "part=x/.export.tmp.1.2.3";
   for (const auto& p : {old_temp, young_temp, staged, instant_temp, mdt_file, mdt_instant, mdt_folder_file, mdt_young,
-                        mdt_other}) {
+                        mdt_other, user_file}) {
     ASSERT_TRUE(storage->WriteString(p, "partial").ok());
   }
-  for (const auto& p : {old_temp, staged, instant_temp, mdt_file, mdt_instant, mdt_folder_file, mdt_other}) {
+  for (const auto& p : {old_temp, staged, instant_temp, mdt_file, mdt_instant, mdt_folder_file, mdt_other, user_file}) {
     ASSERT_TRUE(storage->SetModificationTimeForTesting(p, now - 8 * kDayMs).ok());
   }
   VacuumOptions o;
@@ -448,13 +461,14 @@ TEST(HudiVacuum, ReapsStagedWritesLeftByACrashOncePastRetention) {
   EXPECT_FALSE(*storage->Exists(instant_temp));
   EXPECT_FALSE(*storage->Exists(old_temp));
   EXPECT_FALSE(*storage->Exists(staged));
-  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/part=x/.part=q.tmp.dir.1.2.3"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/" + staged_folder));
   EXPECT_FALSE(*storage->Exists(mdt_file));
   EXPECT_FALSE(*storage->Exists(mdt_instant));
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/" + mdt_staged_folder));
   EXPECT_TRUE(*storage->Exists(young_temp));  // may belong to a write in progress
   EXPECT_TRUE(*storage->Exists(mdt_young));
   EXPECT_TRUE(*storage->Exists(mdt_other));
+  EXPECT_TRUE(*storage->Exists(user_file));
   EXPECT_TRUE(std::filesystem::exists(dir.path() + "/.hoodie/metadata/files"));
   EXPECT_EQ(testing::ReadPeople(*table).size(), 1u);
 }

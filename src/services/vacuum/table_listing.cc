@@ -26,9 +26,9 @@ bool IsHudiLogFileName(std::string_view name) {
   return parsed && parsed->is_log;
 }
 
-/// A folder is staged only as `.<name>.tmp.dir.…` (local_storage's CreateInFreshFolder).
+/// A folder is staged only as `.<name>.lakeshore-staged-dir.…` (local_storage's CreateInFreshFolder).
 bool IsStagedFolderName(std::string_view name) {
-  return name.find(".tmp.dir.") != std::string_view::npos && IsStagedWriteName(name);
+  return name.find(kStagedFolderMarker) != std::string_view::npos && IsStagedWriteName(name);
 }
 }  // namespace
 
@@ -50,8 +50,8 @@ bool VisibilityRule::IsHidden(std::string_view path) const {
     if (end == std::string_view::npos) end = path.size();
     // UniForm's `metadata` folder is reserved only at the top level.
     const std::string_view name = path.substr(start, end - start);
-    // A staged file is a path's last segment; a folder is staged only as `.<name>.tmp.dir.…`
-    // (a user's hidden folder `.backup.tmp.2024.06.01/` is shaped as a staged file's name).
+    // A staged file is a path's last segment; a folder is staged only under the folder marker
+    // (a user's hidden folder `.backup.lakeshore-staged.1.2.3/` is named as a staged file).
     const bool last = end == path.size();
     const bool staged = staged_writes && (last || IsStagedFolderName(name));
     if (IsHiddenName(name, partition_columns, hide_metadata && start == 0, staged)) {

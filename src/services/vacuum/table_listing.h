@@ -27,7 +27,7 @@ struct VisibilityRule {
   /// is visible for all its leading '.', so a log file no slice uses can be a candidate.
   bool hudi_log_files = false;
   /// A Hudi table's: staged writes our storage left behind are visible (IsHiddenName: a file
-  /// named as one, or a folder named `.<name>.tmp.dir.…`), so a vacuum reaps them once old. A
+  /// named as one, or a folder named `.<name>.lakeshore-staged-dir.…`), so a vacuum reaps them once old. A
   /// Delta table's hidden names stay hidden, as Delta's rule has it.
   bool staged_writes = false;
   /// True if any segment of the relative `path` is hidden (so `_delta_log` and everything
@@ -37,8 +37,8 @@ struct VisibilityRule {
 
 /// True if the relative `path` is a staged write our storage made (or a crash left): its last
 /// segment is a staged file's name, or a folder on its way is a staged folder
-/// (`.<name>.tmp.dir.<pid>.<n>.<r>`, everything in it is staged). A hidden folder shaped as a
-/// staged file's name (`.backup.tmp.2024.06.01/`) is not one. O(segments).
+/// (`.<name>.lakeshore-staged-dir.<pid>.<n>.<r>`, everything in it is staged). A hidden folder
+/// named as a staged file (`.backup.lakeshore-staged.1.2.3/`) is not one. O(segments).
 bool IsInStagedWrite(std::string_view path);
 
 /// `entries` (paths relative to the table root) without the folders inside the table that are

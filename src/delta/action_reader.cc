@@ -185,7 +185,7 @@ Status CorruptAction(const std::string& source, int64_t action_number, const std
 Result<std::string> DecodeActionPath(std::optional<std::string_view> raw, const std::string& kind,
                                      const std::string& source, int64_t action_number) {
   if (!raw || raw->empty()) return CorruptAction(source, action_number, kind + " action without a path");
-  auto decoded = PercentDecode(*raw);  // log paths are URL-encoded once
+  auto decoded = DecodeLogPath(*raw);  // log paths are URL-encoded once
   if (!decoded.ok()) return CorruptAction(source, action_number, kind + " path: " + decoded.status().message());
   return std::move(*decoded);
 }
@@ -432,12 +432,20 @@ Result<ActionSet> ParseJsonActions(const std::shared_ptr<arrow::Buffer>& data,
                          source);
 }
 
-Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path, bool include_adds) {
-  auto corrupt = [&](const Status& st) {
-    return CorruptMetadata("Delta checkpoint file '" + path + "' cannot be read: " + st.message());
-  };
+Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path, bool include_adds,
+                                     ParquetActionFile kind, int64_t expected_size) {
+  const std::string what = kind == ParquetActionFile::kSidecar ? "Delta sidecar file '" : "Delta checkpoint file '";
+  auto corrupt = [&](const Status& st) { return CorruptMetadata(what + path + "' cannot be read: " + st.message()); };
   auto file = storage.OpenInputFile(path);
   if (!file.ok()) return corrupt(file.status());
+  if (kind == ParquetActionFile::kSidecar && expected_size > 0) {
+    auto size = (*file)->GetSize();
+    if (!size.ok()) return corrupt(size.status());
+    if (*size != expected_size) {
+      return CorruptMetadata(what + path + "' holds " + std::to_string(*size) + " bytes, but its sidecar action says " +
+                             std::to_string(expected_size) + ": it was truncated or replaced");
+    }
+  }
   std::unique_ptr<parquet::arrow::FileReader> reader;
   try {
     auto opened = parquet::arrow::OpenFile(*file, ReadMemoryPool());
@@ -468,15 +476,37 @@ Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path, 
         // Lists and maps nest inner levels; their whole subtree is kept once the parent is.
         for (const auto& c : f.children) walk(c, name, k);
       };
-  for (const auto& f : reader->manifest().schema_fields) walk(f, "", false);
-  if (leaves.empty()) return ActionSet{};
-  try {
-    auto table = reader->ReadTable(leaves);
-    if (!table.ok()) return corrupt(table.status());
-    return ActionsFromTable(**table, path);
-  } catch (const parquet::ParquetException& e) {
-    return corrupt(Status::IOError(e.what()));
+  // Which action columns the file has: a foreign Parquet file (or one missing `add`) read as
+  // an action file would hold no files at all, and a vacuum would take every data file.
+  bool has_add = false, has_remove = false, has_sidecar = false;
+  for (const auto& f : reader->manifest().schema_fields) {
+    const std::string& name = f.field->name();
+    has_add |= name == "add" && f.field->type()->id() == arrow::Type::STRUCT;
+    has_remove |= name == "remove" && f.field->type()->id() == arrow::Type::STRUCT;
+    has_sidecar |= name == "sidecar" && f.field->type()->id() == arrow::Type::STRUCT;
+    walk(f, "", false);
   }
+  if (kind == ParquetActionFile::kSidecar && !has_add) {
+    return CorruptMetadata(what + path + "' has no `add` column: it is not a sidecar of a Delta checkpoint");
+  }
+  if (kind == ParquetActionFile::kCheckpoint && !(has_add && has_remove) && !has_sidecar) {
+    return CorruptMetadata(what + path + "' has no `" + (has_add ? "remove" : "add") +
+                           "` column (nor `sidecar`): it is not a Delta checkpoint");
+  }
+  ActionSet actions;
+  if (!leaves.empty()) {
+    try {
+      auto table = reader->ReadTable(leaves);
+      if (!table.ok()) return corrupt(table.status());
+      ARROW_ASSIGN_OR_RAISE(actions, ActionsFromTable(**table, path));
+    } catch (const parquet::ParquetException& e) {
+      return corrupt(Status::IOError(e.what()));
+    }
+  }
+  if (kind == ParquetActionFile::kCheckpoint && !has_add && actions.sidecars.empty()) {
+    return CorruptMetadata(what + path + "' has no `add` column and names no sidecar: it lists no files");
+  }
+  return actions;
 }
 
 Result<ActionSet> ReadActionFile(Storage& storage, const std::string& path, bool include_adds) {

@@ -50,11 +50,26 @@ Result<ActionSet> ActionsFromTable(const arrow::Table& table, const std::string&
 Result<ActionSet> ParseJsonActions(const std::shared_ptr<arrow::Buffer>& data,
                                    const std::string& source);
 
+/// What a Parquet action file is to the log, and so which columns it must have.
+enum class ParquetActionFile {
+  /// A checkpoint (classic, a part of a multi-part one, or a V2 checkpoint's top-level file):
+  /// `add` and `remove` columns (every Delta writer writes both, even with no rows for them),
+  /// or a `sidecar` column naming the files that hold them.
+  kCheckpoint,
+  /// A V2 checkpoint's sidecar: an `add` column, and exactly `expected_size` bytes (its
+  /// `sidecar` action's `sizeInBytes`, when above 0).
+  kSidecar,
+};
+
 /// Reads the action columns of a Parquet checkpoint part or sidecar at `path` (relative to the
 /// table root) with parquet::arrow, projecting only the leaves an ActionSet needs (never the
 /// stats); without `include_adds` not even the `add` columns (a checkpoint's bulk). Missing or
-/// unreadable → kCorruptMetadata naming the path.
-Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path, bool include_adds = true);
+/// unreadable, or without the columns `kind` requires (a foreign Parquet file read as one
+/// holding no files would make every data file a vacuum's candidate), or a checkpoint naming
+/// neither files (an `add` column) nor sidecars → kCorruptMetadata naming the path.
+Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path, bool include_adds = true,
+                                     ParquetActionFile kind = ParquetActionFile::kCheckpoint,
+                                     int64_t expected_size = 0);
 
 /// Reads a log file by its extension: ".json" via ParseJsonActions, ".parquet" via
 /// ReadParquetActions; without `include_adds` the result holds no adds.

@@ -409,15 +409,27 @@ Result<DeltaSnapshot> DeltaLog::LoadSnapshot(bool with_active_files) {
     for (const auto& p : part_actions) checkpoint_adds += p.adds.size();
     active.reserve(checkpoint_adds + 1024);
     std::vector<std::string> sidecars;
+    std::vector<int64_t> sidecar_sizes;
     for (size_t i = 0; i < parts.size(); ++i) {
-      for (const auto& s : part_actions[i].sidecars) sidecars.push_back(SidecarPath(s, table_->root_uri()));
+      for (const auto& s : part_actions[i].sidecars) {
+        sidecars.push_back(SidecarPath(s, table_->root_uri()));
+        sidecar_sizes.push_back(s.size_in_bytes);
+      }
       has_protocol |= part_actions[i].protocol.has_value();
       has_metadata |= part_actions[i].metadata.has_value();
       apply(part_actions[i], parts[i], false);
     }
+    // The protocol requires a checkpoint to hold both (Spark's, delta-rs's and kernel's all
+    // do); one without is not what its name says, whatever later commits hold.
+    if (!has_protocol || !has_metadata) {
+      return CorruptMetadata("the Delta checkpoint '" + parts.front() + "' (version " +
+                             std::to_string(snapshot.checkpoint->version) + ") has no " +
+                             (has_protocol ? "metaData" : "protocol") + " action");
+    }
     ARROW_ASSIGN_OR_RAISE(sidecar_actions,
                           engine_->Map<ActionSet>(static_cast<int64_t>(sidecars.size()), [&](int64_t i) {
-                            return ReadParquetActions(*table_, sidecars[static_cast<size_t>(i)], with_active_files);
+                            return ReadParquetActions(*table_, sidecars[static_cast<size_t>(i)], with_active_files,
+                                                      ParquetActionFile::kSidecar, sidecar_sizes[static_cast<size_t>(i)]);
                           }));
     for (size_t i = 0; i < sidecars.size(); ++i) {
       DateUndatedTombstones(sidecar_actions[i], written_ms);

@@ -36,10 +36,10 @@ std::optional<std::string> LocalAbsolute(const std::string& path) {
   return std::nullopt;
 }
 
-bool HasScheme(const std::string& path) {
+bool HasScheme(std::string_view path) {
   size_t colon = path.find(':');
   size_t slash = path.find('/');
-  return colon != std::string::npos && colon > 0 && (slash == std::string::npos || colon < slash);
+  return colon != std::string_view::npos && colon > 0 && (slash == std::string_view::npos || colon < slash);
 }
 
 std::string FormatUuid(const std::string& bytes) {
@@ -196,6 +196,13 @@ Result<std::string> TablePathResolver::RealPathCached(const std::string& normal,
   return real_folder == "/" ? "/" + name : real_folder + "/" + name;
 }
 
+Result<std::string> DecodeLogPath(std::string_view raw) {
+  ARROW_ASSIGN_OR_RAISE(std::string decoded, PercentDecode(raw));
+  const bool raw_relative = !HasScheme(raw) && !(!raw.empty() && raw.front() == '/');
+  if (raw_relative && HasScheme(decoded)) return "./" + decoded;  // the scheme was an escaped ':'
+  return decoded;
+}
+
 Result<std::string> RelativizeToTable(const std::string& path, const std::string& root_uri) {
   return TablePathResolver(root_uri).Relativize(path);
 }
@@ -209,7 +216,7 @@ Result<std::optional<std::string>> DeletionVectorPath(const DeletionVectorDescri
                                                       const TablePathResolver& resolver) {
   if (dv.storage_type == "i") return std::optional<std::string>();
   if (dv.storage_type == "p") {
-    ARROW_ASSIGN_OR_RAISE(auto decoded, PercentDecode(dv.path_or_inline_dv));
+    ARROW_ASSIGN_OR_RAISE(auto decoded, DecodeLogPath(dv.path_or_inline_dv));
     ARROW_ASSIGN_OR_RAISE(auto rel, resolver.Relativize(decoded));
     return std::optional<std::string>(std::move(rel));
   }

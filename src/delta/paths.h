@@ -58,6 +58,12 @@ class TablePathResolver {
   mutable std::unordered_map<std::string, Result<std::string>> real_folders_;
 };
 
+/// A path as a Delta log writes it (a URI reference, URL-encoded once), decoded. A relative
+/// reference whose decoded text would read as a URI with a scheme (`x%3Ay.parquet` is the file
+/// `x:y.parquet`, not scheme `x`) comes back as `./x:y.parquet`, which Relativize takes as
+/// the relative path it is. A malformed `%` escape → Invalid. O(length).
+Result<std::string> DecodeLogPath(std::string_view raw);
+
 /// TablePathResolver(root_uri).Relativize(path), for single paths.
 Result<std::string> RelativizeToTable(const std::string& path, const std::string& root_uri);
 

@@ -720,3 +720,51 @@ def test_files_a_concurrent_restore_adds_back_while_vacuum_plans_are_kept(tmp_pa
     table = DeltaTable(str(root))
     assert all(os.path.exists(u.removeprefix("file://")) for u in table.file_uris()), report
     assert sorted(table.to_pyarrow_table().column("a").to_pylist()) == [1, 2, 3]
+
+
+def minimal_log(table: Path, *actions: dict[str, Any]) -> None:
+    """A Delta table at `table` whose version 0 holds protocol, metaData and `actions`."""
+    schema = '{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]}'
+    meta = {"id": "t", "format": {"provider": "parquet", "options": {}}, "schemaString": schema,
+            "partitionColumns": [], "configuration": {}, "createdTime": 0}  # fmt: skip
+    lines = [{"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}}, {"metaData": meta}, *actions]
+    (table / "_delta_log").mkdir(parents=True)
+    (table / "_delta_log" / "00000000000000000000.json").write_text("".join(json.dumps(a) + "\n" for a in lines))
+
+
+def test_files_listed_counts_files_not_folders(tmp_path: Path) -> None:
+    # Found by outside testing: two files in two partition folders, beside an empty folder
+    # chain, were reported as six files listed.
+    table = tmp_path / "t"
+    write(table, 0, 10, True)
+    (table / "empty1" / "empty2").mkdir(parents=True)
+    files = [p for p in table.rglob("*") if p.is_file() and "_delta_log" not in p.parts]
+    assert ours(table, dry_run=True)["files_listed"] == len(files)
+
+
+def test_an_escaped_colon_in_a_relative_log_path_is_a_file_name(tmp_path: Path) -> None:
+    # Found by outside testing: `x%3Ay.parquet` (the file `x:y.parquet`) was decoded before its
+    # scheme was looked for, read as URI scheme `x`, and the whole vacuum was refused.
+    table = tmp_path / "t"
+    add = {"path": "x%3Ay.parquet", "partitionValues": {}, "size": 1, "modificationTime": 0, "dataChange": True}
+    minimal_log(table, {"add": add})
+    old = time.time() - 30 * 86400
+    for name in ("x:y.parquet", "stray.parquet"):
+        (table / name).write_text("x")
+        os.utime(table / name, (old, old))
+    report = ours(table, retain_hours=0, enforce_retention=False)
+    assert [c["path"] for c in report["candidates"]] == ["stray.parquet"]
+    assert (table / "x:y.parquet").exists() and not (table / "stray.parquet").exists()
+
+
+def test_a_chain_of_old_empty_folders_goes_in_one_run(tmp_path: Path) -> None:
+    # Found by outside testing: only the deepest of e1/e2/e3 went per run (removing it made its
+    # parent young), so each level waited one more retention period.
+    table = tmp_path / "t"
+    minimal_log(table)
+    (table / "e1" / "e2" / "e3").mkdir(parents=True)
+    old = time.time() - 30 * 86400
+    for folder in ("e1/e2/e3", "e1/e2", "e1"):
+        os.utime(table / folder, (old, old))
+    report = ours(table, retain_hours=1, enforce_retention=False)
+    assert report["dirs_deleted"] == 3 and not (table / "e1").exists()

@@ -156,19 +156,6 @@ Result<int64_t> RetentionMs(const DeltaSnapshot& snapshot, const VacuumOptions& 
   return ResolveRetentionMs(table_retention, "delta.deletedFileRetentionDuration", options);
 }
 
-/// Every folder above a deleted file, plus the listed old empty folders.
-std::vector<std::string> FoldersToTry(const std::vector<VacuumCandidate>& deleted,
-                                      std::vector<std::string> empty_folders) {
-  PathSet seen(empty_folders.begin(), empty_folders.end());
-  for (const auto& c : deleted) {
-    for (std::string dir = ParentPath(c.path); !dir.empty(); dir = ParentPath(dir)) {
-      if (!seen.insert(dir)) break;
-      empty_folders.push_back(dir);
-    }
-  }
-  return empty_folders;
-}
-
 delta::OperationRecord VacuumRecord(const char* operation, int64_t now_ms, int64_t read_version,
                                     const DeltaSnapshot& snapshot) {
   delta::OperationRecord r;

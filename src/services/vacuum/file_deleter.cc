@@ -5,6 +5,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "common/path_set.h"
+
 namespace lakeshore::vacuum {
 
 Result<DeletionTotals> DeleteFilesInBatches(
@@ -51,6 +53,21 @@ Result<DeletionTotals> DeleteFilesInBatches(
   }
   std::sort(totals.refused.begin(), totals.refused.end());
   return totals;
+}
+
+std::vector<std::string> FoldersToTry(const std::vector<VacuumCandidate>& deleted,
+                                      const std::vector<std::string>& empty_folders) {
+  std::vector<std::string> out;
+  PathSet seen;
+  auto with_ancestors = [&](std::string dir) {
+    for (; !dir.empty(); dir = ParentPath(dir)) {
+      if (!seen.insert(dir)) break;  // its ancestors are in already
+      out.push_back(dir);
+    }
+  };
+  for (const auto& folder : empty_folders) with_ancestors(folder);
+  for (const auto& c : deleted) with_ancestors(ParentPath(c.path));
+  return out;
 }
 
 Result<int64_t> DeleteEmptyDirs(Storage& storage, Engine& engine, std::vector<std::string> dirs) {

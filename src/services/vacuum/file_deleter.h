@@ -32,6 +32,13 @@ Result<DeletionTotals> DeleteFilesInBatches(Storage& storage, Engine& engine,
                                             const std::function<void(const VacuumProgress&)>& progress,
                                             const arrow::StopToken& stop = {});
 
+/// The folders a vacuum tries to remove once `deleted` are gone: every folder above a deleted
+/// file, and each of the listed old `empty_folders` with every folder above it (so a chain of
+/// empty folders goes in one run: removing the deepest refreshes its parent's mtime, which
+/// would otherwise keep the parent one more retention period). Each folder once. O(total depth).
+std::vector<std::string> FoldersToTry(const std::vector<VacuumCandidate>& deleted,
+                                      const std::vector<std::string>& empty_folders);
+
 /// Removes the folders of `dirs` that are empty, deepest first (one level at a time, each
 /// level in parallel), so a folder emptied by removing its empty children goes too. The root
 /// ("") is never removed. Returns the number removed.

@@ -434,11 +434,8 @@ Result<VacuumReport> VacuumHudiTable(std::shared_ptr<Storage> table, const Vacuu
   ARROW_ASSIGN_OR_RAISE(auto deleted, DeleteFilesInBatches(*table, *options.delete_engine, report.candidates,
                                                            options.delete_batch_size, options.progress,
                                                            options.stop));
-  std::vector<std::string> folders = old_empty_folders;
-  for (const auto& c : report.candidates) {
-    for (std::string dir = ParentPath(c.path); !dir.empty(); dir = ParentPath(dir)) folders.push_back(dir);
-  }
-  ARROW_ASSIGN_OR_RAISE(int64_t dirs, DeleteEmptyDirs(*table, *options.delete_engine, std::move(folders)));
+  ARROW_ASSIGN_OR_RAISE(int64_t dirs, DeleteEmptyDirs(*table, *options.delete_engine,
+                                                      FoldersToTry(report.candidates, old_empty_folders)));
   report.time_to_delete_ms = ElapsedMs(delete_started);
   report.files_deleted = deleted.files_deleted;
   report.files_refused = deleted.refused;

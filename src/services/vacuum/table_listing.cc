@@ -318,7 +318,9 @@ Result<UntrackedScan> ScanForUntracked(Storage& table, const VacuumOptions& opti
   }
   // Counted once such tables' files are gone, as the other nested tables' are. (Files in use
   // inside one stay counted: only the folders holding candidates are asked.)
-  scan.files_listed = static_cast<int64_t>(entries.size()) + in_use;
+  // Folders (top-level ones, empty ones) are listed too, but only files are counted.
+  scan.files_listed =
+      std::count_if(entries.begin(), entries.end(), [](const FileEntry& e) { return !e.is_dir; }) + in_use;
   // A listing names each file once (and keeps none it listed without details); an inventory
   // may repeat one.
   const bool may_repeat = !options.inventory.empty();

@@ -1,6 +1,7 @@
 #include "delta/action_reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -438,7 +439,12 @@ Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path, 
   auto corrupt = [&](const Status& st) { return CorruptMetadata(what + path + "' cannot be read: " + st.message()); };
   auto file = storage.OpenInputFile(path);
   if (!file.ok()) return corrupt(file.status());
-  if (kind == ParquetActionFile::kSidecar && expected_size > 0) {
+  if (kind == ParquetActionFile::kSidecar) {
+    // The protocol requires the size; no Parquet file has none.
+    if (expected_size <= 0) {
+      return CorruptMetadata(what + path + "' is named by a sidecar action without a size above 0 (sizeInBytes " +
+                             std::to_string(expected_size) + ")");
+    }
     auto size = (*file)->GetSize();
     if (!size.ok()) return corrupt(size.status());
     if (*size != expected_size) {
@@ -478,12 +484,32 @@ Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path, 
       };
   // Which action columns the file has: a foreign Parquet file (or one missing `add`) read as
   // an action file would hold no files at all, and a vacuum would take every data file.
+  // An action column is read by name, so two columns whose names a reader may take for one
+  // (`add` twice, or `add` and `Add`: Delta's names are case-insensitive) leave it unknown
+  // which holds the rows; and a struct without the fields that identify its rows (`path`, and
+  // a sidecar's size) has none that can be read: both would pass for "no actions".
   bool has_add = false, has_remove = false, has_sidecar = false;
+  std::set<std::string> seen_names;
   for (const auto& f : reader->manifest().schema_fields) {
-    const std::string& name = f.field->name();
-    has_add |= name == "add" && f.field->type()->id() == arrow::Type::STRUCT;
-    has_remove |= name == "remove" && f.field->type()->id() == arrow::Type::STRUCT;
-    has_sidecar |= name == "sidecar" && f.field->type()->id() == arrow::Type::STRUCT;
+    std::string name = f.field->name();
+    std::string folded = name;
+    std::transform(folded.begin(), folded.end(), folded.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (!seen_names.insert(folded).second) {
+      return CorruptMetadata(what + path + "' has two columns named '" + folded +
+                             "' (Delta's column names are case-insensitive)");
+    }
+    const bool is_struct = f.field->type()->id() == arrow::Type::STRUCT;
+    if (is_struct && (name == "add" || name == "remove" || name == "sidecar")) {
+      const auto& type = static_cast<const arrow::StructType&>(*f.field->type());
+      for (const char* required : {"path", name == "sidecar" ? "sizeInBytes" : "path"}) {
+        if (type.GetFieldIndex(required) < 0) {
+          return CorruptMetadata(what + path + "' has a column `" + name + "` without its `" + required + "` field");
+        }
+      }
+    }
+    has_add |= name == "add" && is_struct;
+    has_remove |= name == "remove" && is_struct;
+    has_sidecar |= name == "sidecar" && is_struct;
     walk(f, "", false);
   }
   if (kind == ParquetActionFile::kSidecar && !has_add) {

@@ -57,7 +57,7 @@ enum class ParquetActionFile {
   /// or a `sidecar` column naming the files that hold them.
   kCheckpoint,
   /// A V2 checkpoint's sidecar: an `add` column, and exactly `expected_size` bytes (its
-  /// `sidecar` action's `sizeInBytes`, when above 0).
+  /// `sidecar` action's `sizeInBytes`, which must be above 0).
   kSidecar,
 };
 
@@ -65,8 +65,10 @@ enum class ParquetActionFile {
 /// table root) with parquet::arrow, projecting only the leaves an ActionSet needs (never the
 /// stats); without `include_adds` not even the `add` columns (a checkpoint's bulk). Missing or
 /// unreadable, or without the columns `kind` requires (a foreign Parquet file read as one
-/// holding no files would make every data file a vacuum's candidate), or a checkpoint naming
-/// neither files (an `add` column) nor sidecars → kCorruptMetadata naming the path.
+/// holding no files would make every data file a vacuum's candidate), with two columns of one
+/// name (case-insensitive), with an `add`, `remove` or `sidecar` struct lacking `path` (or a
+/// sidecar's `sizeInBytes`), or a checkpoint naming neither files (an `add` column) nor
+/// sidecars → kCorruptMetadata naming the path.
 Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path, bool include_adds = true,
                                      ParquetActionFile kind = ParquetActionFile::kCheckpoint,
                                      int64_t expected_size = 0);

@@ -36,12 +36,20 @@ std::string FileKey(const std::string& path, const std::optional<DeletionVectorD
   return dv ? path + '\x1f' + dv->UniqueId() : path;
 }
 
+/// Where a sidecar action's file is, relative to the table root: a relative path is relative
+/// to `_delta_log/_sidecars/` (where the protocol keeps every sidecar; delta-rs reads
+/// `sub/x.parquet` there too), an absolute path or URI is related to the table.
 std::string SidecarPath(const SidecarFile& sidecar, const std::string& root_uri) {
-  if (sidecar.path.find('/') == std::string::npos) {
-    return LogPath("_sidecars/" + sidecar.path);
+  const std::string& path = sidecar.path;
+  if (IsRelativeReference(path)) {
+    const std::string below = LogPath("_sidecars/" + path);
+    auto normal = LexicallyNormalPath(below);
+    if (normal && normal->rfind(LogPath("_sidecars/"), 0) == 0) return *normal;
+    auto rel = RelativizeToTable(below, root_uri);  // `..` out of `_sidecars`: where it leads
+    return rel.ok() ? *rel : below;                 // outside the table: reading it fails, naming it
   }
-  auto rel = RelativizeToTable(sidecar.path, root_uri);
-  return rel.ok() ? *rel : sidecar.path;  // outside the table: reading it fails, naming it
+  auto rel = RelativizeToTable(path, root_uri);
+  return rel.ok() ? *rel : path;
 }
 
 /// What a file name in `_delta_log` is (hand-parsed: listing a long log calls this per file).

@@ -147,7 +147,7 @@ std::optional<std::string> TablePathResolver::Below(const std::string& root, con
 
 Result<std::string> TablePathResolver::Relativize(const std::string& path) const {
   if (path.find('\0') != std::string::npos) return Uncertain(path.substr(0, path.find('\0')), "a NUL byte");
-  bool relative = !HasScheme(path) && !(!path.empty() && path.front() == '/');
+  bool relative = IsRelativeReference(path);
   if (relative && IsNormalRelative(path)) return path;  // the common case
   if (!comparable_) return Uncertain(path, "the table root's URI scheme cannot be compared");
   // The absolute form of the path, in the root's terms: a local path, or an object URI's path
@@ -196,10 +196,11 @@ Result<std::string> TablePathResolver::RealPathCached(const std::string& normal,
   return real_folder == "/" ? "/" + name : real_folder + "/" + name;
 }
 
+bool IsRelativeReference(std::string_view path) { return !HasScheme(path) && !(!path.empty() && path.front() == '/'); }
+
 Result<std::string> DecodeLogPath(std::string_view raw) {
   ARROW_ASSIGN_OR_RAISE(std::string decoded, PercentDecode(raw));
-  const bool raw_relative = !HasScheme(raw) && !(!raw.empty() && raw.front() == '/');
-  if (raw_relative && HasScheme(decoded)) return "./" + decoded;  // the scheme was an escaped ':'
+  if (IsRelativeReference(raw) && HasScheme(decoded)) return "./" + decoded;  // the scheme was an escaped ':'
   return decoded;
 }
 

@@ -58,6 +58,9 @@ class TablePathResolver {
   mutable std::unordered_map<std::string, Result<std::string>> real_folders_;
 };
 
+/// True for a relative reference: a path with no URI scheme that does not start with '/'.
+bool IsRelativeReference(std::string_view path);
+
 /// A path as a Delta log writes it (a URI reference, URL-encoded once), decoded. A relative
 /// reference whose decoded text would read as a URI with a scheme (`x%3Ay.parquet` is the file
 /// `x:y.parquet`, not scheme `x`) comes back as `./x:y.parquet`, which Relativize takes as

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include <arrow/api.h>
+#include <arrow/array/concatenate.h>
 #include <arrow/io/memory.h>
 #include <gtest/gtest.h>
 #include <parquet/arrow/reader.h>
@@ -37,6 +38,11 @@ VacuumReport MustVacuum(DeltaScenario& s, VacuumOptions o = {}) {
   auto r = s.Vacuum(o);
   EXPECT_TRUE(r.ok()) << r.status();
   return r.ok() ? *r : VacuumReport{};
+}
+
+/// A table protocol (reader 3, writer 7) with one table feature, for readers and writers.
+json ProtocolWith(const std::string& feature) {
+  return {{"minReaderVersion", 3}, {"minWriterVersion", 7}, {"readerFeatures", {feature}}, {"writerFeatures", {feature}}};
 }
 
 VacuumOptions DryRun() {
@@ -156,8 +162,7 @@ TEST(DeltaVacuum, SpecialCharactersAndPercentEncodedPartitionValues) {
 
 TEST(DeltaVacuum, DeletionVectorsOfAllStorageTypes) {
   DeltaScenario s("dvs");
-  json protocol = {{"minReaderVersion", 3}, {"minWriterVersion", 7},
-                   {"readerFeatures", {"deletionVectors"}}, {"writerFeatures", {"deletionVectors"}}};
+  json protocol = ProtocolWith("deletionVectors");
   s.Create({}, json::object(), protocol);
   const std::string u1 = "11111111-2222-3333-4444-555555555555";
   const std::string u2 = "66666666-7777-8888-9999-aaaaaaaaaaaa";
@@ -196,8 +201,7 @@ TEST(DeltaVacuum, AnUndecodableDeletionVectorNamesItsDataFileAndLog) {
   // The error said only "deletion vector path 'abc' is shorter than a Z85 UUID": no data file,
   // no log. Full and lite runs name both, and delete nothing.
   DeltaScenario s("dv_bad");
-  json protocol = {{"minReaderVersion", 3}, {"minWriterVersion", 7},
-                   {"readerFeatures", {"deletionVectors"}}, {"writerFeatures", {"deletionVectors"}}};
+  json protocol = ProtocolWith("deletionVectors");
   s.Create({}, json::object(), protocol);
   s.Put("orphan.parquet");
   s.Add("a.parquet", DvJson("u", "abc"));
@@ -247,8 +251,7 @@ TEST(DeltaVacuum, EmptyFoldersAreRemoved) {
 TEST(DeltaVacuum, WorksFromMultiPartAndV2Checkpoints) {
   for (int variant = 0; variant < 2; ++variant) {
     DeltaScenario s("vacuum_cp" + std::to_string(variant));
-    json protocol = {{"minReaderVersion", 3}, {"minWriterVersion", 7},
-                     {"readerFeatures", {"v2Checkpoint"}}, {"writerFeatures", {"v2Checkpoint"}}};
+    json protocol = ProtocolWith("v2Checkpoint");
     s.Create({}, json::object(), protocol);
     s.Add("a.parquet");
     s.Add("b.parquet");
@@ -281,20 +284,74 @@ std::shared_ptr<arrow::Buffer> ForeignParquet() {
   return ParquetBytes(*arrow::Table::Make(arrow::schema({arrow::field("foo", arrow::int64())}), {*b.Finish()}));
 }
 
-/// The Parquet file at `path` of scenario `s` rewritten without its column `column`.
-void DropColumn(DeltaScenario& s, const std::string& path, const std::string& column) {
+
+/// The Parquet file at `path` of scenario `s` rewritten by `edit`.
+void EditParquet(DeltaScenario& s, const std::string& path,
+                 const std::function<std::shared_ptr<arrow::Table>(std::shared_ptr<arrow::Table>)>& edit) {
   auto file = *s.storage()->OpenInputFile(path);
   auto reader = *parquet::arrow::OpenFile(file, arrow::default_memory_pool());
   std::shared_ptr<arrow::Table> table;
   ASSERT_TRUE(reader->ReadTable(&table).ok());
-  table = *table->RemoveColumn(table->schema()->GetFieldIndex(column));
-  ASSERT_TRUE(s.storage()->WriteFile(path, ParquetBytes(*table)).ok());
+  ASSERT_TRUE(s.storage()->WriteFile(path, ParquetBytes(*edit(table))).ok());
+}
+
+/// `table` without the field `field` of its struct column `column`.
+std::shared_ptr<arrow::Table> WithoutField(std::shared_ptr<arrow::Table> table, const std::string& column,
+                                           const std::string& field) {
+  const int at = table->schema()->GetFieldIndex(column);
+  auto structs = std::static_pointer_cast<arrow::StructArray>(*arrow::Concatenate(table->column(at)->chunks()));
+  arrow::ArrayVector children;
+  arrow::FieldVector fields;
+  for (int i = 0; i < structs->num_fields(); ++i) {
+    if (structs->type()->field(i)->name() == field) continue;
+    children.push_back(*structs->GetFlattenedField(i));
+    fields.push_back(structs->type()->field(i));
+  }
+  auto rebuilt = *arrow::StructArray::Make(children, fields, structs->null_bitmap(), structs->null_count());
+  return *table->SetColumn(at, arrow::field(column, rebuilt->type()), std::make_shared<arrow::ChunkedArray>(rebuilt));
+}
+
+/// The Parquet file at `path` of scenario `s` rewritten without its column `column`.
+void DropColumn(DeltaScenario& s, const std::string& path, const std::string& column) {
+  EditParquet(s, path, [&](std::shared_ptr<arrow::Table> t) { return *t->RemoveColumn(t->schema()->GetFieldIndex(column)); });
 }
 
 constexpr const char* kCheckpoint = "_delta_log/00000000000000000002.checkpoint.parquet";
 constexpr const char* kSidecar = "_delta_log/_sidecars/3a0d65cd-4056-49b8-937b-95f9e3ee90e5.parquet";
 constexpr const char* kV2Checkpoint =
     "_delta_log/00000000000000000002.checkpoint.80a083e8-7026-4e79-81be-64bd76c43a11.json";
+
+/// The V2 checkpoint's sidecar actions rewritten by `edit`.
+void EditSidecarActions(DeltaScenario& s, const std::function<void(json&)>& edit) {
+  std::string text;
+  std::istringstream lines(*s.storage()->ReadString(kV2Checkpoint));
+  for (std::string line; std::getline(lines, line);) {
+    json action = json::parse(line);
+    if (action.contains("sidecar")) edit(action["sidecar"]);
+    text += action.dump() + "\n";
+  }
+  ASSERT_TRUE(s.storage()->WriteString(kV2Checkpoint, text).ok());
+}
+
+// A sidecar action's relative path is relative to `_delta_log/_sidecars/`, folders included
+// (found by outside testing: `sub/x.parquet` was looked for below the table root, so a table
+// delta-rs reads was refused, and a file planted at `<root>/sub/x.parquet` was read instead).
+TEST(DeltaVacuum, ASidecarInAFolderOfSidecarsIsReadThere) {
+  DeltaScenario s("vacuum_sidecar_folder");
+  json protocol = ProtocolWith("v2Checkpoint");
+  s.Create({}, json::object(), protocol);
+  s.Add("a.parquet");
+  s.Add("b.parquet");
+  s.Checkpoint(1, /*v2_sidecars=*/true);
+  const std::string name = "3a0d65cd-4056-49b8-937b-95f9e3ee90e5.parquet";
+  std::filesystem::create_directories(s.root() + "/_delta_log/_sidecars/sub");
+  std::filesystem::rename(s.root() + "/_delta_log/_sidecars/" + name, s.root() + "/_delta_log/_sidecars/sub/" + name);
+  EditSidecarActions(s, [&](json& sidecar) { sidecar["path"] = "sub/" + name; });
+  s.Put("orphan.parquet");
+  s.Advance(30 * kDayMs);
+  auto report = MustVacuum(s, DryRun());
+  EXPECT_EQ(CandidatePaths(report), std::vector<std::string>{"orphan.parquet"});
+}
 
 TEST(DeltaVacuum, BadInputDeletesNothing) {
   struct Case {
@@ -365,16 +422,39 @@ TEST(DeltaVacuum, BadInputDeletesNothing) {
          s.Checkpoint(1, /*v2_sidecars=*/true);
          auto foreign = ForeignParquet();
          ASSERT_TRUE(s.storage()->WriteFile(kSidecar, foreign).ok());
-         std::string text;
-         std::istringstream lines(*s.storage()->ReadString(kV2Checkpoint));
-         for (std::string line; std::getline(lines, line);) {
-           json action = json::parse(line);
-           if (action.contains("sidecar")) action["sidecar"]["sizeInBytes"] = foreign->size();
-           text += action.dump() + "\n";
-         }
-         ASSERT_TRUE(s.storage()->WriteString(kV2Checkpoint, text).ok());
+         EditSidecarActions(s, [&](json& sidecar) { sidecar["sizeInBytes"] = foreign->size(); });
        },
        ErrorKind::kCorruptMetadata, std::string(kSidecar) + "' has no `add` column"},
+      {"add_without_path",
+       [](DeltaScenario& s) {
+         s.Checkpoint();
+         EditParquet(s, kCheckpoint, [](auto t) { return WithoutField(t, "add", "path"); });
+       },
+       ErrorKind::kCorruptMetadata, "has a column `add` without its `path` field"},
+      {"remove_without_path",
+       [](DeltaScenario& s) {
+         s.Checkpoint();
+         EditParquet(s, kCheckpoint, [](auto t) { return WithoutField(t, "remove", "path"); });
+       },
+       ErrorKind::kCorruptMetadata, "has a column `remove` without its `path` field"},
+      {"add_twice",
+       [](DeltaScenario& s) {
+         // The rows in `Add`, beside an all-null `add`: which one holds them is unknown.
+         s.Checkpoint();
+         EditParquet(s, kCheckpoint, [](std::shared_ptr<arrow::Table> t) {
+           const int at = t->schema()->GetFieldIndex("add");
+           auto nulls = *arrow::MakeArrayOfNull(t->column(at)->type(), t->num_rows());
+           return *t->AddColumn(t->num_columns(), arrow::field("Add", nulls->type()),
+                                std::make_shared<arrow::ChunkedArray>(nulls));
+         });
+       },
+       ErrorKind::kCorruptMetadata, "has two columns named 'add'"},
+      {"sidecar_without_size",
+       [](DeltaScenario& s) {
+         s.Checkpoint(1, /*v2_sidecars=*/true);
+         EditSidecarActions(s, [&](json& sidecar) { sidecar.erase("sizeInBytes"); });
+       },
+       ErrorKind::kCorruptMetadata, "without a size above 0"},
   };
   for (const auto& c : cases) {
     DeltaScenario s("bad_" + c.name);

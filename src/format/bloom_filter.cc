@@ -1,9 +1,9 @@
 #include "format/bloom_filter.h"
 
+#include "common/base64.h"
 #include "common/side_by_side.h"
 #include "format/bloom_hash_kernel.h"
 
-#include <arrow/util/base64.h>
 
 #include <algorithm>
 #include <array>
@@ -236,7 +236,7 @@ std::string BloomFilter::Serialize() const {
     PutInt32(&out, static_cast<int32_t>(rows_.size()));
     for (const Row& r : rows_) row(r);
   }
-  return arrow::util::base64_encode(out);
+  return Base64Encode(out);
 }
 
 Result<BloomFilter> BloomFilter::Deserialize(std::string_view base64, std::string_view type_code, const std::string& source) {
@@ -250,7 +250,7 @@ Result<BloomFilter> BloomFilter::Deserialize(std::string_view base64, std::strin
     return UnsupportedFeature("bloom filter of " + source + " has type code '" + std::string(type_code) +
                               "' (SIMPLE and DYNAMIC_V0 are supported)");
   }
-  auto decoded = arrow::util::base64_decode(base64);
+  auto decoded = Base64Decode(base64);
   if (!decoded.ok()) return bad("not Base64");
   Reader in{*decoded};
   auto read_header = [&](int32_t* hashes, int32_t* size) {

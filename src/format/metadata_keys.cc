@@ -1,12 +1,12 @@
 #include "format/metadata_keys.h"
 
-#include <arrow/util/base64.h>
 #include <xxhash.h>
 
 #include <climits>
 #include <cstdlib>
 #include <vector>
 
+#include "common/base64.h"
 #include "common/digest.h"
 
 namespace lakeshore::format {
@@ -15,7 +15,7 @@ namespace {
 /// HashID's seed: the Java int 0xdabadaba, widened to the long XXHash64 takes (sign-extended).
 constexpr uint64_t kSeed = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(0xdabadabaU)));
 
-std::string Base64(std::string_view bytes) { return arrow::util::base64_encode(bytes); }
+std::string Base64(std::string_view bytes) { return Base64Encode(bytes); }
 
 std::string Xxh64Id(std::string_view text) {
   const uint64_t h = XXH64(text.data(), text.size(), kSeed);

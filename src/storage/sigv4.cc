@@ -1,11 +1,10 @@
 #include "storage/sigv4_internal.h"
 
-#include <arrow/util/base64.h>
-
 #include <algorithm>
 #include <cctype>
 #include <ctime>
 
+#include "common/base64.h"
 #include "common/digest.h"
 
 namespace lakeshore::s3_internal {
@@ -43,7 +42,7 @@ std::string UriEncode(std::string_view s, bool keep_slash) {
 
 std::string HexSha256(std::string_view data) { return HexLower(Sha256(data)); }
 
-std::string Base64Md5(std::string_view data) { return arrow::util::base64_encode(Md5(data)); }
+std::string Base64Md5(std::string_view data) { return Base64Encode(Md5(data)); }
 
 std::vector<HttpHeader> SignS3Request(const SigV4Request& request, const std::string& region,
                                       const SigV4Credentials& credentials,

@@ -7,9 +7,10 @@
 #include <arrow/io/memory.h>
 #include <arrow/ipc/api.h>
 #include <arrow/table.h>
-#include <arrow/util/base64.h>
 #include <arrow/util/key_value_metadata.h>
 #include <nlohmann/json.hpp>
+
+#include "common/base64.h"
 
 namespace lakeshore {
 namespace {
@@ -187,7 +188,7 @@ Result<std::shared_ptr<arrow::Buffer>> SerializeFileGroupTask(const FileGroupTas
                         {"max_record_key", p.old_base->max_record_key}};
   }
   ARROW_ASSIGN_OR_RAISE(auto schema_bytes, arrow::ipc::SerializeSchema(*task.full_schema));
-  plan["full_schema"] = arrow::util::base64_encode(schema_bytes->ToString());
+  plan["full_schema"] = Base64Encode(schema_bytes->ToString());
 
   auto fields = task.rows->schema()->fields();
   fields.push_back(arrow::field(kKeyColumn, arrow::utf8()));
@@ -255,7 +256,7 @@ Result<FileGroupTask> ParseFileGroupTask(const std::shared_ptr<arrow::Buffer>& b
   }
   const std::string schema_base64 = r.String("full_schema");
   ARROW_RETURN_NOT_OK(r.status);
-  auto schema_text = arrow::util::base64_decode(schema_base64);
+  auto schema_text = Base64Decode(schema_base64);
   if (!schema_text.ok()) return bad("its table schema is not Base64");
   arrow::ipc::DictionaryMemo memo;
   arrow::io::BufferReader schema_reader(arrow::Buffer::FromString(std::move(*schema_text)));

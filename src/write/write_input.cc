@@ -177,12 +177,20 @@ std::vector<int64_t> Deduplicate(const WriteInput& in, const std::vector<int64_t
       break;
     }
   }
-  std::vector<int64_t> rows;
-  rows.reserve(n);
+  // The kept rows in input order: marked, then collected in one pass (not sorted).
+  std::vector<char> kept(n, 0);
+  size_t count = 0;
   for (int64_t r : best) {
-    if (r >= 0) rows.push_back(r);
+    if (r >= 0) {
+      kept[static_cast<size_t>(r)] = 1;
+      ++count;
+    }
   }
-  std::sort(rows.begin(), rows.end());
+  std::vector<int64_t> rows;
+  rows.reserve(count);
+  for (size_t r = 0; r < n; ++r) {
+    if (kept[r]) rows.push_back(static_cast<int64_t>(r));
+  }
   return rows;
 }
 }  // namespace

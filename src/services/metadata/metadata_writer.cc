@@ -9,6 +9,7 @@
 
 #include "actions/instant_lifecycle.h"
 #include "actions/table_context.h"
+#include "common/byte_compare.h"
 #include "common/parse_number.h"
 #include "format/avro_container.h"
 #include "format/hfile.h"
@@ -303,12 +304,14 @@ Result<std::vector<Entries>> RecordIndexBuckets(const std::vector<RecordIndexEnt
   ARROW_RETURN_NOT_OK(engine.ParallelFor(groups, [&](int64_t g) {
     auto& rows = members[static_cast<size_t>(g)];
     auto key_of = [&](size_t r) -> const std::string& { return located[r].key; };
-    std::stable_sort(rows.begin(), rows.end(), [&](size_t a, size_t b) { return key_of(a) < key_of(b); });
+    // Inline comparisons (keys often share long prefixes); time-ordered keys arrive sorted.
+    auto less = [&](size_t a, size_t b) { return BytesLess(key_of(a), key_of(b)); };
+    if (!std::is_sorted(rows.begin(), rows.end(), less)) std::stable_sort(rows.begin(), rows.end(), less);
     std::map<std::pair<std::string_view, std::string_view>, std::string> tails;
     Entries& bucket = out[static_cast<size_t>(g)];
     bucket.reserve(rows.size());
     for (size_t j = 0; j < rows.size(); ++j) {
-      if (j + 1 < rows.size() && key_of(rows[j + 1]) == key_of(rows[j])) continue;  // a later copy wins
+      if (j + 1 < rows.size() && SameBytes(key_of(rows[j + 1]), key_of(rows[j]))) continue;  // a later copy wins
       const RecordIndexEntry& e = located[rows[j]];
       auto [tail, fresh] = tails.try_emplace({e.partition, e.file_id});
       if (fresh) tail->second = format::RecordIndexValueTail(e.partition, e.file_id, instant_ms);

@@ -113,16 +113,20 @@ void BloomFilter::AddAll(const std::vector<std::string_view>& keys, int threads,
     }
   }
   // Sets the bits of the keys by_row[begin, end), all of one row, in that row's `bits`.
+  const int32_t num_hashes = num_hashes_;
+  const auto vector_size = static_cast<uint32_t>(vector_size_);
   auto set_bits = [&](size_t begin, size_t end, uint8_t* bits) {
     // Chunks small enough that their positions stay in cache between hashing and setting.
     constexpr size_t kChunk = 256;
-    std::vector<uint32_t> positions(kChunk * static_cast<size_t>(num_hashes_));
+    std::vector<uint32_t> positions(kChunk * static_cast<size_t>(num_hashes));
     for (size_t chunk = begin; chunk < end; chunk += kChunk) {
       const size_t n = std::min(kChunk, end - chunk);
-      BloomBitPositions(by_row.data() + chunk, n, num_hashes_, static_cast<uint32_t>(vector_size_), positions.data(), kernel);
-      for (size_t j = 0; j < n * static_cast<size_t>(num_hashes_); ++j) {
-        bits[positions[j] >> 3] |= static_cast<uint8_t>(1u << (positions[j] & 7));
-      }
+      BloomBitPositions(by_row.data() + chunk, n, num_hashes, vector_size, positions.data(), kernel);
+      // The bound and the positions in locals: a byte store may alias anything, and reloading
+      // them after each one serialized the stores (three times slower).
+      const size_t count = n * static_cast<size_t>(num_hashes);
+      const uint32_t* p = positions.data();
+      for (size_t j = 0; j < count; ++j) bits[p[j] >> 3] |= static_cast<uint8_t>(1u << (p[j] & 7));
     }
   };
   const size_t num_rows = rows_.size();

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -132,3 +133,40 @@ def test_an_exception_in_a_writes_data_source_reaches_the_caller_as_itself(tmp_p
     assert isinstance(raised.value.__cause__, lakeshore.LakeshoreError)
     assert t.to_arrow().num_rows == 0
     assert not [i for i in t.timeline() if i["state"] == "completed"]
+
+
+@pytest.mark.parametrize(
+    "kind", [pa.int32(), pa.large_string()], ids=["int32_under_int64", "large_string_under_string"]
+)
+def test_a_batch_that_differs_from_its_streams_schema_is_refused(tmp_path: Path, kind: pa.DataType) -> None:
+    # Found by outside testing: pyarrow's RecordBatchReader.from_batches does not check its
+    # batches against the schema it declares, and the C stream carries only the declared one:
+    # an int32 batch under int64 was stored as garbage keys, a large_string one crashed.
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    table = lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id")
+    table.upsert(pa.table({"id": [1], "v": ["kept"]}, schema=schema))
+    if kind == pa.int32():
+        batch = pa.record_batch({"id": pa.array([501, 502], pa.int32()), "v": ["a", "b"]})
+    else:
+        batch = pa.record_batch({"id": pa.array([501, 502], pa.int64()), "v": pa.array(["a", "b"], pa.large_string())})
+    good = pa.record_batch({"id": pa.array([7], pa.int64()), "v": ["g"]})
+    with pytest.raises(lakeshore.SchemaMismatchError, match="batch 2 of the input stream"):
+        table.upsert(pa.RecordBatchReader.from_batches(schema, iter([good, batch])))
+    assert table.to_arrow(columns=["id", "v"]).to_pydict() == {"id": [1], "v": ["kept"]}
+
+
+def test_a_stream_that_fails_midway_is_the_inputs_error_not_storages(tmp_path: Path) -> None:
+    # Found by outside testing: a DuckDB query failing while read came back from upsert as a
+    # StorageError (the table's storage, it said) and from delete as a bare OSError.
+    duckdb = pytest.importorskip("duckdb")
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    table = lakeshore.Table.create(str(tmp_path / "t"), schema, record_key="id")
+    query = (
+        "select i::BIGINT as id{} from range(300000) t(i) where case when i = 290000 then error('boom') else true end"
+    )
+    con = duckdb.connect()
+    with pytest.raises(lakeshore.InvalidArgumentError, match="Arrow stream failed.*boom"):
+        table.upsert(con.sql(query.format(", 'v' as v")))
+    with pytest.raises(lakeshore.InvalidArgumentError, match="Arrow stream failed.*boom"):
+        table.delete(con.sql(query.format("")))
+    assert table.to_arrow().num_rows == 0

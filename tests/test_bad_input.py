@@ -295,6 +295,46 @@ def test_write_from_inside_its_own_progress_callback_is_an_error_not_a_deadlock(
     assert 99 in [r["id"] for r in snapshot(filled)]
 
 
+INNER_OPERATIONS = {
+    "savepoint": lambda t: t.savepoint(t.timeline()[-1]["time"]),
+    "archive": lambda t: t.archive(),
+    "create_index": lambda t: t.create_index("record_index"),
+    "compact": lambda t: t.compact(),
+    "cluster": lambda t: t.cluster(sort_by="v"),
+    "rollback": lambda t: t.rollback(t.timeline()[-1]["time"]),
+}
+
+
+@pytest.mark.parametrize("outer", ["upsert", "cluster"])
+@pytest.mark.parametrize("inner", sorted(INNER_OPERATIONS))
+def test_any_operation_from_inside_a_progress_callback_is_an_error_not_a_deadlock(
+    filled: lakeshore.Table, outer: str, inner: str
+) -> None:
+    # Found by outside testing: compact inside compact's callback, cluster inside cluster's,
+    # savepoint, archive and create_index inside an upsert's each waited for ever on the
+    # table the outer operation holds.
+    before = snapshot(filled)
+    errors: list[BaseException] = []
+
+    def progress(phase: str, done: int, total: int, unit: str) -> None:
+        if not errors:
+            try:
+                INNER_OPERATIONS[inner](filled)
+            except lakeshore.InvalidArgumentError as e:
+                errors.append(e)
+                raise
+
+    with pytest.raises(lakeshore.InvalidArgumentError, match="inside the progress callback of an operation on it"):
+        if outer == "upsert":
+            filled.upsert(data(5), progress=progress)
+        else:
+            filled.cluster(sort_by="v", small_file_limit_bytes=1 << 30, progress=progress)
+    assert errors, "the callback never ran"
+    assert snapshot(filled) == before
+    filled.upsert(data(99))  # the table is free again
+    assert 99 in [r["id"] for r in snapshot(filled)]
+
+
 def test_names_and_keys_that_are_not_utf8_are_errors_not_crashes(tmp_path: Path) -> None:
     """Names and keys end up in JSON metadata and file names; invalid UTF-8 once made the
     core's JSON writer throw."""
@@ -946,3 +986,28 @@ def test_filter_integers_beyond_int64_are_exact_or_refused(table_path: str) -> N
     for value in (2**64 + 1, -(2**63) - 1):
         with pytest.raises(lakeshore.InvalidArgumentError, match="'f'"):
             t.to_arrow(filter=[("f", "=", value)])
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "names"),
+    [
+        (lambda t: t.to_arrow(read_optimized="no"), TypeError, "read_optimized"),
+        (lambda t: t.archive(keep_min_commits="5"), TypeError, "keep_min_commits"),
+        (lambda t: t.compact(min_log_bytes=1.5), TypeError, "min_log_bytes"),
+        (lambda t: t.cluster(small_file_limit_bytes=2**70), ValueError, "small_file_limit_bytes"),
+        (lambda t: t.cluster(schedule_only=1), TypeError, "schedule_only"),
+        (lambda t: t.write(data(7), mode=None), TypeError, "mode"),
+    ],
+    ids=["read_optimized", "keep_min_commits", "min_log_bytes", "small_file_limit_bytes", "schedule_only", "mode"],
+)
+def test_an_argument_of_the_wrong_type_is_named(filled: lakeshore.Table, call: Any, error: type, names: str) -> None:
+    # Found by outside testing: these came back as nanobind's "incompatible function arguments"
+    # dump of the binding's signature, naming no parameter.
+    with pytest.raises(error, match=names):
+        call(filled)
+
+
+def test_one_partition_to_cluster_is_one_path_not_its_characters(filled: lakeshore.Table) -> None:
+    # Found by outside testing: cluster(partitions="city=oslo") was split into characters.
+    result = filled.cluster(sort_by="v", small_file_limit_bytes=1 << 30, partitions="city=oslo")
+    assert result["completed"] is True

@@ -404,3 +404,27 @@ def test_show_counts_and_shows_rows_without_reading_the_table_whole(
     assert len(doc["rows"]) == 3
     for row in doc["rows"]:
         assert row == stored[row["id"]]
+
+
+def test_input_piped_to_standard_input_is_written(tmp_path: Path) -> None:
+    # Found by outside testing: `... | lakeshore write T /dev/stdin --format json` said the input
+    # file did not exist (a pipe is not a regular file, and a dataset reads its files twice).
+    script = Path(sys.executable).parent / "lakeshore"
+    table = tmp_path / "t"
+    created = subprocess.run(
+        [str(script), "create", str(table), "--schema", "id:int64!,v:string", "--record-key", "id"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert created.returncode == 0, created.stderr
+    for source, fmt, text in (("-", "csv", "id,v\n1,a\n2,b\n"), ("/dev/stdin", "json", '{"id": 3, "v": "c"}\n')):
+        done = subprocess.run(
+            [str(script), "write", str(table), source, "--format", fmt, "--json"],
+            input=text, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    rows = lakeshore.Table.open(str(table)).to_arrow(columns=["id", "v"]).sort_by("id").to_pylist()
+    assert rows == [{"id": 1, "v": "a"}, {"id": 2, "v": "b"}, {"id": 3, "v": "c"}]
+    unknown = subprocess.run(
+        [str(script), "write", str(table), "-"], input="x", capture_output=True, text=True, timeout=120
+    )
+    assert unknown.returncode != 0 and "pass --format" in unknown.stderr

@@ -70,10 +70,14 @@ class PythonProgress {
   template <typename T>
   T Finish(arrow::Result<T> result, const char* what) {
     const std::string work = std::string("lakeshore: the ") + what;
-    return Finish(std::move(result),
-                  work + " had passed its commit point when this was raised in its progress callback: it completed",
-                  work + " stopped before its commit point when this was raised in its progress callback: nothing "
-                         "of it is visible");
+    return Finish(std::move(result), work + " had passed its commit point " + HowRaised() + ": it completed",
+                  work + " stopped before its commit point " + HowRaised() + ": nothing of it is visible");
+  }
+
+  /// How the exception reached the work, for its note: raised in the caller's callback, or,
+  /// with none given, a signal (Ctrl-C) that interrupted it.
+  std::string HowRaised() const {
+    return progress_.is_none() ? "when this interrupted it" : "when this was raised in its progress callback";
   }
 
  private:

@@ -81,9 +81,9 @@ nb::dict Vacuum(const std::string& uri, std::optional<double> retain_hours, bool
     result = lakeshore::Vacuum(uri, options);
   }
   const VacuumReport report = reporter.Finish(
-      std::move(result), "lakeshore: the vacuum had finished its deletes when this was raised in its progress callback",
-      "lakeshore: the vacuum stopped when this was raised in its progress callback; whole batches of its deletes may "
-      "be done, and the next vacuum finds the rest");
+      std::move(result), "lakeshore: the vacuum had finished its deletes " + reporter.HowRaised(),
+      "lakeshore: the vacuum stopped " + reporter.HowRaised() +
+          "; whole batches of its deletes may be done, and the next vacuum finds the rest");
   return ReportDict(report);
 }
 

@@ -44,7 +44,11 @@ def stream_capsule(data: Any) -> Any:
     (a record batch of another library). Raises TypeError otherwise.
     """
     if hasattr(data, "__arrow_c_stream__"):
-        return data.__arrow_c_stream__()
+        capsule = data.__arrow_c_stream__()
+        if type(capsule).__name__ != "PyCapsule":
+            got = type(capsule).__name__
+            raise TypeError(f"{type(data).__name__}.__arrow_c_stream__() returned {got}, not an Arrow stream capsule")
+        return capsule
     if isinstance(data, pa.RecordBatch):
         return pa.Table.from_batches([data]).__arrow_c_stream__()
     if hasattr(data, "__arrow_c_array__"):
@@ -52,6 +56,26 @@ def stream_capsule(data: Any) -> Any:
     raise TypeError(
         "expected Arrow data: a pyarrow Table, RecordBatch or RecordBatchReader, or an object "
         f"with __arrow_c_stream__ (polars, DuckDB, ...); got {type(data).__name__}"
+    )
+
+
+def check_batch_schema(actual: pa.Schema, declared: pa.Schema, number: int) -> None:
+    """Raises SchemaMismatchError unless a stream's batch ``number`` (from 1) has the columns
+    and types of the schema the stream declared (nullability and metadata aside)."""
+    if actual.names == declared.names and all(a.type == d.type for a, d in zip(actual, declared, strict=True)):
+        return
+    from lakeshore.errors import SchemaMismatchError
+
+    for i, d in enumerate(declared):
+        a = actual.field(i) if i < len(actual) else None
+        if a is None or a.name != d.name or a.type != d.type:
+            got = "nothing" if a is None else f"'{a.name}' of type {a.type}"
+            raise SchemaMismatchError(
+                f"batch {number} of the input stream does not match the schema the stream declares: "
+                f"column {i} is '{d.name}' of type {d.type} there, {got} in the batch"
+            )
+    raise SchemaMismatchError(
+        f"batch {number} of the input stream has {len(actual)} columns where the stream declares {len(declared)}"
     )
 
 
@@ -72,11 +96,18 @@ class SourceErrors:
         data unchanged. The batches pass through as they are (no copy)."""
         if not isinstance(data, pa.RecordBatchReader):
             return data
+        declared = data.schema
 
         def batches() -> Any:
+            number = 0
             while True:
                 try:
                     batch = data.read_next_batch()
+                    number += 1
+                    # pyarrow's from_batches does not check its batches against the schema it
+                    # declares, and the C stream carries only the declared one: an int32 column
+                    # under int64 was read as garbage, a large_string under string crashed.
+                    check_batch_schema(batch.schema, declared, number)
                 except StopIteration:
                     return
                 except BaseException as e:  # noqa: BLE001 - re-raised by the caller, as itself

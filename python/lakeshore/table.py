@@ -72,17 +72,53 @@ def _as_of_time(value: AsOf, what: str) -> str | None:
     return _instant(value, what)
 
 
-def _names(value: str | Sequence[str] | None, what: str) -> list[str]:
+def _names(value: str | Sequence[str] | None, what: str, kind: str = "field name") -> list[str]:
+    """``value`` as a list of names: one name (a str, never split into its characters), or an
+    iterable of them; anything else is a TypeError naming ``what``."""
     if value is None:
         return []
     if isinstance(value, str):
         return [value]
     if not isinstance(value, Iterable):
-        raise TypeError(f"{what} must be a field name or a list of field names, not {type(value).__name__}")
+        raise TypeError(f"{what} must be a {kind} or a list of {kind}s, not {type(value).__name__}")
     names = list(value)
     if not all(isinstance(n, str) for n in names):
-        raise TypeError(f"{what} must be a field name or a list of field names")
+        raise TypeError(f"{what} must be a {kind} or a list of {kind}s")
     return names
+
+
+def _int_arg(value: Any, what: str) -> int:
+    """``value`` if it is an int (not a bool) within int64; else a TypeError or ValueError
+    naming ``what`` (the core takes int64, and nanobind's own refusal names no parameter)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+    if not -(1 << 63) <= value < (1 << 63):
+        raise ValueError(f"{what} is {value}, beyond a 64-bit integer")
+    return value
+
+
+def _optional_int_arg(value: Any, what: str) -> int | None:
+    """None, or ``value`` as _int_arg takes it."""
+    if value is None:
+        return None
+    try:
+        return _int_arg(value, what)
+    except TypeError:
+        raise TypeError(f"{what} must be an int or None, not {type(value).__name__}") from None
+
+
+def _bool_arg(value: Any, what: str) -> bool:
+    """``value`` if it is a bool; else a TypeError naming ``what``."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{what} must be True or False, not {type(value).__name__}")
+    return value
+
+
+def _str_arg(value: Any, what: str) -> str:
+    """``value`` if it is a str; else a TypeError naming ``what``."""
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str, not {type(value).__name__}")
+    return value
 
 
 def _properties(values: Mapping[str, Any] | None, what: str = "properties") -> dict[str, str]:
@@ -359,7 +395,7 @@ class Table:
         """
         source = SourceErrors()
         try:
-            return dict(self._native.write(mode, stream_capsule(source.watch(data)), progress))
+            return dict(self._native.write(_str_arg(mode, "mode"), stream_capsule(source.watch(data)), progress))
         except LakeshoreError as e:
             source.reraise(
                 e,
@@ -515,8 +551,9 @@ class Table:
             # frame): read as a chunked array, which takes both.
             try:
                 column = pa.chunked_array(keys)
-            except pa.ArrowException as e:
-                # As the core reports a stream that fails while it reads one (upsert's).
+            except (pa.ArrowException, OSError) as e:
+                # As the core reports a stream that fails while it reads one (upsert's); pyarrow
+                # raises OSError for a producer's error code (DuckDB's).
                 raise invalid_argument(f"the keys' Arrow stream failed: {e}") from e
             if pa.types.is_struct(column.type):
                 return pa.Table.from_struct_array(column)
@@ -600,7 +637,7 @@ class Table:
             names,
             _predicates(filter, self.schema),
             _as_of_time(as_of, "as_of"),
-            read_optimized,
+            _bool_arg(read_optimized, "read_optimized"),
         )
         return _no_columns_if_none_asked(table_from_capsule(capsule), none_asked)
 
@@ -679,7 +716,12 @@ class Table:
         keep values, as far as its own compactions allow (``docs/indexes.md``). Returns
         ``archived_instants``, ``metadata_archived_instants``, ``data_files_written``,
         ``manifest_version`` and ``duration_ms``."""
-        return dict(self._native.archive(keep_min_commits, keep_max_commits))
+        return dict(
+            self._native.archive(
+                _optional_int_arg(keep_min_commits, "keep_min_commits"),
+                _optional_int_arg(keep_max_commits, "keep_max_commits"),
+            )
+        )
 
     def compact(
         self,
@@ -703,7 +745,14 @@ class Table:
         ``file_groups``, ``log_files``, ``records_written``, ``bytes_written``,
         ``rolled_back_instants`` and ``duration_ms``. InvalidArgumentError on a copy-on-write
         table."""
-        return dict(self._native.compact(min_delta_commits, min_log_bytes, schedule_only, progress))
+        return dict(
+            self._native.compact(
+                _int_arg(min_delta_commits, "min_delta_commits"),
+                _int_arg(min_log_bytes, "min_log_bytes"),
+                _bool_arg(schedule_only, "schedule_only"),
+                progress,
+            )
+        )
 
     def cluster(
         self,
@@ -711,7 +760,7 @@ class Table:
         sort_by: str | Sequence[str] | None = None,
         small_file_limit_bytes: int = 300 << 20,
         target_file_bytes: int = 0,
-        partitions: Sequence[str] | None = None,
+        partitions: str | Sequence[str] | None = None,
         schedule_only: bool = False,
         progress: ProgressFn | None = None,
     ) -> dict[str, Any]:
@@ -729,10 +778,16 @@ class Table:
         nothing was due), ``scheduled``, ``completed``, ``reason``, ``file_groups_replaced``,
         ``file_groups_written``, ``records_written``, ``bytes_written``,
         ``rolled_back_instants`` and ``duration_ms``."""
-        columns = [sort_by] if isinstance(sort_by, str) else list(sort_by or [])
+        columns = _names(sort_by, "sort_by")
+        only = _names(partitions, "partitions", "partition path")
         return dict(
             self._native.cluster(
-                columns, small_file_limit_bytes, target_file_bytes, list(partitions or []), schedule_only, progress
+                columns,
+                _int_arg(small_file_limit_bytes, "small_file_limit_bytes"),
+                _int_arg(target_file_bytes, "target_file_bytes"),
+                only,
+                _bool_arg(schedule_only, "schedule_only"),
+                progress,
             )
         )
 

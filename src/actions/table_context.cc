@@ -1,5 +1,7 @@
 #include "actions/table_context.h"
 
+#include "lakeshore/table/table.h"
+
 #include <cctype>
 #include "format/avro_schema.h"
 
@@ -120,10 +122,23 @@ Status TableContext::CheckWritable(const char* what) {
                             "; this build reads it but does not write it");
 }
 
-Status TableContext::CheckNotInsideProgressCallback(const char* what) const {
-  if (progress_caller.load() != std::this_thread::get_id()) return Status::OK();
-  return Status::Invalid("cannot ", what, " table ", uri, " from inside the progress callback of a write to it: that "
-                         "write holds the table until the callback returns; start it after the write returns");
+Result<std::unique_lock<std::mutex>> TableContext::SerializeWrites(const char* what) {
+  if (progress_caller.load() == std::this_thread::get_id()) {
+    return Status::Invalid("cannot ", what, " table ", uri, " from inside the progress callback of an operation on it: "
+                           "that operation holds the table until the callback returns; start it after the operation "
+                           "returns");
+  }
+  return std::unique_lock<std::mutex>(write_mu);
+}
+
+void TableContext::ReportProgress(const ProgressCallback& callback, const Progress& progress) {
+  if (!callback) return;
+  struct Mark {
+    std::atomic<std::thread::id>& caller;
+    explicit Mark(std::atomic<std::thread::id>& c) : caller(c) { caller.store(std::this_thread::get_id()); }
+    ~Mark() { caller.store(std::thread::id()); }
+  } mark(progress_caller);
+  callback(progress);
 }
 
 std::string TableContext::LatestAvroSchema(const std::vector<CompletedCommit>& commits, std::string* source) const {

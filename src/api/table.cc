@@ -402,7 +402,7 @@ Status Table::CreateIndex(const std::string& name, const std::string& column) {
     return Status::Invalid("cannot build a secondary index on '", column, "': it is one of Hudi's meta columns (the "
                            "record index, record_index, locates record keys)");
   }
-  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  ARROW_ASSIGN_OR_RAISE(auto serial, impl_->ctx.SerializeWrites("build an index of"));
   ARROW_ASSIGN_OR_RAISE(auto guard, impl_->ctx.Lock().Acquire("build an index"));
   guard->KeepAlive();  // a build reads the whole table: it may outlast one lease
   {
@@ -464,7 +464,7 @@ Status Table::CreateIndex(const std::string& name, const std::string& column) {
 
 Status Table::DropIndex(const std::string& name) {
   ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("drop an index of"));
-  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  ARROW_ASSIGN_OR_RAISE(auto serial, impl_->ctx.SerializeWrites("drop an index of"));
   ARROW_ASSIGN_OR_RAISE(auto guard, impl_->ctx.Lock().Acquire("drop an index"));
   auto [built, inflight] = MetadataPartitions();
   const bool listed = std::find(built.begin(), built.end(), name) != built.end() ||
@@ -505,7 +505,7 @@ Result<std::shared_ptr<arrow::Table>> Table::ReadIncremental(const std::string& 
 
 Result<std::string> Table::Rollback(const std::string& instant_time) {
   ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("roll back"));
-  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  ARROW_ASSIGN_OR_RAISE(auto serial, impl_->ctx.SerializeWrites("roll back"));
   ARROW_ASSIGN_OR_RAISE(auto rollback, RollbackCompletedInstant(impl_->ctx, instant_time));
   // A schema change rolled back: the schema before it is the table's again.
   ARROW_RETURN_NOT_OK(ReloadSchema(impl_->ctx));
@@ -514,7 +514,7 @@ Result<std::string> Table::Rollback(const std::string& instant_time) {
 
 Result<std::string> Table::Restore(const std::string& savepoint_time) {
   ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("restore"));
-  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  ARROW_ASSIGN_OR_RAISE(auto serial, impl_->ctx.SerializeWrites("restore"));
   ARROW_ASSIGN_OR_RAISE(auto restore, RestoreToSavepoint(impl_->ctx, savepoint_time));
   ARROW_RETURN_NOT_OK(ReloadSchema(impl_->ctx));  // as of the savepoint
   return restore;
@@ -522,19 +522,19 @@ Result<std::string> Table::Restore(const std::string& savepoint_time) {
 
 Result<SavepointView> Table::CreateSavepoint(const std::string& instant_time, const std::string& user,
                                             const std::string& comment) {
-  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  ARROW_ASSIGN_OR_RAISE(auto serial, impl_->ctx.SerializeWrites("savepoint"));
   return lakeshore::CreateSavepoint(impl_->ctx, instant_time, user, comment);
 }
 
 Status Table::DeleteSavepoint(const std::string& instant_time) {
-  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  ARROW_ASSIGN_OR_RAISE(auto serial, impl_->ctx.SerializeWrites("delete a savepoint of"));
   return lakeshore::DeleteSavepoint(impl_->ctx, instant_time);
 }
 
 Result<std::vector<SavepointView>> Table::Savepoints() { return ListSavepoints(impl_->ctx); }
 
 Result<ArchiveResult> Table::Archive(const ArchiveOptions& options) {
-  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  ARROW_ASSIGN_OR_RAISE(auto serial, impl_->ctx.SerializeWrites("archive"));
   ARROW_ASSIGN_OR_RAISE(auto result, ArchiveTimeline(impl_->ctx, options));
   // The data timeline's archival moves the metadata timeline's bound: archive it too.
   ARROW_ASSIGN_OR_RAISE(auto metadata, ArchiveMetadataTimeline(impl_->ctx, options));
@@ -544,15 +544,13 @@ Result<ArchiveResult> Table::Archive(const ArchiveOptions& options) {
 
 Result<CompactionResult> Table::Compact(const CompactionOptions& options) {
   ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("compact"));
-  ARROW_RETURN_NOT_OK(impl_->ctx.CheckNotInsideProgressCallback("compact"));
-  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  ARROW_ASSIGN_OR_RAISE(auto serial, impl_->ctx.SerializeWrites("compact"));
   return CompactTable(impl_->ctx, options);
 }
 
 Result<ClusteringResult> Table::Cluster(const ClusteringOptions& options) {
   ARROW_RETURN_NOT_OK(impl_->ctx.CheckWritable("cluster"));
-  ARROW_RETURN_NOT_OK(impl_->ctx.CheckNotInsideProgressCallback("cluster"));
-  std::lock_guard<std::mutex> serial(impl_->ctx.write_mu);
+  ARROW_ASSIGN_OR_RAISE(auto serial, impl_->ctx.SerializeWrites("cluster"));
   return ClusterTable(impl_->ctx, options);
 }
 
@@ -586,8 +584,7 @@ Result<std::vector<std::string>> Table::Files(const std::optional<std::string>& 
 Result<std::vector<std::string>> Table::RollbackFailedWrites() {
   TableContext& ctx = impl_->ctx;
   ARROW_RETURN_NOT_OK(ctx.CheckWritable("roll back failed writes of"));
-  ARROW_RETURN_NOT_OK(ctx.CheckNotInsideProgressCallback("roll back failed writes of"));
-  std::lock_guard<std::mutex> serial(ctx.write_mu);
+  ARROW_ASSIGN_OR_RAISE(auto serial, ctx.SerializeWrites("roll back failed writes of"));
   ARROW_ASSIGN_OR_RAISE(auto guard, ctx.Lock().Acquire("rollback"));
   ARROW_ASSIGN_OR_RAISE(auto timeline, ctx.LoadTimeline());
   ARROW_ASSIGN_OR_RAISE(auto rolled_back, lakeshore::RollbackFailedWrites(ctx, timeline, *guard));

@@ -182,7 +182,11 @@ Result<std::shared_ptr<arrow::Array>> NullsOf(const std::shared_ptr<arrow::DataT
 
 Result<std::shared_ptr<arrow::Table>> ReadValidated(const std::shared_ptr<arrow::RecordBatchReader>& reader,
                                                     const std::string& what) {
-  ARROW_ASSIGN_OR_RAISE(auto table, reader->ToTable());
+  auto read = reader->ToTable();
+  // The stream is the caller's (its producer failed: a query's error, a generator's), never
+  // this table's storage, whatever code the producer gave.
+  if (!read.ok()) return Status::Invalid(what, ": their Arrow stream failed: ", read.status().message());
+  std::shared_ptr<arrow::Table> table = std::move(*read);
   Status valid = table->Validate();
   if (!valid.ok()) return Status::Invalid(what, " are malformed Arrow data: ", valid.message());
   return table;

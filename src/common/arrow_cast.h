@@ -57,7 +57,8 @@ Result<std::shared_ptr<arrow::ChunkedArray>> CastColumnKeepingValues(const std::
 /// Validate: buffer sizes and child lengths against the lengths, O(chunks), not O(rows)): data
 /// handed in through the Arrow C interface is not checked by anyone before us, and a buffer
 /// shorter than its length says was read past by the Parquet writer and compute kernels.
-/// `what` names the data in errors ("the records to write"). Errors: the reader's, or kInvalid.
+/// `what` names the data in errors ("the records to write"). Errors: kInvalid, for a stream
+/// whose producer failed (whatever its code: the stream is never storage) or malformed data.
 Result<std::shared_ptr<arrow::Table>> ReadValidated(const std::shared_ptr<arrow::RecordBatchReader>& reader,
                                                     const std::string& what);
 

@@ -187,7 +187,7 @@ void ServiceProgress::Report(int64_t done) {
   if (!callback_) return;
   std::lock_guard<std::mutex> lock(mu_);
   done_ = done < 0 ? done_ + 1 : done;
-  callback_(Progress{phase_, done_, total_, unit_});
+  ctx_.ReportProgress(callback_, Progress{phase_, done_, total_, unit_});
 }
 
 }  // namespace lakeshore

@@ -99,12 +99,13 @@ std::map<std::string, int64_t> FileSizesByPath(const std::vector<CompletedCommit
 /// The bytes of `slice`'s files (its base file and log files), from `sizes`.
 int64_t SliceBytes(const FileSlice& slice, const std::map<std::string, int64_t>& sizes);
 
-/// Progress of a service's parallel work: `done` of `total` units of `phase`, reported from any
-/// engine thread, never concurrently.
+/// Progress of a service's parallel work on `ctx`'s table: `done` of `total` units of `phase`,
+/// reported from any engine thread, never concurrently (TableContext::ReportProgress).
 class ServiceProgress {
  public:
-  ServiceProgress(const ProgressCallback& callback, std::string phase, int64_t total, std::string unit)
-      : callback_(callback), phase_(std::move(phase)), total_(total), unit_(std::move(unit)) {}
+  ServiceProgress(TableContext& ctx, const ProgressCallback& callback, std::string phase, int64_t total,
+                  std::string unit)
+      : ctx_(ctx), callback_(callback), phase_(std::move(phase)), total_(total), unit_(std::move(unit)) {}
 
   /// Reports 0 done.
   void Start() { Report(0); }
@@ -114,6 +115,7 @@ class ServiceProgress {
  private:
   void Report(int64_t done);
 
+  TableContext& ctx_;
   const ProgressCallback& callback_;
   std::string phase_;
   int64_t total_;

@@ -41,19 +41,16 @@ using FileGroupKey = std::pair<std::string, std::string>;
 
 class ProgressReporter {
  public:
-  ProgressReporter(const ProgressCallback& cb, std::atomic<std::thread::id>& caller) : cb_(cb), caller_(caller) {}
+  ProgressReporter(const ProgressCallback& cb, TableContext& ctx) : cb_(cb), ctx_(ctx) {}
   void Report(const std::string& phase, int64_t done, int64_t total, const std::string& unit) {
     if (!cb_) return;
     std::lock_guard<std::mutex> lock(mu_);
-    // Marks this thread so a write started from inside the callback fails instead of deadlocking.
-    caller_.store(std::this_thread::get_id());
-    cb_(Progress{phase, done, total, unit});
-    caller_.store(std::thread::id());
+    ctx_.ReportProgress(cb_, Progress{phase, done, total, unit});
   }
 
  private:
   const ProgressCallback& cb_;
-  std::atomic<std::thread::id>& caller_;
+  TableContext& ctx_;
   std::mutex mu_;
 };
 
@@ -766,8 +763,7 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> LocateKeysToDelete(TableContex
 }
 
 Result<std::string> CommitSchemaChange(TableContext& ctx, const std::string& avro_schema) {
-  ARROW_RETURN_NOT_OK(ctx.CheckNotInsideProgressCallback("change the schema of"));
-  std::lock_guard<std::mutex> serial(ctx.write_mu);
+  ARROW_ASSIGN_OR_RAISE(auto serial, ctx.SerializeWrites("change the schema of"));
   WriteState state;
   Status st = Begin(ctx, WriteOperation::kUpsert, state, "alter_schema");
   if (st.ok()) {
@@ -787,11 +783,10 @@ Result<std::string> CommitSchemaChange(TableContext& ctx, const std::string& avr
 Result<WriteResult> ExecuteWrite(TableContext& ctx, WriteOperation op,
                                  const std::shared_ptr<arrow::RecordBatchReader>& data,
                                  const WriteOptions& options) {
-  ARROW_RETURN_NOT_OK(ctx.CheckNotInsideProgressCallback("write to"));
-  std::lock_guard<std::mutex> serial(ctx.write_mu);
+  ARROW_ASSIGN_OR_RAISE(auto serial, ctx.SerializeWrites("write to"));
   ARROW_RETURN_NOT_OK(CheckStoredKeysMatchOurs(ctx));
   auto start = std::chrono::steady_clock::now();
-  ProgressReporter progress(options.progress, ctx.progress_caller);
+  ProgressReporter progress(options.progress, ctx);
   std::shared_ptr<arrow::RecordBatchReader> rows = data;
   std::optional<int64_t> keys_given;
   if (op == WriteOperation::kDelete) {

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import base64
 import contextlib
 import json
 import math
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -130,6 +133,25 @@ def detect_format(path: str, explicit: str | None) -> str:
     return fmt
 
 
+def spooled(path: str, fmt: str) -> str:
+    """``path`` itself when it is a regular file (or missing: the caller says so); else (``-``
+    for standard input, a pipe, ``/dev/stdin``) a temporary copy of what it yields, removed when
+    the process exits: a dataset reads its files more than once, a pipe only once."""
+    source = Path(path)
+    if path != "-" and (source.is_file() or not source.exists()):
+        return path
+    folder = Path(tempfile.mkdtemp(prefix="lakeshore-input-"))
+    atexit.register(shutil.rmtree, folder, True)
+    copy = folder / f"input.{fmt}"
+    with open(copy, "wb") as out:
+        if path == "-":
+            shutil.copyfileobj(sys.stdin.buffer, out)
+        else:
+            with open(source, "rb") as piped:
+                shutil.copyfileobj(piped, out)
+    return str(copy)
+
+
 def open_input(
     paths: Sequence[str], fmt: str | None, schema: pa.Schema | None, *, other_columns: bool = False
 ) -> ds.Dataset:
@@ -141,6 +163,7 @@ def open_input(
     if len(formats) != 1:
         raise ValueError(f"input files mix formats {sorted(formats)}; write them one format at a time")
     fmt = formats.pop()
+    paths = [spooled(p, fmt) for p in paths]
     file_schemas: dict[str, pa.Schema] = {}
     for p in paths:
         if not Path(p).is_file():

@@ -56,7 +56,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("path", help="the table")
-    p.add_argument("files", nargs="+", metavar="FILE", help="input files (Parquet, CSV or JSON lines)")
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="input files (Parquet, CSV or JSON lines); - reads standard input (with --format)",
+    )
     p.add_argument("--mode", choices=MODES, default="upsert", help="how to write (default: upsert)")
     p.add_argument("--format", choices=["parquet", "csv", "json"], help="input format (default: by extension)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -143,7 +143,7 @@ Status Execute(TableContext& ctx, InstantLifecycle& lifecycle, const CommitMetad
   }
   ARROW_ASSIGN_OR_RAISE(const SliceReadSpec spec, StartServiceExecution(ctx, lifecycle, plan, all_paths));
   const int64_t total = static_cast<int64_t>(plan.clustering_groups.size());
-  ServiceProgress progress(options.progress, "clustering", total, "groups");
+  ServiceProgress progress(ctx, options.progress, "clustering", total, "groups");
   progress.Start();
   // A group writes its output files one after another: as many files at once as groups.
   const ParquetWriteSettings settings = ForFilesAtOnce(ctx.parquet, total, ctx.engine->parallelism());

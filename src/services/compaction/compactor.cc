@@ -84,7 +84,7 @@ Status Execute(TableContext& ctx, InstantLifecycle& lifecycle, const CommitMetad
   for (const auto& op : plan.compaction) paths.push_back(JoinPath(op.partition, BaseFileName(op.file_id, token, time)));
   ARROW_ASSIGN_OR_RAISE(const SliceReadSpec spec, StartServiceExecution(ctx, lifecycle, plan, paths));
   const int64_t total = static_cast<int64_t>(plan.compaction.size());
-  ServiceProgress progress(options.progress, "compacting", total, "file groups");
+  ServiceProgress progress(ctx, options.progress, "compacting", total, "file groups");
   progress.Start();
   const ParquetWriteSettings settings = ForFilesAtOnce(ctx.parquet, total, ctx.engine->parallelism());
   ARROW_ASSIGN_OR_RAISE(auto stats, ctx.engine->Map<WriteStat>(total, [&](int64_t i) -> Result<WriteStat> {

@@ -335,6 +335,32 @@ def test_any_operation_from_inside_a_progress_callback_is_an_error_not_a_deadloc
     assert 99 in [r["id"] for r in snapshot(filled)]
 
 
+def test_a_table_written_from_a_callback_nested_in_its_own_is_refused_not_deadlocked(
+    filled: lakeshore.Table, tmp_path: Path
+) -> None:
+    # Found by outside testing: A's callback wrote table B, and B's callback, on an engine
+    # worker thread, wrote A: it waited for ever for the lock A's running write holds.
+    other = lakeshore.Table.create(str(tmp_path / "b"), SCHEMA, record_key="id", partition_by="city")
+    refused: list[BaseException] = []
+
+    def inner(phase: str, done: int, total: int, unit: str) -> None:
+        if phase == "writing" and not refused:
+            try:
+                filled.upsert(data(77))
+            except lakeshore.InvalidArgumentError as e:
+                refused.append(e)
+                raise
+
+    def outer(phase: str, done: int, total: int, unit: str) -> None:
+        if phase == "writing" and not refused:
+            other.upsert(data(66), progress=inner)
+
+    before = snapshot(filled)
+    with pytest.raises(lakeshore.InvalidArgumentError, match="inside the progress callback"):
+        filled.upsert(data(5), progress=outer)
+    assert refused and snapshot(filled) == before and snapshot(other) == []
+
+
 def test_names_and_keys_that_are_not_utf8_are_errors_not_crashes(tmp_path: Path) -> None:
     """Names and keys end up in JSON metadata and file names; invalid UTF-8 once made the
     core's JSON writer throw."""

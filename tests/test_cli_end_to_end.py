@@ -424,6 +424,14 @@ def test_input_piped_to_standard_input_is_written(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
     rows = lakeshore.Table.open(str(table)).to_arrow(columns=["id", "v"]).sort_by("id").to_pylist()
     assert rows == [{"id": 1, "v": "a"}, {"id": 2, "v": "b"}, {"id": 3, "v": "c"}]
+    # A delete reads its input twice (its columns, then its rows): the pipe is read once.
+    deleted = subprocess.run(
+        [str(script), "write", str(table), "-", "--mode", "delete", "--format", "csv"],
+        input="id\n2\n", capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert deleted.returncode == 0, deleted.stderr
+    rows = lakeshore.Table.open(str(table)).to_arrow(columns=["id"]).sort_by("id").to_pylist()
+    assert rows == [{"id": 1}, {"id": 3}]
     unknown = subprocess.run(
         [str(script), "write", str(table), "-"], input="x", capture_output=True, text=True, timeout=120
     )

@@ -1,5 +1,6 @@
 #include "actions/table_context.h"
 
+#include "engine/callback_scope.h"
 #include "lakeshore/table/table.h"
 
 #include <cctype>
@@ -123,7 +124,7 @@ Status TableContext::CheckWritable(const char* what) {
 }
 
 Result<std::unique_lock<std::mutex>> TableContext::SerializeWrites(const char* what) {
-  if (progress_caller.load() == std::this_thread::get_id()) {
+  if (CallbackScope::Inside(this)) {
     return Status::Invalid("cannot ", what, " table ", uri, " from inside the progress callback of an operation on it: "
                            "that operation holds the table until the callback returns; start it after the operation "
                            "returns");
@@ -133,11 +134,7 @@ Result<std::unique_lock<std::mutex>> TableContext::SerializeWrites(const char* w
 
 void TableContext::ReportProgress(const ProgressCallback& callback, const Progress& progress) {
   if (!callback) return;
-  struct Mark {
-    std::atomic<std::thread::id>& caller;
-    explicit Mark(std::atomic<std::thread::id>& c) : caller(c) { caller.store(std::this_thread::get_id()); }
-    ~Mark() { caller.store(std::thread::id()); }
-  } mark(progress_caller);
+  CallbackScope inside(this);
   callback(progress);
 }
 

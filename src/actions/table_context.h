@@ -82,19 +82,17 @@ struct TableContext {
   /// known; guarded by stored_keys_mu.
   std::optional<Status> stored_keys_check;
   std::mutex stored_keys_mu;
-  /// The thread running a progress callback of this table's operations right now (default id
-  /// when none is).
-  std::atomic<std::thread::id> progress_caller{};
-
   /// write_mu, locked, for an operation that changes the table (`what`: "compact", "write
   /// to", ...). Invalid, at once, when called from inside a progress callback of this table's
-  /// own running operation: that operation holds write_mu until the callback returns, so
-  /// waiting for it would deadlock (it did for compact, cluster, savepoint, archive and index
-  /// builds started there).
+  /// own running operation, on any thread that runs inside it (an engine task of another
+  /// table's operation started there included): that operation holds write_mu until the
+  /// callback returns, so waiting for it would deadlock (it did for compact, cluster,
+  /// savepoint, archive and index builds started there).
   Result<std::unique_lock<std::mutex>> SerializeWrites(const char* what);
 
-  /// Calls `callback` (if any) with `progress`, marking this thread as inside a progress
-  /// callback of this table while it runs (see SerializeWrites).
+  /// Calls `callback` (if any) with `progress`, this thread marked as inside a progress
+  /// callback of this table while it runs (engine/callback_scope: engine tasks started from
+  /// there are too; see SerializeWrites).
   void ReportProgress(const std::function<void(const Progress&)>& callback, const Progress& progress);
 
   /// Reads the typed settings out of config.properties.

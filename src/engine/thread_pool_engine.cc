@@ -7,6 +7,8 @@
 
 #include "lakeshore/engine/engine.h"
 
+#include "engine/callback_scope.h"
+
 namespace lakeshore {
 namespace {
 
@@ -35,6 +37,7 @@ class ThreadPoolEngine : public Engine {
     if (n <= 0) return Status::OK();
     if (n == 1 || threads_ <= 1 || tls_inside_engine_task) return RunInline(n, task);
     auto job = std::make_shared<Job>(n, &task);
+    job->callback_owners = CallbackScope::Current();  // the tasks run inside what the caller runs inside
     {
       std::lock_guard<std::mutex> lock(mu_);
       jobs_.push_back(job);
@@ -58,6 +61,7 @@ class ThreadPoolEngine : public Engine {
         : n(n), task(task), statuses(static_cast<size_t>(n)) {}
     int64_t n;
     const std::function<Status(int64_t)>* task;
+    CallbackScope::Owners callback_owners;
     std::atomic<int64_t> next{0};
     std::atomic<bool> failed{false};
     std::vector<Status> statuses;
@@ -91,6 +95,7 @@ class ThreadPoolEngine : public Engine {
   static void RunJob(Job& job) {
     bool was_inside = tls_inside_engine_task;
     tls_inside_engine_task = true;
+    CallbackScope::Inherit inherited(job.callback_owners);
     for (;;) {
       int64_t i = job.next.fetch_add(1);
       if (i >= job.n) break;

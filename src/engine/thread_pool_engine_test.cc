@@ -4,6 +4,8 @@
 
 #include "lakeshore/engine/engine.h"
 
+#include "engine/callback_scope.h"
+
 namespace lakeshore {
 
 TEST(ThreadPoolEngine, MapsInIndexOrder) {
@@ -35,6 +37,29 @@ TEST(ThreadPoolEngine, NestedCallsDoNotDeadlock) {
                       });
                     }).ok());
   EXPECT_EQ(sum.load(), 8 * 28);
+}
+
+// A task runs inside the callbacks its starter runs inside (found by outside testing: table
+// A's callback wrote table B, whose callback, on an engine worker, wrote A and waited for ever
+// for A's lock); once the tasks are done, the workers are inside nothing again.
+TEST(ThreadPoolEngine, TasksRunInsideTheCallbacksTheirStarterRunsInside) {
+  auto engine = *Engine::MakeThreadPool(3);
+  const int a = 0, b = 0;
+  std::atomic<int> inside{0}, outside{0};
+  {
+    CallbackScope in_a(&a);
+    ASSERT_TRUE(engine->ParallelFor(64, [&](int64_t) {
+                          if (CallbackScope::Inside(&a) && !CallbackScope::Inside(&b)) ++inside;
+                          return Status::OK();
+                        }).ok());
+  }
+  EXPECT_EQ(inside.load(), 64);
+  EXPECT_FALSE(CallbackScope::Inside(&a));
+  ASSERT_TRUE(engine->ParallelFor(64, [&](int64_t) {
+                        if (CallbackScope::Current().empty()) ++outside;
+                        return Status::OK();
+                      }).ok());
+  EXPECT_EQ(outside.load(), 64);
 }
 
 }  // namespace lakeshore

@@ -137,6 +137,8 @@ def spooled(path: str, fmt: str) -> str:
     """``path`` itself when it is a regular file (or missing: the caller says so); else (``-``
     for standard input, a pipe, ``/dev/stdin``) a temporary copy of what it yields, removed when
     the process exits: a dataset reads its files more than once, a pipe only once."""
+    if path in _SPOOLED:  # read once: a delete reads its input's schema first, then its rows
+        return _SPOOLED[path]
     source = Path(path)
     if path != "-" and (source.is_file() or not source.exists()):
         return path
@@ -149,7 +151,11 @@ def spooled(path: str, fmt: str) -> str:
         else:
             with open(source, "rb") as piped:
                 shutil.copyfileobj(piped, out)
+    _SPOOLED[path] = str(copy)
     return str(copy)
+
+
+_SPOOLED: dict[str, str] = {}  # what spooled() copied, by the path given
 
 
 def open_input(

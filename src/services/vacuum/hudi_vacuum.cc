@@ -310,16 +310,20 @@ std::string WhyRun(const TimelineState& s, int64_t now_ms, int64_t cutoff_ms, st
 }
 
 /// Staged writes a crash left in the folders Lakeshore writes under `.hoodie/`, older than the
-/// cutoff: a put of an instant, a heartbeat or a lock object that never got published, and in
-/// the metadata table (its timeline, its partitions' files and folders) the files of a writer
-/// killed mid-write. Only those folders are listed, never the rest of `.hoodie/`: they are
-/// small (the metadata table's files are a few per partition and instant), and nothing else
-/// there is ours to delete. A staged folder's files are taken; the folder goes once empty.
+/// cutoff: a put of an instant, a heartbeat or a lock object that never got published, a
+/// rewrite of `hoodie.properties` (staged in `.hoodie/` itself), and in the metadata table (its
+/// timeline, its partitions' files and folders) the files of a writer killed mid-write. Only
+/// those folders are listed (`.hoodie/` itself without its subfolders), never the rest of
+/// `.hoodie/`: they are small (the metadata table's files are a few per partition and
+/// instant), and nothing but staged writes there is ours to delete. A staged folder's files
+/// are taken; the folder goes once empty.
 Result<std::vector<VacuumCandidate>> StagedWritesInMetadata(Storage& table, const HoodieTableConfig& config,
                                                            int64_t cutoff_ms) {
   std::vector<VacuumCandidate> out;
-  for (const std::string& folder : {config.timeline_folder, std::string(layout::kLakeshoreDir),
-                                   std::string(layout::kHeartbeatDir), std::string(kMetadataFolder)}) {
+  std::vector<std::string> folders = {config.timeline_folder, std::string(layout::kLakeshoreDir),
+                                      std::string(layout::kHeartbeatDir), std::string(kMetadataFolder)};
+  if (config.timeline_folder != layout::kMetaDir) folders.emplace_back(layout::kMetaDir);  // version 6 lists it already
+  for (const std::string& folder : folders) {
     bool recursive = folder == layout::kLakeshoreDir || folder == kMetadataFolder;
     ARROW_ASSIGN_OR_RAISE(auto entries, table.List(folder, recursive));
     for (const auto& e : entries) {

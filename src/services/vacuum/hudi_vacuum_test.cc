@@ -435,6 +435,9 @@ TEST(HudiVacuum, ReapsStagedWritesLeftByACrashOncePastRetention) {
   const std::string staged_folder = "part=x/" + Staged("part=q", "1.2.3", /*folder=*/true);
   const std::string staged = staged_folder + "/" + Staged("h.parquet", "1.2.4");
   const std::string instant_temp = ".hoodie/timeline/" + Staged("20260101000000000.commit.inflight", "7.8.9");
+  // A rewrite of hoodie.properties, staged in `.hoodie/` itself (found by outside testing: it
+  // was never reaped).
+  const std::string properties_temp = ".hoodie/" + Staged("hoodie.properties", "3.2.1");
   // The metadata table's own: a data file, an instant of its timeline, a partition folder
   // being created (and its file), all left by a killed writer; and one still being written.
   const std::string mdt_file = ".hoodie/metadata/files/" + Staged("files-0000-0_0-0-0_20260101000000000.hfile");
@@ -446,19 +449,22 @@ TEST(HudiVacuum, ReapsStagedWritesLeftByACrashOncePastRetention) {
   // user's hidden file named as staged writes were before they carried Lakeshore's word.
   const std::string mdt_other = ".hoodie/metadata/files/.some-tool.tmp.old";
   const std::string user_file = "part=x/.export.tmp.1.2.3";
-  for (const auto& p : {old_temp, young_temp, staged, instant_temp, mdt_file, mdt_instant, mdt_folder_file, mdt_young,
-                        mdt_other, user_file}) {
+  for (const auto& p : {old_temp, young_temp, staged, instant_temp, properties_temp, mdt_file, mdt_instant,
+                        mdt_folder_file, mdt_young, mdt_other, user_file}) {
     ASSERT_TRUE(storage->WriteString(p, "partial").ok());
   }
-  for (const auto& p : {old_temp, staged, instant_temp, mdt_file, mdt_instant, mdt_folder_file, mdt_other, user_file}) {
+  for (const auto& p :
+       {old_temp, staged, instant_temp, properties_temp, mdt_file, mdt_instant, mdt_folder_file, mdt_other, user_file}) {
     ASSERT_TRUE(storage->SetModificationTimeForTesting(p, now - 8 * kDayMs).ok());
   }
   VacuumOptions o;
   o.clock = std::make_shared<ManualClock>(now);
   auto report = lakeshore::Vacuum(dir.path(), o);
   ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_EQ(report->files_deleted, 6);
+  EXPECT_EQ(report->files_deleted, 7);
   EXPECT_FALSE(*storage->Exists(instant_temp));
+  EXPECT_FALSE(*storage->Exists(properties_temp));
+  EXPECT_TRUE(*storage->Exists(".hoodie/hoodie.properties"));
   EXPECT_FALSE(*storage->Exists(old_temp));
   EXPECT_FALSE(*storage->Exists(staged));
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/" + staged_folder));

@@ -1,11 +1,10 @@
 #include "actions/table_context.h"
 
-#include "engine/callback_scope.h"
-#include "lakeshore/table/table.h"
-
 #include <cctype>
-#include "format/avro_schema.h"
 
+#include "engine/callback_scope.h"
+#include "format/avro_schema.h"
+#include "lakeshore/table/table.h"
 #include "lakeshore/table/table_options.h"
 
 namespace lakeshore {

@@ -4,9 +4,7 @@
 #include <map>
 #include <functional>
 #include <memory>
-#include <atomic>
 #include <mutex>
-#include <thread>
 #include <string>
 
 #include "io/archived_timeline.h"

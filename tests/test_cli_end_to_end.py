@@ -432,6 +432,11 @@ def test_input_piped_to_standard_input_is_written(tmp_path: Path) -> None:
     assert deleted.returncode == 0, deleted.stderr
     rows = lakeshore.Table.open(str(table)).to_arrow(columns=["id"]).sort_by("id").to_pylist()
     assert rows == [{"id": 1}, {"id": 3}]
+    lacking = subprocess.run(
+        [str(script), "write", str(table), "-", "--format", "csv"],
+        input="id,w\n9,z\n", capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert lacking.returncode == 1 and "'standard input' lacks" in lacking.stderr, lacking.stderr
     unknown = subprocess.run(
         [str(script), "write", str(table), "-"], input="x", capture_output=True, text=True, timeout=120
     )

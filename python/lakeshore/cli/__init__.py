@@ -14,6 +14,7 @@ from typing import NoReturn
 
 import pyarrow as pa
 
+from lakeshore.cli._common import as_given
 from lakeshore.errors import LakeshoreError
 
 EPILOG = """\
@@ -69,9 +70,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except (LakeshoreError, OSError, ValueError, TypeError, pa.ArrowException) as e:
         kind = getattr(e, "kind", None)
+        message = as_given(str(e))
         if getattr(args, "json", False):
-            sys.stdout.write(json.dumps({"error": {"type": type(e).__name__, "kind": kind, "message": str(e)}}) + "\n")
-        print(f"lakeshore {args.verb}: error: {type(e).__name__}: {e}", file=sys.stderr)
+            sys.stdout.write(json.dumps({"error": {"type": type(e).__name__, "kind": kind, "message": message}}) + "\n")
+        print(f"lakeshore {args.verb}: error: {type(e).__name__}: {message}", file=sys.stderr)
         return 1
     except KeyboardInterrupt as e:
         # The core's note says whether the work stopped before its commit point or completed.

@@ -158,6 +158,14 @@ def spooled(path: str, fmt: str) -> str:
 _SPOOLED: dict[str, str] = {}  # what spooled() copied, by the path given
 
 
+def as_given(message: str) -> str:
+    """``message`` with each spooled copy's path put back as the user gave it (``-`` as
+    "standard input"): an error about the input names what the user named."""
+    for given, copy in _SPOOLED.items():
+        message = message.replace(copy, "standard input" if given == "-" else given)
+    return message
+
+
 def open_input(
     paths: Sequence[str], fmt: str | None, schema: pa.Schema | None, *, other_columns: bool = False
 ) -> ds.Dataset:

@@ -284,7 +284,6 @@ std::shared_ptr<arrow::Buffer> ForeignParquet() {
   return ParquetBytes(*arrow::Table::Make(arrow::schema({arrow::field("foo", arrow::int64())}), {*b.Finish()}));
 }
 
-
 /// The Parquet file at `path` of scenario `s` rewritten by `edit`.
 void EditParquet(DeltaScenario& s, const std::string& path,
                  const std::function<std::shared_ptr<arrow::Table>(std::shared_ptr<arrow::Table>)>& edit) {

@@ -437,6 +437,11 @@ def test_input_piped_to_standard_input_is_written(tmp_path: Path) -> None:
         input="id,w\n9,z\n", capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert lacking.returncode == 1 and "'standard input' lacks" in lacking.stderr, lacking.stderr
+    twice = subprocess.run(
+        [str(script), "write", str(table), "-", "/dev/stdin", "--format", "csv"],
+        input="id,v\n8,y\n", capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert twice.returncode == 1 and "more than once" in twice.stderr, twice.stderr
     unknown = subprocess.run(
         [str(script), "write", str(table), "-"], input="x", capture_output=True, text=True, timeout=120
     )

@@ -154,7 +154,7 @@ bool IsStagedWriteName(std::string_view name) {
   std::string_view suffix;
   for (std::string_view marker : {kStagedFileMarker, kStagedFolderMarker}) {
     const size_t at = name.rfind(marker);
-    if (at != std::string_view::npos && at > 0) {
+    if (at != std::string_view::npos && at > 1) {  // `.` and a name of at least one byte first
       suffix = name.substr(at + marker.size());
       break;
     }

@@ -177,6 +177,8 @@ def open_input(
     if len(formats) != 1:
         raise ValueError(f"input files mix formats {sorted(formats)}; write them one format at a time")
     fmt = formats.pop()
+    if sum(1 for p in paths if p in ("-", "/dev/stdin")) > 1:
+        raise ValueError("standard input is given more than once; it can be read once")
     paths = [spooled(p, fmt) for p in paths]
     file_schemas: dict[str, pa.Schema] = {}
     for p in paths:

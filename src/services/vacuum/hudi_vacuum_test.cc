@@ -418,6 +418,7 @@ TEST(StagedWriteName, RecognizesOnlyOurStagedWrites) {
   EXPECT_FALSE(IsStagedWriteName(Staged("f", "1.2")));
   EXPECT_FALSE(IsStagedWriteName(Staged("f", "1.2.3.")));
   EXPECT_FALSE(IsStagedWriteName(std::string(kStagedFileMarker) + "1.2.3"));  // no name before it
+  EXPECT_FALSE(IsStagedWriteName(Staged("")));  // nor an empty one (found by outside testing)
   // Without Lakeshore's word, a name is a user's (outside testing: `.x.tmp.1.2.3` was reaped).
   EXPECT_FALSE(IsStagedWriteName(".f.parquet.tmp.123.4.5678"));
   EXPECT_FALSE(IsStagedWriteName(".part=x.tmp.dir.99.0.1"));

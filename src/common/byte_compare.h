@@ -22,6 +22,16 @@ inline uint64_t BigEndianWord(const char* p) {
 }
 }  // namespace detail
 
+/// The first eight bytes of `key` as one big-endian integer, zero-padded: keys with unequal
+/// prefixes compare bytewise as their prefixes do; equal prefixes say nothing ("ab" and
+/// "ab\0" share one). O(1).
+inline uint64_t BigEndianPrefix(std::string_view key) {
+  if (key.size() >= 8) return detail::BigEndianWord(key.data());
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; ++i) v = (v << 8) | (i < key.size() ? static_cast<unsigned char>(key[i]) : 0u);
+  return v;
+}
+
 /// <0, 0 or >0 as `a` sorts before, equal to or after `b` bytewise (std::string_view's order).
 /// O(common prefix / 8).
 __attribute__((always_inline)) inline int CompareBytes(std::string_view a, std::string_view b) {

@@ -62,12 +62,7 @@ int CompareUtf16Order(std::string_view a, std::string_view b) {
 }
 
 uint64_t Utf16OrderPrefix(std::string_view key) {
-  uint64_t v = 0;
-  if (key.size() >= 8) {
-    v = detail::BigEndianWord(key.data());
-  } else {
-    for (size_t i = 0; i < 8; ++i) v = (v << 8) | (i < key.size() ? static_cast<unsigned char>(key[i]) : 0u);
-  }
+  const uint64_t v = BigEndianPrefix(key);
   if ((v & 0x8080808080808080ULL) == 0) return v;  // ASCII: byte order is UTF-16 order
   uint64_t ranked = 0;
   for (int shift = 56; shift >= 0; shift -= 8) {

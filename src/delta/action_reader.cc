@@ -501,10 +501,11 @@ Result<ActionSet> ReadParquetActions(Storage& storage, const std::string& path, 
     const bool is_struct = f.field->type()->id() == arrow::Type::STRUCT;
     if (is_struct && (name == "add" || name == "remove" || name == "sidecar")) {
       const auto& type = static_cast<const arrow::StructType&>(*f.field->type());
-      for (const char* required : {"path", name == "sidecar" ? "sizeInBytes" : "path"}) {
-        if (type.GetFieldIndex(required) < 0) {
-          return CorruptMetadata(what + path + "' has a column `" + name + "` without its `" + required + "` field");
-        }
+      const char* missing = type.GetFieldIndex("path") < 0                                      ? "path"
+                            : name == "sidecar" && type.GetFieldIndex("sizeInBytes") < 0 ? "sizeInBytes"
+                                                                                          : nullptr;
+      if (missing != nullptr) {
+        return CorruptMetadata(what + path + "' has a column `" + name + "` without its `" + missing + "` field");
       }
     }
     has_add |= name == "add" && is_struct;

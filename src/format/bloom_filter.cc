@@ -4,7 +4,6 @@
 #include "common/side_by_side.h"
 #include "format/bloom_hash_kernel.h"
 
-
 #include <algorithm>
 #include <array>
 #include <cmath>

@@ -7,8 +7,6 @@
 #include <arrow/io/memory.h>
 #include <arrow/scalar.h>
 #include <arrow/util/byte_size.h>
-#include <bit>
-#include <cstring>
 #include <functional>
 #include <thread>
 #include <optional>
@@ -77,18 +75,7 @@ struct HudiFooterContent {
 /// Byte order (std::string_view's), for KeyRange: the order Lakeshore's own key ranges, the
 /// indexes and the readers' pruning compare in.
 struct ByteOrder {
-  /// Keys ordered by this integer are ordered the same by their bytes (equal integers say
-  /// nothing: "ab" and "ab\0" share one).
-  static uint64_t Prefix(std::string_view key) {
-    uint64_t v = 0;
-    if (key.size() >= 8) {
-      std::memcpy(&v, key.data(), 8);
-      if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
-      return v;
-    }
-    for (size_t i = 0; i < 8; ++i) v = (v << 8) | (i < key.size() ? static_cast<uint8_t>(key[i]) : 0u);
-    return v;
-  }
+  static uint64_t Prefix(std::string_view key) { return BigEndianPrefix(key); }
   static int Compare(std::string_view a, std::string_view b) { return CompareBytes(a, b); }
 };
 
